@@ -1,0 +1,183 @@
+//! Failure codes: what went wrong, independent of how it is rendered.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use super::FailureClass;
+
+/// A failure code. Built-in codes carry default recovery plans; tools may raise their own
+/// domain codes (`InvoiceNotFound`) through [`ErrorCode::Custom`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The model named a tool that does not exist.
+    UnknownTool,
+    /// The arguments did not match the tool's input schema.
+    InvalidArgs,
+    /// A required argument was missing.
+    MissingField,
+    /// The model's output could not be read as a step.
+    InvalidOutput,
+    /// The call took longer than its timeout.
+    Timeout,
+    /// The callee asked us to slow down (HTTP 429).
+    RateLimited,
+    /// The callee is temporarily unavailable (HTTP 5xx, a transient browser error).
+    Unavailable,
+    /// The network failed before an answer came back.
+    Network,
+    /// The thing asked for does not exist.
+    NotFound,
+    /// A reference (element, cursor, handle) is no longer valid.
+    StaleReference,
+    /// The caller may not do this.
+    Permission,
+    /// The request conflicts with the current state.
+    Conflict,
+    /// Storage or another quota is full.
+    QuotaExceeded,
+    /// The prompt no longer fits the model's context window.
+    ContextOverflow,
+    /// A safety filter refused the input or output.
+    SafetyBlocked,
+    /// The operation or option is not supported here.
+    Unsupported,
+    /// No model can run: not available on this device, not allowed, or misconfigured.
+    ModelUnavailable,
+    /// The run was cancelled.
+    Aborted,
+    /// An unexpected error inside a tool or the runtime.
+    Internal,
+    /// A tool's own code, e.g. `InvoiceNotFound`.
+    Custom(String),
+}
+
+const BUILT_IN: &[(ErrorCode, &str)] = &[
+    (ErrorCode::UnknownTool, "UNKNOWN_TOOL"),
+    (ErrorCode::InvalidArgs, "INVALID_ARGS"),
+    (ErrorCode::MissingField, "MISSING_FIELD"),
+    (ErrorCode::InvalidOutput, "INVALID_OUTPUT"),
+    (ErrorCode::Timeout, "TIMEOUT"),
+    (ErrorCode::RateLimited, "RATE_LIMITED"),
+    (ErrorCode::Unavailable, "UNAVAILABLE"),
+    (ErrorCode::Network, "NETWORK_ERROR"),
+    (ErrorCode::NotFound, "NOT_FOUND"),
+    (ErrorCode::StaleReference, "STALE_REFERENCE"),
+    (ErrorCode::Permission, "PERMISSION_DENIED"),
+    (ErrorCode::Conflict, "CONFLICT"),
+    (ErrorCode::QuotaExceeded, "QUOTA_EXCEEDED"),
+    (ErrorCode::ContextOverflow, "CONTEXT_OVERFLOW"),
+    (ErrorCode::SafetyBlocked, "SAFETY_BLOCKED"),
+    (ErrorCode::Unsupported, "UNSUPPORTED"),
+    (ErrorCode::ModelUnavailable, "MODEL_UNAVAILABLE"),
+    (ErrorCode::Aborted, "ABORTED"),
+    (ErrorCode::Internal, "INTERNAL_ERROR"),
+];
+
+/// Other spellings tools commonly use for the built-in codes (Vurb, Node errno, HTTP reason phrases).
+const ALIASES: &[(&str, ErrorCode)] = &[
+    ("VALIDATION_ERROR", ErrorCode::InvalidArgs),
+    ("BAD_REQUEST", ErrorCode::InvalidArgs),
+    ("INVALID_ARGUMENT", ErrorCode::InvalidArgs),
+    ("MISSING_REQUIRED_FIELD", ErrorCode::MissingField),
+    ("UNKNOWN_ACTION", ErrorCode::UnknownTool),
+    ("ETIMEDOUT", ErrorCode::Timeout),
+    ("DEADLINE_EXCEEDED", ErrorCode::Timeout),
+    ("TOO_MANY_REQUESTS", ErrorCode::RateLimited),
+    ("SERVER_BUSY", ErrorCode::Unavailable),
+    ("SERVICE_UNAVAILABLE", ErrorCode::Unavailable),
+    ("ECONNRESET", ErrorCode::Network),
+    ("ECONNREFUSED", ErrorCode::Network),
+    ("ENOTFOUND", ErrorCode::Network),
+    ("NETWORK", ErrorCode::Network),
+    ("STALE_REF", ErrorCode::StaleReference),
+    ("UNAUTHORIZED", ErrorCode::Permission),
+    ("FORBIDDEN", ErrorCode::Permission),
+    ("PERMISSION", ErrorCode::Permission),
+    ("INTERNAL", ErrorCode::Internal),
+];
+
+impl ErrorCode {
+    /// The wire spelling: `SCREAMING_SNAKE` for built-in codes, the tool's own spelling otherwise.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ErrorCode::Custom(code) => code,
+            known => BUILT_IN.iter().find(|(c, _)| c == known).map(|(_, s)| *s).unwrap_or("INTERNAL_ERROR"),
+        }
+    }
+
+    /// Reads a code a tool or a JS error supplied. Built-in spellings and common aliases
+    /// (case-insensitive, `-` or `_`) map to the built-in code; anything else is kept as a custom code.
+    pub fn parse(text: &str) -> ErrorCode {
+        let norm: String = text
+            .trim()
+            .chars()
+            .map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_uppercase() })
+            .collect();
+        if let Some((code, _)) = BUILT_IN.iter().find(|(_, s)| *s == norm) {
+            return code.clone();
+        }
+        if let Some((_, code)) = ALIASES.iter().find(|(s, _)| *s == norm) {
+            return code.clone();
+        }
+        ErrorCode::Custom(text.trim().to_string())
+    }
+
+    /// The class a failure with this code has unless the tool says otherwise.
+    pub fn default_class(&self) -> FailureClass {
+        match self {
+            ErrorCode::Timeout | ErrorCode::RateLimited | ErrorCode::Unavailable | ErrorCode::Network => {
+                FailureClass::Transient
+            }
+            ErrorCode::ModelUnavailable | ErrorCode::Aborted => FailureClass::Fatal,
+            _ => FailureClass::Persistent,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(ErrorCode::parse(&text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_codes_round_trip_through_their_spelling() {
+        for (code, text) in BUILT_IN {
+            assert_eq!(code.as_str(), *text);
+            assert_eq!(&ErrorCode::parse(text), code);
+        }
+    }
+
+    #[test]
+    fn aliases_and_case_map_to_built_in_codes() {
+        assert_eq!(ErrorCode::parse("validation-error"), ErrorCode::InvalidArgs);
+        assert_eq!(ErrorCode::parse("not_found"), ErrorCode::NotFound);
+        assert_eq!(ErrorCode::parse("ECONNRESET"), ErrorCode::Network);
+    }
+
+    #[test]
+    fn unknown_codes_stay_custom_with_their_spelling() {
+        let code = ErrorCode::parse("InvoiceNotFound");
+        assert_eq!(code, ErrorCode::Custom("InvoiceNotFound".into()));
+        assert_eq!(code.as_str(), "InvoiceNotFound");
+        assert_eq!(code.default_class(), FailureClass::Persistent);
+    }
+}

@@ -1,0 +1,149 @@
+//! A failure as it arrives from a tool or a model, before classification.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{FailureClass, Severity};
+
+/// Where a failure came from; the same error name can mean different things for each
+/// (a `NotSupportedError` from the model means no model, from a tool a missing feature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// A tool call.
+    Tool,
+    /// A model call.
+    Model,
+}
+
+/// A failure as reported by a tool or a model backend: the JS error's `name` and `message`, an HTTP
+/// status, a Retry-After, a code, and any recovery fields a tool attached (a `ToolError`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RawFailure {
+    /// The error's `name` (`TimeoutError`, `NetworkError`, `TypeError`, a DOMException name…).
+    pub name: Option<String>,
+    /// The error's message, as the tool wrote it.
+    pub message: String,
+    /// An HTTP status, when the failure came from a response.
+    pub status: Option<u16>,
+    /// A code the tool set (`NOT_FOUND`, `InvoiceNotFound`, `ECONNRESET`…).
+    pub code: Option<String>,
+    /// How long the callee asked us to wait, in milliseconds (already parsed from Retry-After).
+    pub retry_after_ms: Option<u64>,
+    /// Recovery fields the tool attached; each one set overrides the code's default.
+    pub hints: FailureHints,
+}
+
+/// The parts of a recovery envelope a tool may set itself when it throws a `ToolError`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FailureHints {
+    /// Overrides the class derived from the code (e.g. a custom code that is transient).
+    pub class: Option<FailureClass>,
+    /// Overrides the severity (warning, error, critical).
+    pub severity: Option<Severity>,
+    /// Likely causes, most likely first.
+    pub causes: Option<Vec<String>>,
+    /// Numbered recovery steps, naming the exact tools to call.
+    pub recovery: Option<Vec<String>>,
+    /// Tools the model should try instead.
+    pub available_actions: Option<Vec<String>>,
+    /// Whether this failure is normal in the course of things (stale refs after navigation).
+    pub expected: Option<bool>,
+    /// Structured facts for the model and the failure log.
+    pub details: Map<String, Value>,
+}
+
+impl RawFailure {
+    /// A failure with only a message.
+    pub fn message(message: impl Into<String>) -> Self {
+        RawFailure { message: message.into(), ..Default::default() }
+    }
+
+    /// A failure with a JS error name and a message.
+    pub fn named(name: impl Into<String>, message: impl Into<String>) -> Self {
+        RawFailure { name: Some(name.into()), message: message.into(), ..Default::default() }
+    }
+
+    /// A failure from an HTTP response.
+    pub fn http(status: u16, message: impl Into<String>) -> Self {
+        RawFailure { status: Some(status), message: message.into(), ..Default::default() }
+    }
+
+    /// A failure carrying a code the tool chose.
+    pub fn coded(code: impl Into<String>, message: impl Into<String>) -> Self {
+        RawFailure { code: Some(code.into()), message: message.into(), ..Default::default() }
+    }
+
+    /// Sets the Retry-After, in milliseconds.
+    pub fn with_retry_after_ms(mut self, ms: u64) -> Self {
+        self.retry_after_ms = Some(ms);
+        self
+    }
+
+    /// Sets the recovery fields the tool attached.
+    pub fn with_hints(mut self, hints: FailureHints) -> Self {
+        self.hints = hints;
+        self
+    }
+}
+
+/// Parses an HTTP `Retry-After` value: delta-seconds, or an HTTP date relative to `now_ms`
+/// (milliseconds since the Unix epoch). Returns milliseconds to wait, or `None` if unreadable.
+pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+    }
+    let at_ms = parse_http_date(value)?;
+    Some(at_ms.saturating_sub(now_ms))
+}
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) into milliseconds since the epoch.
+fn parse_http_date(value: &str) -> Option<u64> {
+    let parts: Vec<&str> = value.split_whitespace().collect();
+    let [_, day, month, year, time, zone] = parts.as_slice() else { return None };
+    if *zone != "GMT" {
+        return None;
+    }
+    const MONTHS: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let month = MONTHS.iter().position(|m| m == month)? as u64 + 1;
+    let day: u64 = day.parse().ok()?;
+    let year: u64 = year.parse().ok()?;
+    let hms: Vec<u64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let [h, m, s] = hms.as_slice() else { return None };
+    if !(1..=31).contains(&day) || year < 1970 || *h > 23 || *m > 59 || *s > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + h) * 60 + m) * 60_000 + s * 1000)
+}
+
+/// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: u64, month: u64, day: u64) -> u64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        assert_eq!(parse_retry_after("2", 0), Some(2000));
+        assert_eq!(parse_retry_after(" 0.5 ", 0), Some(500));
+        assert_eq!(parse_retry_after("-1", 0), None);
+        let at = 784_111_777_000; // Sun, 06 Nov 1994 08:49:37 GMT
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", at - 3000), Some(3000));
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", at + 10), Some(0));
+        assert_eq!(parse_retry_after("soon", 0), None);
+    }
+}

@@ -1,0 +1,14 @@
+//! keel — an in-browser AI agent engine that turns tool failures into recoveries.
+//!
+//! The core is pure Rust with no web dependencies:
+//! - [`engine`]: the ReAct loop, its budgets, retry policy, history and prompt/output handling;
+//! - [`errors`]: the failure taxonomy, classification, the recovery envelope and its renderers;
+//! - [`tools`]: tool specs, JSON Schema validation and "did you mean" suggestions;
+//! - [`store`]: the `Store` trait and the records a run leaves behind.
+//!
+//! Effects (the model, the tool host, the store, the clock and a random source) are small traits the
+//! engine is generic over; the browser implements them, tests implement them with fakes.
+#![warn(missing_docs)]
+
+pub mod errors;
+pub mod tools;

@@ -1,0 +1,68 @@
+//! What a tool is: its name, what it does, what it takes, and how the runtime treats its calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool the model may call. The schema is JSON Schema as Zod's `toJSONSchema` or the Prompt API's
+/// tool declarations produce it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of its arguments object.
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: Value,
+    /// How long one attempt may run before it is aborted; `None` uses the agent's default.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Attempts allowed for one call on transient failures; `None` uses the retry policy's.
+    #[serde(default)]
+    pub max_attempts: Option<u32>,
+    /// Tools whose output supplies the ids or references this tool takes (a snapshot tool for a
+    /// click tool, `list_invoices` for `get_invoice`): recovery plans tell the model to call them.
+    #[serde(default)]
+    pub refs_from: Vec<String>,
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({ "type": "object" })
+}
+
+impl ToolSpec {
+    /// A tool with a name, a description and an input schema, and the defaults for the rest.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            timeout_ms: None,
+            max_attempts: None,
+            refs_from: Vec::new(),
+        }
+    }
+
+    /// Sets the per-attempt timeout.
+    pub fn with_timeout_ms(mut self, ms: u64) -> Self {
+        self.timeout_ms = Some(ms);
+        self
+    }
+
+    /// Sets the attempts allowed for one call on transient failures.
+    pub fn with_max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = Some(attempts);
+        self
+    }
+
+    /// Names the tools whose output supplies this tool's ids or references.
+    pub fn with_refs_from<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.refs_from = tools.into_iter().map(Into::into).collect();
+        self
+    }
+}
