@@ -1,12 +1,17 @@
 //! The failure model: every failure gets a class (transient, persistent, fatal) and a code, and
-//! persistent ones become a recovery envelope the model can act on.
+//! the model is shown a recovery envelope it can act on.
 
 mod class;
+mod classify;
 mod code;
+mod envelope;
 mod issue;
+mod plans;
 mod raw;
 
 pub use class::{FailureClass, Severity};
+pub use classify::{classify, Classification};
 pub use code::ErrorCode;
+pub use envelope::{CallContext, Envelope};
 pub use issue::{FieldIssue, IssueKind};
 pub use raw::{parse_retry_after, FailureHints, Origin, RawFailure};

@@ -1,0 +1,245 @@
+//! Default recovery plans: for each built-in code, the likely causes and numbered steps that name
+//! the exact tools to call. A tool's own hints replace any of these.
+
+use super::ErrorCode;
+
+/// What a plan may refer to.
+pub(crate) struct PlanContext<'a> {
+    pub tool: Option<&'a str>,
+    pub refs_from: &'a [String],
+    pub suggestions: &'a [String],
+    pub retry_after_ms: Option<u64>,
+}
+
+/// A code's default recovery plan.
+pub(crate) struct Plan {
+    /// A message for when the failure came with none.
+    pub summary: String,
+    pub causes: Vec<String>,
+    pub recovery: Vec<String>,
+    /// `None` lists every available tool.
+    pub available_actions: Option<Vec<String>>,
+    pub expected: bool,
+}
+
+fn quoted(names: &[String]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or ")
+}
+
+fn seconds(ms: u64) -> String {
+    let tenths = ms.div_ceil(100);
+    if tenths % 10 == 0 {
+        format!("{} s", tenths / 10)
+    } else {
+        format!("{}.{} s", tenths / 10, tenths % 10)
+    }
+}
+
+fn strings<const N: usize>(items: [&str; N]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// The steps that get fresh ids/references: the tools named in the spec, or any listing tool.
+fn refresh_step(ctx: &PlanContext<'_>, what: &str) -> String {
+    if ctx.refs_from.is_empty() {
+        format!("Find a valid {what} in an earlier observation, or call a tool from available_actions that lists them.")
+    } else {
+        format!("Call {} to get valid {what}s.", quoted(ctx.refs_from))
+    }
+}
+
+fn give_up_step() -> String {
+    "If nothing works, give a final_answer that says what failed and what you found.".to_string()
+}
+
+/// The default plan for `code`.
+pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
+    let tool = ctx.tool.map(|t| format!("`{t}`")).unwrap_or_else(|| "the tool".to_string());
+    let retry_with_new = |what: &str| format!("Call {tool} again with the {what} from that result.");
+    let plan = |summary: String, causes: Vec<String>, recovery: Vec<String>, expected: bool| Plan {
+        summary,
+        causes,
+        recovery,
+        available_actions: None,
+        expected,
+    };
+    match code {
+        ErrorCode::UnknownTool => {
+            let mut recovery = Vec::new();
+            if !ctx.suggestions.is_empty() {
+                recovery.push(format!(
+                    "Did you mean {}? Call it with the same arguments if it does what you intended.",
+                    quoted(ctx.suggestions)
+                ));
+            }
+            recovery.push("Otherwise choose a tool from available_actions: only those exist.".to_string());
+            recovery.push("If none fits, give a final_answer with what you have.".to_string());
+            plan(
+                format!("{tool} does not exist."),
+                strings(["The tool name is misspelled", "The tool is not provided in this session"]),
+                recovery,
+                false,
+            )
+        }
+        ErrorCode::InvalidArgs | ErrorCode::MissingField => plan(
+            format!("The arguments for {tool} do not match its input schema."),
+            strings([
+                "A value has the wrong type or is not one of the allowed values",
+                "A required field is missing, or a key is misspelled or not in the schema",
+            ]),
+            vec![
+                "Fix every field listed under the issues; keep the fields that were right.".to_string(),
+                format!("Call {tool} again with the corrected arguments. Do not explain the error."),
+            ],
+            false,
+        ),
+        ErrorCode::InvalidOutput => plan(
+            "Your reply was not a valid step.".to_string(),
+            strings(["The reply was not one JSON object of the expected shape"]),
+            strings([
+                "Reply with exactly one JSON object: {\"thought\": \"...\", \"action\": {\"tool\": \"<name>\", \"args\": {...}}} or {\"thought\": \"...\", \"final_answer\": \"...\"}.",
+            ]),
+            false,
+        ),
+        ErrorCode::Timeout | ErrorCode::Unavailable | ErrorCode::Network => {
+            let (summary, causes) = match code {
+                ErrorCode::Timeout => (
+                    format!("{tool} did not answer within its time limit, even after retries."),
+                    strings(["The service is slow or overloaded", "The request asks for too much at once"]),
+                ),
+                ErrorCode::Network => (
+                    format!("{tool} could not reach the network, even after retries."),
+                    strings(["The device is offline or the connection dropped", "The service's address is unreachable"]),
+                ),
+                _ => (
+                    format!("The service behind {tool} is temporarily unavailable, even after retries."),
+                    strings(["The service is overloaded or restarting"]),
+                ),
+            };
+            plan(
+                summary,
+                causes,
+                vec![
+                    format!("Do not call {tool} again right away: the runtime already retried it."),
+                    "Use another tool from available_actions if one can get the same information.".to_string(),
+                    give_up_step(),
+                ],
+                true,
+            )
+        }
+        ErrorCode::RateLimited => {
+            let wait = match ctx.retry_after_ms {
+                Some(ms) => format!("Do not call {tool} again for {}.", seconds(ms)),
+                None => format!("Do not call {tool} again right away: the runtime already retried it."),
+            };
+            plan(
+                format!("{tool} is rate limited."),
+                strings(["Too many requests in a short time"]),
+                vec![wait, "Work with another tool from available_actions meanwhile.".to_string(), give_up_step()],
+                true,
+            )
+        }
+        ErrorCode::NotFound => plan(
+            format!("What {tool} was asked for does not exist."),
+            strings([
+                "The id or name is wrong or misspelled",
+                "The id was guessed: ids must come from an earlier result",
+                "It was deleted",
+            ]),
+            vec![refresh_step(ctx, "id"), "Pick the right one from its result.".to_string(), retry_with_new("id")],
+            true,
+        ),
+        ErrorCode::StaleReference => plan(
+            "The reference is no longer valid.".to_string(),
+            strings([
+                "The page or data changed since the reference was taken (navigation, refresh, update)",
+                "The reference came from an old result",
+            ]),
+            vec![
+                refresh_step(ctx, "reference"),
+                "Find the same item in the new result.".to_string(),
+                retry_with_new("new reference"),
+            ],
+            true,
+        ),
+        ErrorCode::Permission => plan(
+            format!("{tool} is not allowed to do this."),
+            strings(["Access has not been granted", "This needs another tool or account"]),
+            vec![
+                format!("Do not call {tool} again with the same arguments."),
+                "Use another tool from available_actions that can do this.".to_string(),
+                "Otherwise give a final_answer that says which permission is missing.".to_string(),
+            ],
+            true,
+        ),
+        ErrorCode::Conflict => plan(
+            "The request conflicts with the current state.".to_string(),
+            strings(["The state changed since it was read", "The action was already done"]),
+            vec![refresh_step(ctx, "current value"), format!("Adjust the arguments, then call {tool} again.")],
+            true,
+        ),
+        ErrorCode::QuotaExceeded => plan(
+            "A storage or usage quota is full.".to_string(),
+            strings(["Too much data was requested or stored"]),
+            vec![format!("Call {tool} with a smaller request."), give_up_step()],
+            true,
+        ),
+        ErrorCode::ContextOverflow => plan(
+            "The conversation no longer fits the model's context window.".to_string(),
+            strings(["The history or an observation is too long"]),
+            strings(["Keep thoughts short and ask tools for less data."]),
+            true,
+        ),
+        ErrorCode::SafetyBlocked => plan(
+            "The content was blocked by a safety filter.".to_string(),
+            strings(["The request or the result touched filtered content"]),
+            vec!["Rephrase the request or use another tool.".to_string(), give_up_step()],
+            true,
+        ),
+        ErrorCode::Unsupported => plan(
+            format!("{tool} cannot do this here."),
+            strings(["The feature is not supported by this browser or service"]),
+            vec!["Use another tool from available_actions.".to_string(), give_up_step()],
+            true,
+        ),
+        ErrorCode::ModelUnavailable => plan(
+            "The model is not available.".to_string(),
+            strings(["No model is installed, allowed or reachable on this device"]),
+            Vec::new(),
+            false,
+        ),
+        ErrorCode::Aborted => plan("The run was cancelled.".to_string(), Vec::new(), Vec::new(), true),
+        ErrorCode::Internal => plan(
+            format!("{tool} failed unexpectedly."),
+            strings(["A bug in the tool", "Arguments the tool did not anticipate"]),
+            vec![
+                "Do not repeat the same call with identical arguments.".to_string(),
+                "Try different arguments or another tool from available_actions.".to_string(),
+                give_up_step(),
+            ],
+            false,
+        ),
+        ErrorCode::Custom(name) => plan(
+            format!("{tool} reported {name}."),
+            Vec::new(),
+            vec![
+                "Read the message and details above.".to_string(),
+                "Change the arguments or use another tool from available_actions.".to_string(),
+                give_up_step(),
+            ],
+            false,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_rounded_up_to_tenths() {
+        assert_eq!(seconds(2000), "2 s");
+        assert_eq!(seconds(1501), "1.6 s");
+        assert_eq!(seconds(0), "0 s");
+    }
+}
