@@ -1,0 +1,119 @@
+//! The effects the loop needs, as small traits: the model, the tool host, the clock and a random
+//! source. The browser implements them in `web/`; tests implement them with fakes.
+//!
+//! Futures are boxed and not `Send`: everything runs on one thread (a Web Worker), and boxing lets
+//! backends be chosen at run time (`Rc<dyn Model>`, fallback chains). A boxed future per model or
+//! tool call costs nothing next to the call.
+
+use futures_util::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::errors::RawFailure;
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions; only ever the first message (a Prompt API rule).
+    System,
+    /// The task and the observations.
+    User,
+    /// The model's own steps.
+    Assistant,
+}
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub content: String,
+}
+
+impl Message {
+    /// A message from `role`.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message { role, content: content.into() }
+    }
+}
+
+/// One request to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRequest {
+    /// The prompt, system message first.
+    pub messages: Vec<Message>,
+    /// The JSON Schema the reply must match, for backends that constrain decoding.
+    pub schema: Option<Value>,
+}
+
+/// Token counts a backend reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Tokens in the prompt.
+    pub prompt_tokens: u32,
+    /// Tokens generated.
+    pub completion_tokens: u32,
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelReply {
+    /// The raw text, to be parsed as a step.
+    pub text: String,
+    /// Token counts, when the backend reports them.
+    pub usage: Option<Usage>,
+}
+
+/// A language model backend (Prompt API, OpenAI-compatible server, wllama, a script in tests).
+pub trait Model {
+    /// Asks the model for one step. Dropping the future must cancel the request.
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>>;
+}
+
+/// One attempt at one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub tool: String,
+    /// Its (validated) arguments.
+    pub args: Value,
+    /// 1 for the first attempt, 2 for the first retry…
+    pub attempt: u32,
+}
+
+/// What a tool returned.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// The result, shown to the model.
+    pub value: Value,
+    /// Caveats of a partial success, shown to the model with the result.
+    pub warnings: Vec<String>,
+}
+
+/// Runs tools. The browser host calls the page's JS functions.
+pub trait ToolHost {
+    /// Runs one attempt. Dropping the future must abort the tool (the browser host aborts the
+    /// tool's `AbortSignal`): that is how timeouts and cancellation reach it.
+    fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>>;
+}
+
+/// Time: now, and waiting.
+pub trait Clock {
+    /// Milliseconds since the Unix epoch.
+    fn now_ms(&self) -> u64;
+    /// Resolves after `ms` milliseconds. Dropping it cancels the wait.
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+}
+
+/// A source of randomness for retry jitter.
+pub trait Random {
+    /// A number in `[0, 1)`.
+    fn unit(&self) -> f64;
+}

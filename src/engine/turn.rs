@@ -1,0 +1,42 @@
+//! What happened at one step of a run, as the history keeps it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Action {
+    /// The tool's name, as the model wrote it.
+    pub tool: String,
+    /// The arguments, as the model wrote them.
+    pub args: Value,
+}
+
+/// How a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tool succeeded.
+    Ok,
+    /// The tool succeeded with warnings.
+    Warning,
+    /// The step failed (tool failure, invalid call, unreadable output).
+    Failed,
+    /// The model gave its final answer.
+    Final,
+}
+
+/// One step: the thought, the action (if any) and what was observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The step number within its run, from 1.
+    pub step: u32,
+    /// The model's reasoning.
+    pub thought: String,
+    /// The tool call, if the model made one.
+    pub action: Option<Action>,
+    /// What the model is shown next: the tool's result, a recovery envelope, or the final answer.
+    pub observation: String,
+    /// How the step ended.
+    pub outcome: Outcome,
+}
