@@ -12,4 +12,5 @@
 
 pub mod engine;
 pub mod errors;
+pub mod store;
 pub mod tools;

@@ -1,0 +1,44 @@
+//! Persistence: the `Store` trait the engine writes through, the records it writes, and an
+//! in-memory store for tests and pages that need no durability.
+
+mod memory;
+mod records;
+mod stats;
+
+use futures_util::future::LocalBoxFuture;
+
+pub use memory::MemoryStore;
+pub use records::{EndReason, FailureRecord, RunCounts, RunRecord, RunStatus, TurnRecord};
+pub use stats::FailureStats;
+
+/// A storage failure. The engine reports it as a warning and keeps running: losing a record is
+/// better than losing the run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The storage is full.
+    #[error("storage is full: {0}")]
+    QuotaExceeded(String),
+    /// The storage cannot be used (closed, blocked, not supported).
+    #[error("storage is unavailable: {0}")]
+    Unavailable(String),
+    /// A record could not be written or read.
+    #[error("storage failed: {0}")]
+    Failed(String),
+}
+
+/// Where runs, turns and failures go. Writes are upserts by id, so a record can be written again
+/// as it changes (a run's status, a failure's `recovered`).
+pub trait Store {
+    /// Writes a run record.
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+    /// Writes one step; the engine calls this before the next model call.
+    fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+    /// Writes a failure record.
+    fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+    /// A session's turns from earlier runs, oldest first, to feed the next run.
+    fn session_turns<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>>;
+}

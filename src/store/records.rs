@@ -1,0 +1,150 @@
+//! What a run leaves behind: the run itself, its turns, and every failure.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Turn;
+use crate::errors::{ErrorCode, FailureClass};
+
+/// Where a run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still going (or cut off before it could say otherwise).
+    Running,
+    /// The model gave its final answer.
+    Succeeded,
+    /// The run ended without a real answer (budget spent, fatal failure).
+    Failed,
+    /// The page cancelled it.
+    Cancelled,
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum EndReason {
+    /// The model answered.
+    FinalAnswer,
+    /// The step budget ran out.
+    MaxSteps {
+        /// The budget.
+        steps: u32,
+    },
+    /// Too many steps in a row failed or made no progress.
+    ConsecutiveFailures {
+        /// How many.
+        failures: u32,
+    },
+    /// A failure nothing could recover from.
+    Fatal {
+        /// What failed.
+        code: ErrorCode,
+        /// The failure's message.
+        message: String,
+    },
+    /// The page cancelled the run.
+    Cancelled,
+}
+
+impl EndReason {
+    /// One sentence for people and for the model's forced final call.
+    pub fn describe(&self) -> String {
+        match self {
+            EndReason::FinalAnswer => "The model gave its final answer.".to_string(),
+            EndReason::MaxSteps { steps } => format!("The step budget ({steps} steps) is spent."),
+            EndReason::ConsecutiveFailures { failures } => {
+                format!("{failures} steps in a row failed or made no progress.")
+            }
+            EndReason::Fatal { code, message } => {
+                format!("The run stopped on a fatal failure ({code}): {message}")
+            }
+            EndReason::Cancelled => "The run was cancelled.".to_string(),
+        }
+    }
+}
+
+/// Counts kept on a run record.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunCounts {
+    /// Steps taken.
+    pub steps: u32,
+    /// Model calls made, retries and the forced final call included.
+    pub model_calls: u32,
+    /// Tool attempts made, retries included.
+    pub tool_calls: u32,
+    /// Prompt tokens, as reported by the backend.
+    pub prompt_tokens: u64,
+    /// Generated tokens, as reported by the backend.
+    pub completion_tokens: u64,
+}
+
+/// One run of one task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRecord {
+    /// Unique id.
+    pub id: String,
+    /// The session it belongs to.
+    pub session: String,
+    /// The task as given.
+    pub task: String,
+    /// Where it stands.
+    pub status: RunStatus,
+    /// When it started, ms since the epoch.
+    pub started_ms: u64,
+    /// When it ended.
+    pub ended_ms: Option<u64>,
+    /// The final answer, when there is one.
+    pub answer: Option<String>,
+    /// Why it ended.
+    pub reason: Option<EndReason>,
+    /// Counts.
+    pub counts: RunCounts,
+}
+
+/// One step of a run, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRecord {
+    /// The run.
+    pub run_id: String,
+    /// The session.
+    pub session: String,
+    /// When the step ended, ms since the epoch.
+    pub at_ms: u64,
+    /// The step.
+    pub turn: Turn,
+}
+
+/// One failure: a failed tool attempt, an invalid call, or unreadable model output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailureRecord {
+    /// Unique id: `<run>:<step>:<attempt>` plus a sequence number within the step.
+    pub id: String,
+    /// The run.
+    pub run_id: String,
+    /// The session.
+    pub session: String,
+    /// The step.
+    pub step: u32,
+    /// The tool, when a tool (or a tool name) was involved.
+    pub tool: Option<String>,
+    /// A digest of the normalised arguments, to group identical calls without storing them twice.
+    pub args_digest: Option<String>,
+    /// The class.
+    pub class: FailureClass,
+    /// The code.
+    pub code: ErrorCode,
+    /// Which attempt of the call failed, from 1.
+    pub attempt: u32,
+    /// The failure's message.
+    pub message: String,
+    /// Whether the runtime retried after it.
+    pub retried: bool,
+    /// Whether a later step (or retry) succeeded at the same goal.
+    pub recovered: bool,
+    /// When it happened, ms since the epoch.
+    pub at_ms: u64,
+}
