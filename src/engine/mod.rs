@@ -1,14 +1,24 @@
 //! The ReAct loop and everything it decides: the effects it runs on, the steps it parses, the
 //! prompt it builds, the budgets it keeps and the retries it schedules.
 
+mod call_key;
 mod cancel;
+
 mod effects;
+mod events;
+mod failure_log;
+mod repeats;
 mod retry;
 mod turn;
 
+pub use call_key::CallKey;
 pub use cancel::{CancelToken, Cancelled};
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
 };
+
+pub use events::Event;
+pub use failure_log::{FailureLog, NewFailure};
+pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use turn::{Action, Outcome, Turn};

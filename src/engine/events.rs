@@ -1,0 +1,108 @@
+//! What the loop tells the page as it goes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::errors::{Envelope, ErrorCode, FailureClass};
+use crate::store::{EndReason, FailureStats};
+
+use super::Outcome;
+
+/// One thing that happened during a run, in order. Serialised with a `type` tag for the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Event {
+    /// A run began.
+    #[serde(rename_all = "camelCase")]
+    RunStarted {
+        /// The run's id.
+        run_id: String,
+        /// The task.
+        task: String,
+    },
+    /// A step began.
+    StepStarted {
+        /// The step, from 1.
+        step: u32,
+    },
+    /// The model's reasoning for the step.
+    Thought {
+        /// The step.
+        step: u32,
+        /// The reasoning.
+        text: String,
+    },
+    /// The model asked for a tool call.
+    Action {
+        /// The step.
+        step: u32,
+        /// The tool, as named by the model.
+        tool: String,
+        /// The arguments, as sent by the model.
+        args: Value,
+    },
+    /// What the model will be shown for the step.
+    Observation {
+        /// The step.
+        step: u32,
+        /// The text.
+        text: String,
+        /// How the step ended.
+        outcome: Outcome,
+    },
+    /// A transient failure will be retried after a delay.
+    #[serde(rename_all = "camelCase")]
+    RetryScheduled {
+        /// The step.
+        step: u32,
+        /// The tool, or `None` for a model call.
+        tool: Option<String>,
+        /// The attempt that failed, from 1.
+        attempt: u32,
+        /// How long until the next attempt.
+        delay_ms: u64,
+        /// What failed.
+        code: ErrorCode,
+    },
+    /// A caveat: a tool's partial success, a storage problem, a fallback taken.
+    Warning {
+        /// The step, when it belongs to one.
+        step: Option<u32>,
+        /// What happened.
+        message: String,
+    },
+    /// A failure, classified.
+    Failure {
+        /// The step.
+        step: u32,
+        /// The tool, when one was involved.
+        tool: Option<String>,
+        /// Its class.
+        class: FailureClass,
+        /// Its code.
+        code: ErrorCode,
+        /// Its message.
+        message: String,
+        /// The envelope shown to the model, for persistent failures.
+        envelope: Option<Box<Envelope>>,
+    },
+    /// The run's answer.
+    FinalAnswer {
+        /// The step.
+        step: u32,
+        /// The answer.
+        answer: String,
+        /// Whether the model finished the task (false for a forced answer).
+        success: bool,
+    },
+    /// The run ended.
+    RunEnded {
+        /// Why.
+        reason: EndReason,
+        /// Whether the task was completed.
+        success: bool,
+        /// The run's failure totals.
+        stats: FailureStats,
+    },
+}

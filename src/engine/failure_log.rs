@@ -1,0 +1,143 @@
+//! "Track, then decide": every failure of a run is recorded as it happens, and the loop's decision
+//! points (budgets, recovery marks, the forced final answer) read the log instead of deciding at the
+//! failure site.
+
+use crate::errors::{ErrorCode, FailureClass};
+use crate::store::{FailureRecord, FailureStats};
+
+/// A failure being recorded.
+#[derive(Debug, Clone)]
+pub struct NewFailure<'a> {
+    /// The step.
+    pub step: u32,
+    /// The tool involved, as named by the model.
+    pub tool: Option<&'a str>,
+    /// Digest of the normalised arguments.
+    pub args_digest: Option<&'a str>,
+    /// Its class.
+    pub class: FailureClass,
+    /// Its code.
+    pub code: &'a ErrorCode,
+    /// Which attempt failed, from 1.
+    pub attempt: u32,
+    /// Its message.
+    pub message: &'a str,
+    /// When, ms since the epoch.
+    pub at_ms: u64,
+}
+
+/// The failures of one run.
+#[derive(Debug, Clone)]
+pub struct FailureLog {
+    run_id: String,
+    session: String,
+    records: Vec<FailureRecord>,
+}
+
+/// Failures that are not tied to one tool: any later valid step recovers them.
+fn goal_free(code: &ErrorCode) -> bool {
+    matches!(code, ErrorCode::UnknownTool | ErrorCode::InvalidOutput)
+}
+
+impl FailureLog {
+    /// An empty log for a run.
+    pub fn new(run_id: &str, session: &str) -> Self {
+        FailureLog { run_id: run_id.to_string(), session: session.to_string(), records: Vec::new() }
+    }
+
+    /// Records a failure and returns its index.
+    pub fn record(&mut self, failure: NewFailure<'_>) -> usize {
+        let index = self.records.len();
+        self.records.push(FailureRecord {
+            id: format!("{}:{}:{}:{}", self.run_id, failure.step, failure.attempt, index),
+            run_id: self.run_id.clone(),
+            session: self.session.clone(),
+            step: failure.step,
+            tool: failure.tool.map(str::to_string),
+            args_digest: failure.args_digest.map(str::to_string),
+            class: failure.class,
+            code: failure.code.clone(),
+            attempt: failure.attempt,
+            message: failure.message.to_string(),
+            retried: false,
+            recovered: false,
+            at_ms: failure.at_ms,
+        });
+        index
+    }
+
+    /// Notes that the runtime retried after the failure at `index`.
+    pub fn mark_retried(&mut self, index: usize) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.retried = true;
+        }
+    }
+
+    /// A call to `tool` succeeded: its earlier failures, and the failures tied to no tool, are
+    /// recovered. Returns the indices that changed, for the store.
+    pub fn recover(&mut self, tool: Option<&str>) -> Vec<usize> {
+        let mut changed = Vec::new();
+        for (i, record) in self.records.iter_mut().enumerate() {
+            let same_goal = goal_free(&record.code) || (tool.is_some() && record.tool.as_deref() == tool);
+            if !record.recovered && same_goal {
+                record.recovered = true;
+                changed.push(i);
+            }
+        }
+        changed
+    }
+
+    /// The record at `index`.
+    pub fn get(&self, index: usize) -> Option<&FailureRecord> {
+        self.records.get(index)
+    }
+
+    /// Every record, in order.
+    pub fn records(&self) -> &[FailureRecord] {
+        &self.records
+    }
+
+    /// The most recent failure nothing recovered from.
+    pub fn last_unrecovered(&self) -> Option<&FailureRecord> {
+        self.records.iter().rev().find(|r| !r.recovered)
+    }
+
+    /// Totals.
+    pub fn stats(&self) -> FailureStats {
+        FailureStats::of(&self.records)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fail(log: &mut FailureLog, step: u32, tool: Option<&str>, code: ErrorCode) -> usize {
+        log.record(NewFailure {
+            step,
+            tool,
+            args_digest: None,
+            class: code.default_class(),
+            code: &code,
+            attempt: 1,
+            message: "m",
+            at_ms: 0,
+        })
+    }
+
+    #[test]
+    fn a_later_success_recovers_that_tools_failures_and_tool_free_ones() {
+        let mut log = FailureLog::new("r", "s");
+        let a = fail(&mut log, 1, Some("click"), ErrorCode::StaleReference);
+        let b = fail(&mut log, 2, Some("serch"), ErrorCode::UnknownTool);
+        let c = fail(&mut log, 3, Some("get"), ErrorCode::NotFound);
+        let d = fail(&mut log, 4, None, ErrorCode::InvalidOutput);
+        log.mark_retried(a);
+        assert_eq!(log.recover(Some("click")), vec![a, b, d]);
+        assert!(!log.get(c).unwrap().recovered);
+        assert_eq!(log.last_unrecovered().unwrap().tool.as_deref(), Some("get"));
+        let stats = log.stats();
+        assert_eq!((stats.faults, stats.retried, stats.recovered), (4, 1, 3));
+        assert_eq!(log.get(a).unwrap().id, "r:1:1:0");
+    }
+}
