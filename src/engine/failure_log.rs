@@ -32,6 +32,8 @@ pub struct FailureLog {
     run_id: String,
     session: String,
     records: Vec<FailureRecord>,
+    /// Records written or changed since the last [`FailureLog::take_unsaved`].
+    unsaved: std::collections::BTreeSet<usize>,
 }
 
 /// Failures that are not tied to one tool: any later valid step recovers them.
@@ -42,7 +44,12 @@ fn goal_free(code: &ErrorCode) -> bool {
 impl FailureLog {
     /// An empty log for a run.
     pub fn new(run_id: &str, session: &str) -> Self {
-        FailureLog { run_id: run_id.to_string(), session: session.to_string(), records: Vec::new() }
+        FailureLog {
+            run_id: run_id.to_string(),
+            session: session.to_string(),
+            records: Vec::new(),
+            unsaved: Default::default(),
+        }
     }
 
     /// Records a failure and returns its index.
@@ -63,6 +70,7 @@ impl FailureLog {
             recovered: false,
             at_ms: failure.at_ms,
         });
+        self.unsaved.insert(index);
         index
     }
 
@@ -70,6 +78,7 @@ impl FailureLog {
     pub fn mark_retried(&mut self, index: usize) {
         if let Some(record) = self.records.get_mut(index) {
             record.retried = true;
+            self.unsaved.insert(index);
         }
     }
 
@@ -82,9 +91,24 @@ impl FailureLog {
             if !record.recovered && same_goal {
                 record.recovered = true;
                 changed.push(i);
+                self.unsaved.insert(i);
             }
         }
         changed
+    }
+
+    /// Marks the record at `index` recovered (a retry of the same call succeeded).
+    pub fn mark_recovered(&mut self, index: usize) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.recovered = true;
+            self.unsaved.insert(index);
+        }
+    }
+
+    /// The records written or changed since the last call, for the store.
+    pub fn take_unsaved(&mut self) -> Vec<FailureRecord> {
+        let unsaved = std::mem::take(&mut self.unsaved);
+        unsaved.into_iter().filter_map(|i| self.records.get(i).cloned()).collect()
     }
 
     /// The record at `index`.
@@ -139,5 +163,9 @@ mod tests {
         let stats = log.stats();
         assert_eq!((stats.faults, stats.retried, stats.recovered), (4, 1, 3));
         assert_eq!(log.get(a).unwrap().id, "r:1:1:0");
+        assert_eq!(log.take_unsaved().len(), 4);
+        assert!(log.take_unsaved().is_empty());
+        log.mark_recovered(c);
+        assert_eq!(log.take_unsaved()[0].tool.as_deref(), Some("get"));
     }
 }

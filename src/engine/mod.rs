@@ -1,24 +1,35 @@
 //! The ReAct loop and everything it decides: the effects it runs on, the steps it parses, the
 //! prompt it builds, the budgets it keeps and the retries it schedules.
 
+mod agent;
 mod call_key;
 mod cancel;
 
+mod config;
 mod effects;
 mod events;
 mod failure_log;
+mod finish;
+mod guard;
+mod model_turn;
+mod observation;
 mod repeats;
 mod retry;
+mod run;
+mod tool_turn;
 mod turn;
 
+pub use agent::{Agent, Effects, RunOptions, RunResult};
 pub use call_key::CallKey;
 pub use cancel::{CancelToken, Cancelled};
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
 };
 
+pub use config::AgentConfig;
 pub use events::Event;
 pub use failure_log::{FailureLog, NewFailure};
+pub use observation::{cut_middle, describe_output};
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use turn::{Action, Outcome, Turn};

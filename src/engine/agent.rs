@@ -1,0 +1,105 @@
+//! The agent: its effects, its tools and its settings, and the result of a run.
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{EndReason, FailureRecord, FailureStats, RunCounts, Store};
+use crate::tools::{ToolSet, ToolSetError, ToolSpec};
+
+use super::run::RunState;
+use super::{AgentConfig, CancelToken, CharEstimate, Clock, Event, Model, Random, TokenCounter, ToolHost, Turn};
+
+/// What an agent runs on. Each is a small trait: the browser implements them, tests fake them.
+#[derive(Clone)]
+pub struct Effects {
+    /// The language model.
+    pub model: Rc<dyn Model>,
+    /// Where tools run.
+    pub tools: Rc<dyn ToolHost>,
+    /// Where runs, turns and failures are written.
+    pub store: Rc<dyn Store>,
+    /// Time and waiting.
+    pub clock: Rc<dyn Clock>,
+    /// Randomness for retry jitter.
+    pub random: Rc<dyn Random>,
+}
+
+/// Per-run options.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The session the run belongs to: its earlier turns feed this run's prompt.
+    pub session: String,
+    /// The run's id; `None` makes one from the clock and the random source.
+    pub run_id: Option<String>,
+    /// Cancels the run, the model or tool call under way included.
+    pub cancel: CancelToken,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { session: "default".to_string(), run_id: None, cancel: CancelToken::new() }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// The run's id.
+    pub run_id: String,
+    /// The answer: the model's, or an honest account of what failed.
+    pub answer: String,
+    /// Whether the model finished the task on its own.
+    pub success: bool,
+    /// Why the run ended.
+    pub reason: EndReason,
+    /// Every step, in order.
+    pub turns: Vec<Turn>,
+    /// Every failure, with whether it was retried and recovered.
+    pub failures: Vec<FailureRecord>,
+    /// Failure totals.
+    pub stats: FailureStats,
+    /// Steps, calls and tokens.
+    pub counts: RunCounts,
+}
+
+/// A ReAct agent: give it a task, it thinks, calls tools, recovers from their failures, and answers.
+pub struct Agent {
+    pub(crate) effects: Effects,
+    pub(crate) tools: ToolSet,
+    pub(crate) config: AgentConfig,
+    pub(crate) counter: Rc<dyn TokenCounter>,
+}
+
+impl Agent {
+    /// An agent with these effects, tools and settings. Fails if a tool spec is unusable (duplicate
+    /// or malformed name, invalid schema), saying which and why.
+    pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, ToolSetError> {
+        Ok(Agent { effects, tools: ToolSet::new(tools)?, config, counter: Rc::new(CharEstimate::default()) })
+    }
+
+    /// Replaces the token estimate, for backends that can count.
+    pub fn with_token_counter(mut self, counter: Rc<dyn TokenCounter>) -> Agent {
+        self.counter = counter;
+        self
+    }
+
+    /// The agent's settings.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The agent's tools.
+    pub fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
+    /// Runs `task` to its end, telling `on_event` what happens as it happens.
+    ///
+    /// Takes `&self` and holds no borrow across an await, so runs of different sessions may
+    /// interleave on one thread.
+    pub async fn run(&self, task: &str, options: RunOptions, on_event: &dyn Fn(&Event)) -> RunResult {
+        RunState::start(self, task, options, on_event).await.drive().await
+    }
+}

@@ -1,0 +1,114 @@
+//! Committing each step before the next model call, and ending a run: the forced final answer when
+//! a budget is spent, and the run record's last write.
+
+use crate::store::{EndReason, RunStatus, TurnRecord};
+
+use super::agent::RunResult;
+use super::run::{RunState, Stop};
+use super::{parse_step, Action, Event, Outcome, Step, Turn};
+
+impl RunState<'_> {
+    /// Ends the step: the turn is kept, shown to the page, and written with the failures it produced
+    /// before the next model call, so a killed worker loses at most the step under way.
+    pub(crate) async fn commit(
+        &mut self,
+        step: u32,
+        thought: String,
+        action: Option<Action>,
+        observation: String,
+        outcome: Outcome,
+    ) {
+        if outcome != Outcome::Final {
+            (self.emit)(&Event::Observation { step, text: observation.clone(), outcome });
+        }
+        let turn = Turn { step, thought, action, observation, outcome };
+        self.turns.push(turn.clone());
+        self.record.counts.steps = step;
+        let record = TurnRecord {
+            run_id: self.record.id.clone(),
+            session: self.record.session.clone(),
+            at_ms: self.agent.effects.clock.now_ms(),
+            turn,
+        };
+        if let Err(e) = self.agent.effects.store.put_turn(&record).await {
+            self.warn(Some(step), format!("Could not save step {step}: {e}"));
+        }
+        self.save_failures().await;
+        self.save_run().await;
+    }
+
+    pub(crate) async fn save_failures(&mut self) {
+        for failure in self.log.take_unsaved() {
+            if let Err(e) = self.agent.effects.store.put_failure(&failure).await {
+                self.warn(Some(failure.step), format!("Could not save a failure record: {e}"));
+            }
+        }
+    }
+
+    pub(crate) async fn save_run(&mut self) {
+        if let Err(e) = self.agent.effects.store.put_run(&self.record).await {
+            self.warn(None, format!("Could not save the run record: {e}"));
+        }
+    }
+
+    /// A budget is spent: one last call where only a final answer is allowed, then the run ends
+    /// unsuccessfully, with the model's account of what it found or, failing that, the runtime's.
+    pub(crate) async fn forced_final(mut self, reason: EndReason) -> RunResult {
+        let step = self.step() + 1;
+        (self.emit)(&Event::StepStarted { step });
+        let text = match self.ask(step, Some(&reason.describe())).await {
+            Ok(text) => text,
+            Err(Stop::Cancelled) => {
+                return self.finish("The run was cancelled before it finished.".into(), false, EndReason::Cancelled).await;
+            }
+            Err(Stop::Fatal { .. }) => String::new(),
+        };
+        let (thought, answer) = match parse_step(&text).map(|p| p.step) {
+            Ok(Step::Final { thought, answer }) => (thought, answer),
+            _ => (String::new(), self.account(&reason)),
+        };
+        if !thought.is_empty() {
+            (self.emit)(&Event::Thought { step, text: thought.clone() });
+        }
+        self.commit(step, thought, None, answer.clone(), Outcome::Final).await;
+        self.finish(answer, false, reason).await
+    }
+
+    /// The runtime's own honest answer: why the run stopped and the last failure left unrecovered.
+    fn account(&self, reason: &EndReason) -> String {
+        let mut answer = format!("I could not complete the task. {}", reason.describe());
+        if let Some(last) = self.log.last_unrecovered() {
+            let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
+            answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));
+        }
+        answer
+    }
+
+    pub(crate) async fn finish(mut self, answer: String, success: bool, reason: EndReason) -> RunResult {
+        if reason != EndReason::Cancelled {
+            (self.emit)(&Event::FinalAnswer { step: self.step(), answer: answer.clone(), success });
+        }
+        self.record.status = match (&reason, success) {
+            (_, true) => RunStatus::Succeeded,
+            (EndReason::Cancelled, _) => RunStatus::Cancelled,
+            _ => RunStatus::Failed,
+        };
+        self.record.ended_ms = Some(self.agent.effects.clock.now_ms());
+        self.record.answer = Some(answer.clone());
+        self.record.reason = Some(reason.clone());
+        self.save_failures().await;
+        self.save_run().await;
+        let stats = self.log.stats();
+        (self.emit)(&Event::RunEnded { reason: reason.clone(), success, stats });
+        RunResult {
+            run_id: self.record.id.clone(),
+            answer,
+            success,
+            reason,
+            turns: self.turns,
+            failures: self.log.records().to_vec(),
+            stats,
+            counts: self.record.counts,
+        }
+    }
+}

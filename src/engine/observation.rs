@@ -1,0 +1,72 @@
+//! What the model is shown after a successful tool call: the result, cut to a size budget, and any
+//! warnings of a partial success.
+
+use serde_json::Value;
+
+use super::ToolOutput;
+
+/// Cuts `text` to at most `max` characters, keeping its head and tail (a result's end often holds
+/// the totals or the last item).
+pub fn cut_middle(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let marker = format!("…[{} chars cut]…", count.saturating_sub(max));
+    let room = max.saturating_sub(marker.chars().count());
+    if room < 8 {
+        return text.chars().take(max).collect();
+    }
+    let head = room * 2 / 3;
+    let tail = room - head;
+    let mut out: String = text.chars().take(head).collect();
+    out.push_str(&marker);
+    out.extend(text.chars().skip(count - tail));
+    out
+}
+
+/// The observation for a successful call, at most `max_chars` characters.
+pub fn describe_output(output: &ToolOutput, max_chars: usize) -> String {
+    let result = match &output.value {
+        Value::String(text) => text.clone(),
+        Value::Null => "(no result)".to_string(),
+        other => other.to_string(),
+    };
+    if output.warnings.is_empty() {
+        return cut_middle(&result, max_chars);
+    }
+    let warnings: Vec<String> = output.warnings.iter().map(|w| format!("- {w}")).collect();
+    let warnings = format!("\nWarnings (the call worked, with caveats):\n{}", warnings.join("\n"));
+    let warnings = cut_middle(&warnings, max_chars / 3);
+    let room = max_chars.saturating_sub(warnings.chars().count());
+    format!("{}{}", cut_middle(&result, room), warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn long_results_keep_head_and_tail_within_budget() {
+        let text: String = (0..500).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let cut = cut_middle(&text, 100);
+        assert_eq!(cut.chars().count(), 100);
+        assert!(cut.starts_with("abcdef"));
+        assert!(cut.ends_with(&text[text.len() - 5..]));
+        assert!(cut.contains("[400 chars cut]"));
+        assert_eq!(cut_middle("short", 100), "short");
+        assert_eq!(cut_middle("abcdef", 3), "abc");
+    }
+
+    #[test]
+    fn warnings_are_shown_with_the_result() {
+        let out = ToolOutput { value: json!({"rows": 3}), warnings: vec!["2 frames were cross-origin".into()] };
+        assert_eq!(
+            describe_output(&out, 500),
+            "{\"rows\":3}\nWarnings (the call worked, with caveats):\n- 2 frames were cross-origin"
+        );
+        let big = ToolOutput { value: json!("x".repeat(5000)), warnings: vec!["w".repeat(5000)] };
+        assert!(describe_output(&big, 300).chars().count() <= 300);
+    }
+}

@@ -1,0 +1,110 @@
+//! The tools of one agent, their schemas compiled once, and the check every call goes through
+//! before it runs: does the tool exist, and do the arguments fit.
+
+use serde_json::Value;
+
+use crate::errors::FieldIssue;
+
+use super::{closest, Schema, SchemaError, ToolSpec};
+
+/// Why a set of tool specs was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolSetError {
+    /// Two tools share a name.
+    #[error("two tools are named `{0}`: tool names must be unique")]
+    DuplicateName(String),
+    /// A tool has an empty name or one with characters models mangle.
+    #[error("tool name `{0}` is invalid: use 1-64 letters, digits, `_`, `-` or `.`")]
+    InvalidName(String),
+    /// A tool's input schema cannot be used.
+    #[error("the input schema of tool `{tool}` is invalid: {error}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with it.
+        error: SchemaError,
+    },
+}
+
+/// Why a call cannot run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallCheck<'a> {
+    /// The call may run.
+    Valid(&'a ToolSpec),
+    /// No tool has that name.
+    UnknownTool {
+        /// Close names, best first ("did you mean").
+        suggestions: Vec<String>,
+    },
+    /// The arguments do not fit the schema.
+    InvalidArgs {
+        /// The tool.
+        spec: &'a ToolSpec,
+        /// Every problem found.
+        issues: Vec<FieldIssue>,
+    },
+}
+
+/// An agent's tools.
+#[derive(Debug, Clone)]
+pub struct ToolSet {
+    specs: Vec<ToolSpec>,
+    schemas: Vec<Schema>,
+    names: Vec<String>,
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+impl ToolSet {
+    /// Checks and compiles `specs`.
+    pub fn new(specs: Vec<ToolSpec>) -> Result<ToolSet, ToolSetError> {
+        let mut schemas = Vec::with_capacity(specs.len());
+        for (i, spec) in specs.iter().enumerate() {
+            if !valid_name(&spec.name) {
+                return Err(ToolSetError::InvalidName(spec.name.clone()));
+            }
+            if specs[..i].iter().any(|s| s.name == spec.name) {
+                return Err(ToolSetError::DuplicateName(spec.name.clone()));
+            }
+            let schema = Schema::compile(&spec.input_schema)
+                .map_err(|error| ToolSetError::InvalidSchema { tool: spec.name.clone(), error })?;
+            schemas.push(schema);
+        }
+        let names = specs.iter().map(|s| s.name.clone()).collect();
+        Ok(ToolSet { specs, schemas, names })
+    }
+
+    /// The specs, in the order given.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// The tool names, in the order given.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The spec named `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+        self.specs.iter().find(|s| s.name == name)
+    }
+
+    /// Checks a call before it runs.
+    pub fn check(&self, tool: &str, args: &Value) -> CallCheck<'_> {
+        let Some(i) = self.specs.iter().position(|s| s.name == tool) else {
+            let suggestions =
+                closest(tool, self.names.iter().map(String::as_str)).into_iter().map(str::to_string).collect();
+            return CallCheck::UnknownTool { suggestions };
+        };
+        let issues = self.schemas[i].validate(args);
+        if issues.is_empty() {
+            CallCheck::Valid(&self.specs[i])
+        } else {
+            CallCheck::InvalidArgs { spec: &self.specs[i], issues }
+        }
+    }
+}
