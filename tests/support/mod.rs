@@ -1,0 +1,218 @@
+//! Fakes for driving the loop natively: a scripted model, a tool host that fails on purpose, a
+//! virtual clock and a fixed random source.
+#![allow(dead_code)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+use futures_util::future::{self, LocalBoxFuture};
+use futures_util::FutureExt;
+use keel::engine::{
+    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, RunOptions, RunResult,
+    ToolCall, ToolHost, ToolOutput,
+};
+use keel::errors::RawFailure;
+use keel::store::MemoryStore;
+use keel::tools::ToolSpec;
+use serde_json::{json, Value};
+
+/// Replies in order; records every request.
+#[derive(Default)]
+pub struct ScriptedModel {
+    replies: RefCell<VecDeque<Result<String, RawFailure>>>,
+    pub requests: RefCell<Vec<ModelRequest>>,
+}
+
+impl ScriptedModel {
+    pub fn new<I: IntoIterator<Item = Result<String, RawFailure>>>(replies: I) -> Rc<Self> {
+        Rc::new(ScriptedModel { replies: RefCell::new(replies.into_iter().collect()), ..Default::default() })
+    }
+}
+
+impl Model for ScriptedModel {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.requests.borrow_mut().push(request.clone());
+        let next = self.replies.borrow_mut().pop_front();
+        let reply = match next {
+            Some(Ok(text)) => Ok(ModelReply { text, usage: None }),
+            Some(Err(raw)) => Err(raw),
+            None => Err(RawFailure::named("NotSupportedError", "the script has no more replies")),
+        };
+        future::ready(reply).boxed_local()
+    }
+}
+
+/// A step calling `tool` with `args`.
+pub fn act(tool: &str, args: Value) -> Result<String, RawFailure> {
+    Ok(json!({"thought": format!("I will call {tool}."), "action": {"tool": tool, "args": args}}).to_string())
+}
+
+/// A final answer step.
+pub fn answer(text: &str) -> Result<String, RawFailure> {
+    Ok(json!({"thought": "I have what I need.", "final_answer": text}).to_string())
+}
+
+/// What a fake tool does on one attempt.
+#[derive(Clone)]
+pub enum Behaviour {
+    Ok(Value),
+    Warn(Value, Vec<String>),
+    Fail(RawFailure),
+    /// Never finishes; the drop of its future is recorded as an abort.
+    Hang,
+}
+
+/// Tools whose attempts follow a script per tool; the last behaviour repeats.
+#[derive(Default)]
+pub struct FakeTools {
+    scripts: RefCell<HashMap<String, VecDeque<Behaviour>>>,
+    pub calls: RefCell<Vec<ToolCall>>,
+    pub aborted: Rc<Cell<u32>>,
+}
+
+impl FakeTools {
+    pub fn new() -> Rc<Self> {
+        Rc::new(FakeTools::default())
+    }
+
+    pub fn script(self: &Rc<Self>, tool: &str, behaviours: Vec<Behaviour>) -> Rc<Self> {
+        self.scripts.borrow_mut().insert(tool.to_string(), behaviours.into());
+        self.clone()
+    }
+
+    pub fn calls_to(&self, tool: &str) -> usize {
+        self.calls.borrow().iter().filter(|c| c.tool == tool).count()
+    }
+}
+
+struct AbortOnDrop(Rc<Cell<u32>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() + 1);
+    }
+}
+
+impl ToolHost for FakeTools {
+    fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>> {
+        self.calls.borrow_mut().push(call.clone());
+        let behaviour = {
+            let mut scripts = self.scripts.borrow_mut();
+            match scripts.get_mut(&call.tool) {
+                Some(queue) if queue.len() > 1 => queue.pop_front(),
+                Some(queue) => queue.front().cloned(),
+                None => None,
+            }
+        };
+        match behaviour {
+            Some(Behaviour::Ok(value)) => future::ready(Ok(ToolOutput { value, warnings: vec![] })).boxed_local(),
+            Some(Behaviour::Warn(value, warnings)) => future::ready(Ok(ToolOutput { value, warnings })).boxed_local(),
+            Some(Behaviour::Fail(raw)) => future::ready(Err(raw)).boxed_local(),
+            Some(Behaviour::Hang) => {
+                let guard = AbortOnDrop(self.aborted.clone());
+                async move {
+                    let _guard = guard;
+                    future::pending::<()>().await;
+                    unreachable!("a pending future never resolves")
+                }
+                .boxed_local()
+            }
+            None => future::ready(Err(RawFailure::named("TypeError", format!("no script for {}", call.tool))))
+                .boxed_local(),
+        }
+    }
+}
+
+/// Virtual time: a sleep returns at once and moves the clock forward; every sleep is recorded.
+#[derive(Default)]
+pub struct FakeClock {
+    pub now: Rc<Cell<u64>>,
+    pub sleeps: Rc<RefCell<Vec<u64>>>,
+}
+
+impl Clock for FakeClock {
+    fn now_ms(&self) -> u64 {
+        self.now.get()
+    }
+
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        self.sleeps.borrow_mut().push(ms);
+        self.now.set(self.now.get() + ms);
+        future::ready(()).boxed_local()
+    }
+}
+
+/// Always the same number, so jittered delays are exact.
+pub struct FixedRandom(pub f64);
+
+impl Random for FixedRandom {
+    fn unit(&self) -> f64 {
+        self.0
+    }
+}
+
+/// Everything a test needs to drive one agent and inspect what happened.
+pub struct Harness {
+    pub model: Rc<ScriptedModel>,
+    pub tools: Rc<FakeTools>,
+    pub store: Rc<MemoryStore>,
+    pub clock: Rc<FakeClock>,
+    pub agent: Agent,
+}
+
+impl Harness {
+    pub fn new(model: Rc<ScriptedModel>, tools: Rc<FakeTools>, specs: Vec<ToolSpec>, config: AgentConfig) -> Self {
+        let store = Rc::new(MemoryStore::new());
+        let clock = Rc::new(FakeClock { now: Rc::new(Cell::new(1_700_000_000_000)), ..Default::default() });
+        let effects = Effects {
+            model: model.clone(),
+            tools: tools.clone(),
+            store: store.clone(),
+            clock: clock.clone(),
+            random: Rc::new(FixedRandom(0.0)),
+        };
+        let agent = Agent::new(effects, specs, config).expect("valid tool specs");
+        Harness { model, tools, store, clock, agent }
+    }
+
+    /// Runs a task in session "s" and returns the result with every event emitted.
+    pub fn run(&self, task: &str) -> (RunResult, Vec<Event>) {
+        self.run_with(task, RunOptions { session: "s".into(), ..Default::default() })
+    }
+
+    pub fn run_with(&self, task: &str, options: RunOptions) -> (RunResult, Vec<Event>) {
+        let events = RefCell::new(Vec::new());
+        let on_event = |e: &Event| events.borrow_mut().push(e.clone());
+        let result = futures_executor::block_on(self.agent.run(task, options, &on_event));
+        (result, events.into_inner())
+    }
+}
+
+/// The demo's tools: weather, a page with element references, invoices.
+pub fn specs() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new(
+            "get_weather",
+            "Current weather for a city.",
+            json!({"type": "object", "properties": {
+                "city": {"type": "string", "minLength": 1},
+                "unit": {"type": "string", "enum": ["c", "f"]}
+            }, "required": ["city"], "additionalProperties": false}),
+        ),
+        ToolSpec::new("snapshot", "List the page's interactive elements with their refs.", json!({"type": "object"})),
+        ToolSpec::new(
+            "click",
+            "Click an element by ref.",
+            json!({"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}),
+        )
+        .with_refs_from(["snapshot"]),
+        ToolSpec::new("list_invoices", "List invoice ids.", json!({"type": "object"})),
+        ToolSpec::new(
+            "get_invoice",
+            "Get an invoice by id.",
+            json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}),
+        )
+        .with_refs_from(["list_invoices"]),
+    ]
+}
