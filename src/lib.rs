@@ -10,5 +10,6 @@
 //! engine is generic over; the browser implements them, tests implement them with fakes.
 #![warn(missing_docs)]
 
+pub mod engine;
 pub mod errors;
 pub mod tools;
