@@ -67,6 +67,8 @@ fn near_json_syntax_is_repaired() {
     let parsed = ok("{'thought': 'don't know', 'final_answer': 'it\\'s \"42\"',}");
     assert_eq!(parsed.step, done("don't know", "it's \"42\""));
     assert_eq!(parsed.repairs, vec![Repair::NormalisedQuotes, Repair::RemovedTrailingCommas]);
+    let bracket = ok("{'thought': 'a } b', 'final_answer': 'c'}");
+    assert_eq!(bracket, Parsed { step: done("a } b", "c"), repairs: vec![Repair::NormalisedQuotes] });
     let smart = ok("{“thought”: “ok”, “final_answer”: “it’s done”}");
     assert_eq!(smart, Parsed { step: done("ok", "it’s done"), repairs: vec![Repair::NormalisedQuotes] });
     let bare = ok("{thought: \"t\", action: {tool: \"set\", args: {on: True, level: None}}}");

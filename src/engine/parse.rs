@@ -60,26 +60,29 @@ fn read(text: &str) -> Result<Parsed, FormatErrorKind> {
     let mut from = 0;
     for _ in 0..MAX_CANDIDATES {
         let Some(start) = text.get(from..).and_then(|rest| rest.find('{')).map(|i| from + i) else { break };
-        // JSON quotes first; the lenient scan only when a single-quoted string holds a stray `"`.
-        let end = match balanced_end(text, start, Quotes::Json) {
-            Ok(end) => end,
-            Err(unclosed) => match balanced_end(text, start, Quotes::Lenient) {
-                Ok(end) => end,
-                Err(_) => return close_final(text, start, &unclosed),
-            },
+        // JSON quotes first; the lenient end matters when a single-quoted string holds a bracket or
+        // a stray `"` (`{'thought': 'a } b', ...}`).
+        let json_end = balanced_end(text, start, Quotes::Json);
+        let lenient_end = balanced_end(text, start, Quotes::Lenient).ok();
+        let ends = match &json_end {
+            Ok(end) => [Some(*end), lenient_end.filter(|l| l != end)],
+            Err(unclosed) if lenient_end.is_none() => return close_final(text, start, unclosed),
+            Err(_) => [lenient_end, None],
         };
-        let normalised = normalise(&text[start..end]);
-        match serde_json::from_str::<Map<String, Value>>(&normalised.text) {
-            Ok(map) => {
-                let mut repairs = surroundings(text, start, end);
-                repairs.extend(normalised.repairs);
-                return finish(map, repairs);
-            }
-            Err(err) => {
-                first_error.get_or_insert_with(|| not_json(&err, &normalised, text, start, end));
+        for end in ends.into_iter().flatten() {
+            let normalised = normalise(&text[start..end]);
+            match serde_json::from_str::<Map<String, Value>>(&normalised.text) {
+                Ok(map) => {
+                    let mut repairs = surroundings(text, start, end);
+                    repairs.extend(normalised.repairs);
+                    return finish(map, repairs);
+                }
+                Err(err) => {
+                    first_error.get_or_insert_with(|| not_json(&err, &normalised, text, start, end));
+                }
             }
         }
-        from = end;
+        from = ends[0].unwrap_or(text.len());
     }
     Err(first_error.unwrap_or(FormatErrorKind::NoObject))
 }
