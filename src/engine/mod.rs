@@ -4,7 +4,6 @@
 mod agent;
 mod call_key;
 mod cancel;
-
 mod config;
 mod effects;
 mod events;
@@ -13,6 +12,7 @@ mod finish;
 mod guard;
 mod model_turn;
 mod observation;
+pub mod output;
 mod repeats;
 mod retry;
 mod run;
@@ -22,14 +22,14 @@ mod turn;
 pub use agent::{Agent, Effects, RunOptions, RunResult};
 pub use call_key::CallKey;
 pub use cancel::{CancelToken, Cancelled};
+pub use config::AgentConfig;
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
 };
-
-pub use config::AgentConfig;
 pub use events::Event;
 pub use failure_log::{FailureLog, NewFailure};
 pub use observation::{cut_middle, describe_output};
+pub use output::{parse_step, step_schema, FormatError, Parsed, Step};
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use turn::{Action, Outcome, Turn};
