@@ -8,6 +8,7 @@ mod envelope;
 mod issue;
 mod plans;
 mod raw;
+pub mod render;
 
 pub use class::{FailureClass, Severity};
 pub use classify::{classify, Classification};

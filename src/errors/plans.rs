@@ -26,7 +26,8 @@ fn quoted(names: &[String]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or ")
 }
 
-fn seconds(ms: u64) -> String {
+/// A wait as the model reads it: seconds, rounded up to tenths (`2 s`, `1.6 s`).
+pub(crate) fn seconds(ms: u64) -> String {
     let tenths = ms.div_ceil(100);
     if tenths % 10 == 0 {
         format!("{} s", tenths / 10)
@@ -88,7 +89,7 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
                 "A required field is missing, or a key is misspelled or not in the schema",
             ]),
             vec![
-                "Fix every field listed under the issues; keep the fields that were right.".to_string(),
+                "Fix every field listed above; keep the fields that were right.".to_string(),
                 format!("Call {tool} again with the corrected arguments. Do not explain the error."),
             ],
             false,
