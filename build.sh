@@ -1,0 +1,414 @@
+#!/usr/bin/env bash
+# keel's one build entry point. Every command first runs `setup`, which installs only what is missing
+# and is a fast no-op otherwise. Run `./build.sh help` for the list of commands.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+
+WASM_TARGET=wasm32-unknown-unknown
+WASM_PACK_VERSION=0.15.1
+# Debian's binaryen (wasm-opt 108) emits broken modules: use npm's binaryen, first on PATH.
+BINARYEN_VERSION=132
+TOOLS_DIR="${KEEL_TOOLS_DIR:-$ROOT/.tools}"
+PKG_DIR=pkg
+OUT_NAME=keel
+DEMO_PORT="${KEEL_DEMO_PORT:-8080}"
+# Directories whose package.json (if any) gets its node dependencies installed by setup.
+NODE_PROJECTS=(. tests/e2e bench www)
+
+# join a b c -> "a, b, c"
+join() {
+	local out=$1 item
+	shift
+	for item in "$@"; do out+=", $item"; done
+	printf '%s' "$out"
+}
+log() { printf '==> %s\n' "$*"; }
+info() { printf '    %s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+usage() {
+	cat <<EOF
+usage: ./build.sh <command> [args]
+
+  setup          install what is missing (wasm32 target, rustfmt, clippy, wasm-pack $WASM_PACK_VERSION,
+                 wasm-bindgen-cli, chromium + chromedriver, npm binaryen@$BINARYEN_VERSION, node deps)
+  build          wasm-pack build --release --target web into $PKG_DIR/, then print the wasm size
+  test           fmt, clippy (native + wasm32), cargo test, browser tests, end-to-end tests
+  demo [native|web]
+                 native (default): cargo run --release --example demo
+                 web: build the wasm and serve www/ on http://localhost:$DEMO_PORT/www/
+  bench [args]   run bench/run.sh or cargo bench, passing args through
+  size           print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing)
+  help           this text (the only command that does not run setup)
+
+Tools not installed by cargo or apt go to \$KEEL_TOOLS_DIR (default: .tools/).
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------------
+# setup: each ensure_* checks cheaply (command -v, version strings, files) and installs only on a miss.
+
+SETUP_LOCKED=0 # 0: not taken, 1: taken (or no flock), 2: held on fd 9
+APT_UPDATED=0
+SUDO=()
+
+# Serialises installs between concurrent runs (several worktrees share ~/.cargo and apt).
+take_setup_lock() {
+	[[ $SETUP_LOCKED != 0 ]] && return 0
+	SETUP_LOCKED=1
+	command -v flock >/dev/null || return 0
+	local dir="${XDG_CACHE_HOME:-$HOME/.cache}"
+	mkdir -p "$dir"
+	exec 9>"$dir/keel-setup.lock"
+	SETUP_LOCKED=2
+	if ! flock -n 9; then
+		info "another keel setup is installing tools; waiting for it"
+		flock 9
+	fi
+}
+
+apt_install() {
+	command -v apt-get >/dev/null || return 1
+	if [[ $(id -u) != 0 ]]; then
+		command -v sudo >/dev/null || die "need root (or sudo) to apt-get install $*"
+		SUDO=(sudo)
+	fi
+	if [[ $APT_UPDATED == 0 ]]; then
+		info "apt-get update"
+		"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		APT_UPDATED=1
+	fi
+	info "apt-get install $* (can take a few minutes)"
+	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+ensure_rust() {
+	local cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+	case ":$PATH:" in *":$cargo_bin:"*) ;; *) [[ -d $cargo_bin ]] && export PATH="$cargo_bin:$PATH" ;; esac
+	if ! command -v cargo >/dev/null || ! command -v rustc >/dev/null; then
+		die "no Rust toolchain: install rustup (https://rustup.rs), then re-run ./build.sh"
+	fi
+	SYSROOT="$(rustc --print sysroot)"
+	RUSTC_VERSION="$(rustc --version | awk '{print $2}')"
+}
+
+# cargo links native code with `cc`, and wasm-pack's dependencies (ring, zstd, ...) compile C.
+ensure_c_compiler() {
+	command -v cc >/dev/null && return 0
+	take_setup_lock
+	apt_install build-essential || die "no C compiler (cc): install one, then re-run ./build.sh"
+	hash -r
+}
+
+ensure_rust_parts() {
+	local missing=()
+	[[ -d $SYSROOT/lib/rustlib/$WASM_TARGET ]] || missing+=(target)
+	[[ -x $SYSROOT/bin/rustfmt ]] || missing+=(rustfmt)
+	[[ -x $SYSROOT/bin/cargo-clippy ]] || missing+=(clippy)
+	((${#missing[@]})) || return 0
+	command -v rustup >/dev/null || die "missing ${missing[*]} and no rustup to add them"
+	take_setup_lock
+	local part
+	for part in "${missing[@]}"; do
+		if [[ $part == target ]]; then
+			info "rustup target add $WASM_TARGET"
+			rustup target add "$WASM_TARGET"
+		else
+			info "rustup component add $part"
+			rustup component add "$part"
+		fi
+	done
+}
+
+# The version of the first word after the name in `tool --version`, or nothing if absent.
+tool_version() {
+	command -v "$1" >/dev/null || return 0
+	"$1" --version 2>/dev/null | awk 'NR == 1 {print $2}'
+}
+
+# wasm-bindgen-cli must match the wasm-bindgen crate exactly, or wasm-pack would fetch its own.
+wasm_bindgen_version() {
+	local v
+	v="$(awk '$0 == "name = \"wasm-bindgen\"" {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock 2>/dev/null || true)"
+	[[ -n $v ]] || v="$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' Cargo.toml)"
+	[[ -n $v ]] || die "cannot tell the wasm-bindgen version from Cargo.lock or Cargo.toml"
+	printf '%s\n' "$v"
+}
+
+# ensure_cargo_tool <binary> <crate> <version> [cargo install flags...]
+ensure_cargo_tool() {
+	local bin=$1 crate=$2 version=$3
+	shift 3
+	[[ $(tool_version "$bin") == "$version" ]] && return 0
+	take_setup_lock
+	[[ $(tool_version "$bin") == "$version" ]] && return 0
+	info "cargo install $crate $version (takes a few minutes)"
+	cargo install "$@" "$crate" --version "$version"
+	hash -r
+	local got
+	got="$(tool_version "$bin")"
+	[[ $got == "$version" ]] ||
+		die "$bin on PATH ($(command -v "$bin" || echo none)) is ${got:-missing}, want $version: check PATH order"
+}
+
+chromium_ok() {
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || return 1
+	command -v dpkg-query >/dev/null || return 0
+	# A driver from another Chromium release refuses to start the browser.
+	local versions
+	versions="$(dpkg-query -W -f '${Version}\n' chromium chromium-driver 2>/dev/null | sort -u)" || return 0
+	[[ $(wc -l <<<"$versions") == 1 ]]
+}
+
+ensure_chromium() {
+	chromium_ok && return 0
+	take_setup_lock
+	chromium_ok && return 0
+	if ! apt_install chromium chromium-driver; then
+		warn "no apt-get: install chromium and chromedriver yourself; browser tests need them on PATH"
+		return 0
+	fi
+	hash -r
+	chromium_ok || die "chromium/chromedriver still missing or mismatched after apt-get install"
+}
+
+binaryen_ok() {
+	[[ -x $TOOLS_DIR/node_modules/.bin/wasm-opt ]] &&
+		grep -q "\"version\": \"$BINARYEN_VERSION\." "$TOOLS_DIR/node_modules/binaryen/package.json" 2>/dev/null
+}
+
+ensure_node() {
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		die "node and npm are needed (binaryen's wasm-opt, end-to-end tests): install node >= 20"
+	fi
+}
+
+ensure_wasm_opt() {
+	if ! binaryen_ok; then
+		take_setup_lock
+		if ! binaryen_ok; then
+			info "npm install binaryen@$BINARYEN_VERSION into $TOOLS_DIR"
+			mkdir -p "$TOOLS_DIR"
+			npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION"
+			binaryen_ok || die "binaryen@$BINARYEN_VERSION did not install into $TOOLS_DIR"
+		fi
+	fi
+	export PATH="$TOOLS_DIR/node_modules/.bin:$PATH"
+}
+
+# Installs node dependencies for any of NODE_PROJECTS that has a package.json, when they were never
+# installed or package.json / package-lock.json changed since.
+ensure_node_deps() {
+	local dir stamp
+	for dir in "${NODE_PROJECTS[@]}"; do
+		[[ -f $dir/package.json ]] || continue
+		# Our own stamp: npm leaves no node_modules at all for a package.json without dependencies.
+		stamp="$dir/node_modules/.keel-installed"
+		if [[ -f $stamp && ! $dir/package.json -nt $stamp && ! $dir/package-lock.json -nt $stamp ]]; then
+			continue
+		fi
+		take_setup_lock
+		if [[ -f $dir/package-lock.json ]]; then
+			info "npm ci in $dir"
+			(cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+		else
+			info "npm install in $dir"
+			(cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
+		fi
+		mkdir -p "$dir/node_modules"
+		touch "$stamp"
+	done
+}
+
+setup() {
+	local t0=$SECONDS wbg
+	ensure_rust
+	ensure_c_compiler
+	ensure_rust_parts
+	wbg="$(wasm_bindgen_version)"
+	ensure_cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
+	ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$wbg"
+	ensure_chromium
+	ensure_node
+	ensure_wasm_opt
+	ensure_node_deps
+	# The lock would otherwise stay held (and inherited) for the whole build or test.
+	if [[ $SETUP_LOCKED == 2 ]]; then exec 9>&-; fi
+	SETUP_LOCKED=0
+	CHROMIUM_PATH="$(command -v chromium || true)"
+	export CHROMIUM_PATH
+	log "setup ok in $((SECONDS - t0))s: rustc $RUSTC_VERSION + $WASM_TARGET, wasm-pack $WASM_PACK_VERSION," \
+		"wasm-bindgen $wbg, wasm-opt $BINARYEN_VERSION ($TOOLS_DIR), chromium ${CHROMIUM_PATH:-missing}"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# commands
+
+wasm_pack_build() {
+	log "wasm-pack build --release --target web -> $PKG_DIR/"
+	# --mode no-install: use the tools setup checked; never let wasm-pack download its own.
+	wasm-pack build --release --target web --out-dir "$PKG_DIR" --out-name "$OUT_NAME" --mode no-install
+}
+
+print_size() {
+	local f raw gz found=0
+	for f in "$PKG_DIR"/*.wasm; do
+		[[ -f $f ]] || continue
+		found=1
+		raw="$(wc -c <"$f")"
+		gz="$(gzip -9 -c "$f" | wc -c)"
+		awk -v f="$f" -v r="$raw" -v g="$gz" \
+			'BEGIN {printf "==> size %s: %d bytes (%.1f KiB) raw, %d bytes (%.1f KiB) gzip -9\n", f, r, r / 1024, g, g / 1024}'
+	done
+	[[ $found == 1 ]] || die "no .wasm in $PKG_DIR/"
+}
+
+cmd_build() {
+	wasm_pack_build
+	print_size
+}
+
+cmd_size() {
+	if compgen -G "$PKG_DIR/*.wasm" >/dev/null; then
+		info "measuring the existing $PKG_DIR/ (./build.sh build rebuilds it)"
+	else
+		wasm_pack_build
+	fi
+	print_size
+}
+
+# tests/*.rs files that are browser tests: `#![cfg(target_arch = "wasm32")]` near the top.
+browser_test_files() {
+	local f
+	for f in tests/*.rs; do
+		[[ -f $f ]] || continue
+		if head -n 20 "$f" | grep -qF '#![cfg(target_arch = "wasm32")]'; then
+			printf '%s\n' "$f"
+		fi
+	done
+}
+
+E2E_DIR=tests/e2e
+
+e2e_tests() {
+	wasm_pack_build
+	(cd "$E2E_DIR" && npm test)
+}
+
+CURRENT_STEP=
+on_exit() {
+	local status=$?
+	if [[ $status != 0 && -n $CURRENT_STEP ]]; then
+		printf 'test: FAILED at "%s" (exit %s)\n' "$CURRENT_STEP" "$status" >&2
+	fi
+}
+
+STEPS=()
+SKIPPED=()
+run_step() {
+	local name=$1 t0=$SECONDS
+	shift
+	log "test: $name"
+	CURRENT_STEP=$name
+	"$@"
+	CURRENT_STEP=
+	STEPS+=("$name $((SECONDS - t0))s")
+}
+
+cmd_test() {
+	local t0=$SECONDS browser
+	trap on_exit EXIT
+	run_step "cargo fmt --check" cargo fmt --check
+	run_step "clippy native" cargo clippy --all-targets -- -D warnings
+	run_step "clippy wasm32" cargo clippy --lib --target "$WASM_TARGET" -- -D warnings
+	run_step "cargo test" cargo test
+	browser="$(browser_test_files)"
+	if [[ -n $browser ]]; then
+		info "browser tests: $(paste -sd ' ' <<<"$browser")"
+		run_step "wasm-pack test --headless --chrome" \
+			wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" --mode no-install
+	else
+		SKIPPED+=("browser tests (no tests/*.rs starting with #![cfg(target_arch = \"wasm32\")])")
+	fi
+	# End-to-end hook: tests/e2e/package.json whose `npm test` drives the built package in
+	# headless Chromium (playwright-core, executablePath $CHROMIUM_PATH).
+	if [[ -f $E2E_DIR/package.json ]]; then
+		run_step "e2e" e2e_tests
+	else
+		SKIPPED+=("e2e (no $E2E_DIR/package.json)")
+	fi
+	log "test: OK in $((SECONDS - t0))s: $(join "${STEPS[@]}")"
+	((${#SKIPPED[@]} == 0)) || info "skipped: $(join "${SKIPPED[@]}")"
+}
+
+demo_native() {
+	[[ -f examples/demo.rs || -f examples/demo/main.rs ]] ||
+		die "no demo yet: examples/demo.rs (the native agent-loop example) is not in this tree"
+	log "cargo run --release --example demo"
+	cargo run --release --example demo
+}
+
+demo_web() {
+	[[ -f www/index.html ]] || die "no web demo yet: www/index.html is not in this tree"
+	wasm_pack_build
+	print_size
+	log "demo: http://localhost:$DEMO_PORT/www/ (Ctrl-C to stop)"
+	exec python3 -m http.server "$DEMO_PORT" --bind 127.0.0.1 --directory "$ROOT"
+}
+
+# The default becomes `web` once www/ exists; `native` stays for a quick look without a browser.
+cmd_demo() {
+	case "${1:-native}" in
+	native) demo_native ;;
+	web) demo_web ;;
+	*) die "unknown demo '$1' (native | web)" ;;
+	esac
+}
+
+cmd_bench() {
+	if [[ -f bench/run.sh ]]; then
+		log "bench/run.sh $*"
+		bash bench/run.sh "$@"
+	elif [[ -d benches ]]; then
+		log "cargo bench $*"
+		cargo bench -- "$@"
+	else
+		log "no benchmarks yet (add bench/run.sh or benches/)"
+	fi
+}
+
+main() {
+	local cmd=${1:-help}
+	(($#)) && shift
+	case $cmd in
+	help | -h | --help)
+		usage
+		return 0
+		;;
+	setup | build | test | demo | bench | size) ;;
+	*)
+		usage >&2
+		die "unknown command '$cmd'"
+		;;
+	esac
+	setup
+	case $cmd in
+	setup) ;;
+	build) cmd_build ;;
+	test) cmd_test ;;
+	demo) cmd_demo "$@" ;;
+	bench) cmd_bench "$@" ;;
+	size) cmd_size ;;
+	esac
+}
+
+# Sourcing the file (for debugging a function) defines everything without running anything.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	main "$@"
+fi
