@@ -17,6 +17,9 @@ pub enum ToolSetError {
     /// A tool has an empty name or one with characters models mangle.
     #[error("tool name `{0}` is invalid: use 1-64 letters, digits, `_`, `-` or `.`")]
     InvalidName(String),
+    /// A tool takes a name the step format gives a meaning of its own.
+    #[error("tool name `{0}` is reserved: the step parser reads it as a final answer; rename the tool")]
+    ReservedName(String),
     /// A tool's input schema cannot be used.
     #[error("the input schema of tool `{tool}` is invalid: {error}")]
     InvalidSchema {
@@ -54,6 +57,10 @@ pub struct ToolSet {
     names: Vec<String>,
 }
 
+/// Names the step parser treats as "no tool, this is the answer" (`{"tool": "none"}`,
+/// `{"tool": "final_answer"}`): a tool so named could never be called.
+const RESERVED: &[&str] = &["none", "final_answer", "finalanswer", "final"];
+
 fn valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
@@ -64,6 +71,9 @@ impl ToolSet {
     pub fn new(specs: Vec<ToolSpec>) -> Result<ToolSet, ToolSetError> {
         let mut schemas = Vec::with_capacity(specs.len());
         for (i, spec) in specs.iter().enumerate() {
+            if RESERVED.contains(&spec.name.to_ascii_lowercase().as_str()) {
+                return Err(ToolSetError::ReservedName(spec.name.clone()));
+            }
             if !valid_name(&spec.name) {
                 return Err(ToolSetError::InvalidName(spec.name.clone()));
             }
