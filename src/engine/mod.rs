@@ -1,5 +1,10 @@
 //! The ReAct loop and everything it decides: the effects it runs on, the steps it parses, the
 //! prompt it builds, the budgets it keeps and the retries it schedules.
+//!
+//! - the loop: [`Agent`] (`agent.rs`), one run (`run.rs`), a tool call (`tool_turn.rs`), a model
+//!   call (`model_turn.rs`), committing and ending (`finish.rs`);
+//! - its bookkeeping: [`FailureLog`], [`Repeats`], [`RetryPolicy`], [`CancelToken`], [`Event`];
+//! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt.
 
 mod agent;
 mod call_key;
@@ -13,6 +18,7 @@ mod guard;
 mod model_turn;
 mod observation;
 pub mod output;
+pub mod prompt;
 mod repeats;
 mod retry;
 mod run;
@@ -28,8 +34,9 @@ pub use effects::{
 };
 pub use events::Event;
 pub use failure_log::{FailureLog, NewFailure};
-pub use observation::{cut_middle, describe_output};
+pub use observation::describe_output;
 pub use output::{parse_step, step_schema, FormatError, Parsed, Step};
+pub use prompt::{build_messages, estimate, CharEstimate, ContextError, PromptInput, TokenCounter};
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use turn::{Action, Outcome, Turn};

@@ -1,0 +1,91 @@
+//! The prompt for one step of the loop: what goes in, and the messages that come out, fitted to
+//! the model's context budget.
+
+use thiserror::Error;
+
+use super::compact::Layout;
+use super::system_prompt::system_message;
+use super::transcript::final_only_text;
+use super::{estimate, Message, TokenCounter, Turn};
+use crate::tools::ToolSpec;
+
+/// Everything one prompt is built from.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptInput<'a> {
+    /// The tools the model may call, in the order to list them.
+    pub tools: &'a [ToolSpec],
+    /// The user's task, shown verbatim.
+    pub task: &'a str,
+    /// Turns of earlier runs in this session, oldest first.
+    pub memory: &'a [Turn],
+    /// Turns of this run so far, oldest first.
+    pub turns: &'a [Turn],
+    /// `Some(reason)` on the forced last call once a budget ran out: only a final answer is allowed.
+    pub final_only: Option<&'a str>,
+    /// The page author's extra system instructions.
+    pub instructions: Option<&'a str>,
+}
+
+/// Why no prompt fits the budget.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ContextError {
+    /// The parts that are never shrunk (instructions, tools, task) exceed the budget on their own.
+    #[error(
+        "the instructions, tool list and task alone need about {needed} tokens but the context budget is \
+         {budget}: pass fewer tools or shorter descriptions and schemas, shorten the task or instructions, \
+         or use a model with a larger context window"
+    )]
+    FixedPartTooLarge {
+        /// Tokens the fixed part needs, as estimated.
+        needed: usize,
+        /// Tokens available.
+        budget: usize,
+    },
+}
+
+/// How many times to re-fit with a tighter target when the assembled prompt counts more than its
+/// pieces did (a counter whose count of a concatenation exceeds the sum of the parts' counts).
+const REFITS: usize = 4;
+
+/// Builds the messages for one model call: one system message (role, rules, tools, reply format),
+/// a user message with the memory, the task and summarised steps, then each kept step as an
+/// assistant message (its JSON) and a user message (its observation); on a forced final call,
+/// the instruction to answer now closes the last user message.
+///
+/// `budget_tokens` is the room for the prompt: the context window minus what the reply needs.
+/// History is shrunk until the [`estimate`] of the result is within it, least useful first: older
+/// observations cut to head and tail, memory summarised then dropped, a huge newest observation
+/// capped at half the room left, older steps summarised to one line each, the oldest summaries
+/// dropped, and only then the newest step cut further. The system
+/// message, tools, task and forced-final text are never shrunk; if they alone exceed the budget
+/// this fails with [`ContextError::FixedPartTooLarge`].
+pub fn build_messages(
+    input: &PromptInput,
+    counter: &dyn TokenCounter,
+    budget_tokens: usize,
+) -> Result<Vec<Message>, ContextError> {
+    let layout = Layout::new(
+        counter,
+        system_message(input.tools, input.instructions),
+        format!("Task: {}", input.task),
+        input.final_only.map(final_only_text),
+        input.memory,
+        input.turns,
+    );
+    let minimal = layout.assemble(&layout.minimal_plan());
+    let needed = estimate(&minimal, counter);
+    if needed > budget_tokens {
+        return Err(ContextError::FixedPartTooLarge { needed, budget: budget_tokens });
+    }
+    let mut target = budget_tokens;
+    for _ in 0..REFITS {
+        let messages = layout.assemble(&layout.fit(target).0);
+        let used = estimate(&messages, counter);
+        if used <= budget_tokens {
+            return Ok(messages);
+        }
+        target = target.saturating_sub(used - budget_tokens);
+    }
+    Ok(minimal)
+}

@@ -1,0 +1,231 @@
+//! The shrinking stages of [`super::compact`], applied in order until the running total of the
+//! prompt's token count is within the target.
+
+use super::compact::{omitted_marker, Layout, Plan};
+use super::transcript::{cut_middle, fit_cut, step_json, OBSERVATION_PREFIX};
+use super::{Outcome, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
+
+/// Characters of an older observation kept once it is cut: enough for a result's gist or a
+/// failure's code, message and first recovery steps.
+const OLD_OBSERVATION_CHARS: usize = 300;
+
+/// A plan being shrunk, with the running token total it implies.
+pub(super) struct Fitting<'l, 'a> {
+    layout: &'l Layout<'a>,
+    plan: Plan,
+    /// Current cost of each turn's assistant message and of the user message after it.
+    step_cost: Vec<usize>,
+    reply_cost: Vec<usize>,
+    total: usize,
+    target: usize,
+}
+
+impl<'l, 'a> Fitting<'l, 'a> {
+    /// Starts from everything in full.
+    pub(super) fn new(layout: &'l Layout<'a>, target: usize) -> Self {
+        let n = layout.turns.len();
+        let step_cost: Vec<usize> = layout.steps.iter().map(|s| s.1).collect();
+        let reply_cost: Vec<usize> = layout.replies.iter().map(|r| r.1).collect();
+        let memory_cost = layout.memory.iter().map(|m| m[0].1).sum::<usize>() + layout.memory_header_cost;
+        let total = layout.fixed_cost
+            + memory_cost
+            + step_cost.iter().sum::<usize>()
+            + reply_cost.iter().sum::<usize>();
+        let plan = Plan {
+            memory_short: 0,
+            memory_dropped: 0,
+            replies: vec![None; n],
+            latest_step: None,
+            summarised: 0,
+            omitted: 0,
+            steps_section_dropped: false,
+        };
+        Fitting { layout, plan, step_cost, reply_cost, total, target }
+    }
+
+    /// Applies the stages in order, stopping at the first that makes the prompt fit; returns the
+    /// plan and its token count as summed piecewise.
+    pub(super) fn run(mut self) -> (Plan, usize) {
+        let _fits = self.fits()
+            || self.cut_older_observations()
+            || self.shrink_memory()
+            || self.cap_latest_observation()
+            || self.summarise_older_steps()
+            || self.omit_summaries()
+            || self.cut_latest()
+            || self.give_up_latest();
+        (self.plan, self.total)
+    }
+
+    fn fits(&self) -> bool {
+        self.total <= self.target
+    }
+
+    fn replace(&mut self, old: usize, new: usize) {
+        self.total = self.total.saturating_sub(old).saturating_add(new);
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.layout.counter.count(text)
+    }
+
+    fn latest(&self) -> Option<usize> {
+        self.layout.turns.len().checked_sub(1)
+    }
+
+    fn set_reply(&mut self, i: usize, reply: String) {
+        let cost = OVERHEAD + self.count(&reply);
+        self.replace(self.reply_cost[i], cost);
+        self.reply_cost[i] = cost;
+        self.plan.replies[i] = Some(reply);
+    }
+
+    /// Stage 1: older observations to head and tail, oldest first.
+    fn cut_older_observations(&mut self) -> bool {
+        let turns = self.layout.turns;
+        for (i, turn) in turns.iter().enumerate().take(turns.len().saturating_sub(1)) {
+            if turn.outcome == Outcome::Final {
+                continue;
+            }
+            let cut = format!("{OBSERVATION_PREFIX}{}", cut_middle(&turn.observation, OLD_OBSERVATION_CHARS));
+            if OVERHEAD + self.count(&cut) < self.reply_cost[i] {
+                self.set_reply(i, cut);
+                if self.fits() {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Stage 2: memory lines summarised, oldest first, then dropped, oldest first.
+    fn shrink_memory(&mut self) -> bool {
+        let memory = &self.layout.memory;
+        for (i, [full, short]) in memory.iter().enumerate() {
+            self.replace(full.1, short.1);
+            self.plan.memory_short = i + 1;
+            if self.fits() {
+                return true;
+            }
+        }
+        for (i, [_, short]) in memory.iter().enumerate() {
+            self.replace(short.1, 0);
+            self.plan.memory_dropped = i + 1;
+            if i + 1 == memory.len() {
+                self.replace(self.layout.memory_header_cost, 0);
+            }
+            if self.fits() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Stage 3: the newest observation to at most half the room the fixed part leaves.
+    fn cap_latest_observation(&mut self) -> bool {
+        if let Some(last) = self.latest() {
+            let free = self.target.saturating_sub(self.layout.fixed_cost);
+            self.cut_observation(last, free / 2);
+        }
+        self.fits()
+    }
+
+    /// Cuts turn `i`'s observation so its message costs at most `max_cost`, if it has one and the
+    /// cut marker fits.
+    fn cut_observation(&mut self, i: usize, max_cost: usize) {
+        let turn = &self.layout.turns[i];
+        if self.reply_cost[i] <= max_cost || turn.outcome == Outcome::Final {
+            return;
+        }
+        let Some(room) = max_cost.checked_sub(OVERHEAD) else { return };
+        let observe = |cut: &str| format!("{OBSERVATION_PREFIX}{cut}");
+        if let Some(cut) = fit_cut(&turn.observation, room, self.layout.counter, observe) {
+            self.set_reply(i, cut);
+        }
+    }
+
+    /// Stage 4: older steps of this run to summary lines, oldest first.
+    fn summarise_older_steps(&mut self) -> bool {
+        for _ in 0..self.layout.turns.len().saturating_sub(1) {
+            self.summarise_next();
+            if self.fits() {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn summarise_next(&mut self) {
+        let i = self.plan.summarised;
+        if i == 0 {
+            self.replace(0, self.layout.steps_header_cost);
+        }
+        self.replace(self.step_cost[i] + self.reply_cost[i], self.layout.summaries[i].1);
+        self.plan.summarised += 1;
+    }
+
+    /// Stage 5: the oldest summary lines to the "omitted" marker.
+    fn omit_summaries(&mut self) -> bool {
+        while self.plan.omitted < self.plan.summarised {
+            let i = self.plan.omitted;
+            let old = self.layout.summaries[i].1 + self.marker_cost(i);
+            let new = self.marker_cost(i + 1);
+            self.replace(old, new);
+            self.plan.omitted += 1;
+            if self.fits() {
+                return true;
+            }
+        }
+        self.fits()
+    }
+
+    fn marker_cost(&self, omitted: usize) -> usize {
+        if omitted == 0 {
+            0
+        } else {
+            self.count(&omitted_marker(omitted))
+        }
+    }
+
+    /// Stage 6: the newest observation, then the newest thought, cut to what fits.
+    fn cut_latest(&mut self) -> bool {
+        let Some(last) = self.latest().filter(|&last| self.plan.summarised <= last) else {
+            return self.fits();
+        };
+        let room = self.target.saturating_sub(self.total.saturating_sub(self.reply_cost[last]));
+        self.cut_observation(last, room);
+        if self.fits() {
+            return true;
+        }
+        let turn = &self.layout.turns[last];
+        let room = self.target.saturating_sub(self.total.saturating_sub(self.step_cost[last]));
+        let Some(room) = room.checked_sub(OVERHEAD) else { return false };
+        let render = |cut: &str| step_json(turn, cut);
+        if let Some(step) = fit_cut(&turn.thought, room, self.layout.counter, render) {
+            let cost = OVERHEAD + self.count(&step);
+            self.replace(self.step_cost[last], cost);
+            self.step_cost[last] = cost;
+            self.plan.latest_step = Some(step);
+        }
+        self.fits()
+    }
+
+    /// Stage 7: the newest step to a summary line, then to the marker, then the marker itself.
+    fn give_up_latest(&mut self) -> bool {
+        if self.plan.summarised < self.layout.turns.len() {
+            self.summarise_next();
+            if self.fits() {
+                return true;
+            }
+        }
+        if self.omit_summaries() {
+            return true;
+        }
+        if self.plan.summarised > 0 {
+            let section = self.layout.steps_header_cost + self.marker_cost(self.plan.omitted);
+            self.replace(section, 0);
+            self.plan.steps_section_dropped = true;
+        }
+        self.fits()
+    }
+}

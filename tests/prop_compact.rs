@@ -1,0 +1,158 @@
+//! Property: for any history and any budget, the prompt either fits the budget or the fixed part
+//! alone is too large — never a panic, never an overflow, and always well formed.
+
+mod common;
+
+use common::{assert_well_formed, two_tools};
+use keel::engine::{
+    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PromptInput, TokenCounter, Turn,
+};
+use proptest::prelude::*;
+use serde_json::json;
+
+/// A counter whose count of a concatenation exceeds the sum of its parts' counts, so counting
+/// pieces separately underestimates: the exact check after assembly must catch it.
+struct Superadditive;
+
+impl TokenCounter for Superadditive {
+    fn count(&self, text: &str) -> usize {
+        let chars = text.chars().count();
+        chars / 3 + chars * chars / 20_000
+    }
+}
+
+/// Counts words and punctuation, roughly as a real tokenizer does.
+struct Words;
+
+impl TokenCounter for Words {
+    fn count(&self, text: &str) -> usize {
+        text.split_whitespace().map(|w| 1 + w.chars().filter(|c| !c.is_alphanumeric()).count()).sum()
+    }
+}
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+    prop_oneof![
+        proptest::string::string_regex(&format!("[a-z ]{{0,{max}}}")).expect("valid regex"),
+        proptest::string::string_regex(&format!("[\\PC\\n]{{0,{max}}}")).expect("valid regex"),
+    ]
+}
+
+fn outcome() -> impl Strategy<Value = Outcome> {
+    prop_oneof![Just(Outcome::Ok), Just(Outcome::Warning), Just(Outcome::Failed), Just(Outcome::Final)]
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    (
+        1u32..40,
+        text(300),
+        proptest::option::of((text(12), text(200))),
+        prop_oneof![text(80), text(3000)],
+        outcome(),
+    )
+        .prop_map(|(step, thought, action, observation, outcome)| Turn {
+            step,
+            thought,
+            action: action.map(|(tool, arg)| Action { tool, args: json!({ "q": arg, "n": 3 }) }),
+            observation,
+            outcome,
+        })
+}
+
+#[derive(Debug)]
+struct Case {
+    tools: usize,
+    task: String,
+    memory: Vec<Turn>,
+    turns: Vec<Turn>,
+    final_only: Option<String>,
+    instructions: Option<String>,
+    budget: usize,
+    counter: usize,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        0usize..=2,
+        text(200),
+        proptest::collection::vec(turn(), 0..8),
+        proptest::collection::vec(turn(), 0..20),
+        proptest::option::of(text(60)),
+        proptest::option::of(text(300)),
+        prop_oneof![0usize..1_000, 0usize..12_000],
+        0usize..4,
+    )
+        .prop_map(|(tools, task, memory, turns, final_only, instructions, budget, counter)| Case {
+            tools,
+            task,
+            memory,
+            turns,
+            final_only,
+            instructions,
+            budget,
+            counter,
+        })
+}
+
+fn counter(which: usize) -> Box<dyn TokenCounter> {
+    match which {
+        0 => Box::new(CharEstimate::default()),
+        1 => Box::new(CharEstimate { chars_per_token: 1.0 }),
+        2 => Box::new(Superadditive),
+        _ => Box::new(Words),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_prompt_fits_or_the_fixed_part_is_too_large(case in case()) {
+        let tools = two_tools();
+        let input = PromptInput {
+            tools: &tools[..case.tools],
+            task: &case.task,
+            memory: &case.memory,
+            turns: &case.turns,
+            final_only: case.final_only.as_deref(),
+            instructions: case.instructions.as_deref(),
+        };
+        let counter = counter(case.counter);
+        match build_messages(&input, counter.as_ref(), case.budget) {
+            Ok(messages) => {
+                let used = estimate(&messages, counter.as_ref());
+                prop_assert!(used <= case.budget, "{used} > {}", case.budget);
+                assert_well_formed(&messages, &case.task);
+                if let Some(reason) = &case.final_only {
+                    let last = &messages.last().expect("messages").content;
+                    prop_assert!(last.contains(reason.trim().trim_end_matches('.')));
+                    prop_assert!(last.ends_with("that the task is not complete."));
+                }
+                let again = build_messages(&input, counter.as_ref(), case.budget);
+                prop_assert_eq!(Ok(messages), again, "deterministic");
+            }
+            Err(ContextError::FixedPartTooLarge { needed, budget }) => {
+                prop_assert_eq!(budget, case.budget);
+                prop_assert!(needed > budget);
+                // The reported need is enough.
+                prop_assert!(build_messages(&input, counter.as_ref(), needed).is_ok());
+            }
+            Err(other) => prop_assert!(false, "unexpected error {other}"),
+        }
+    }
+
+    #[test]
+    fn more_budget_never_keeps_fewer_steps(case in case()) {
+        let tools = two_tools();
+        let input = PromptInput {
+            tools: &tools,
+            task: &case.task,
+            memory: &[],
+            turns: &case.turns,
+            final_only: None,
+            instructions: None,
+        };
+        let counter = CharEstimate::default();
+        let kept = |budget| build_messages(&input, &counter, budget).map(|m| m.len()).unwrap_or(0);
+        prop_assert!(kept(case.budget) <= kept(case.budget + 500));
+    }
+}
