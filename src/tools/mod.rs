@@ -1,5 +1,9 @@
 //! Tools: their specs, argument validation against JSON Schema, and "did you mean" for names.
 
+mod schema;
 mod spec;
+mod suggest;
 
+pub use schema::{Schema, SchemaError};
 pub use spec::ToolSpec;
+pub use suggest::closest;
