@@ -3,7 +3,7 @@
 
 use crate::errors::render::render;
 use crate::errors::{classify, CallContext, Envelope, ErrorCode, FailureClass, Origin, RawFailure, Severity};
-use crate::store::{EndReason, RunCounts, RunRecord, RunStatus, TurnRecord};
+use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 use crate::tools::CallCheck;
 
 use super::agent::{Agent, RunOptions, RunResult};

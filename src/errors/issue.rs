@@ -24,6 +24,8 @@ pub enum IssueKind {
     Pattern,
     /// No alternative of an `anyOf` / `oneOf` matched, or more than one `oneOf` did.
     NoMatch,
+    /// The value is nested too deeply (or is too large) to check; nothing past that point was checked.
+    TooComplex,
 }
 
 /// A single validation problem, with everything the model needs to fix it in one go.

@@ -1,0 +1,223 @@
+//! Reading one schema object's keywords into [`Rules`], checking each keyword's shape.
+
+use regex_lite::Regex;
+use serde_json::{Map, Value};
+
+use super::compile::{child, fragment, Compiler};
+use super::error::SchemaError;
+use super::node::{Bound, NodeId, Pattern, Rules, TypeSet};
+use super::MAX_DEPTH;
+
+/// Regex syntax ECMAScript has and regex-lite lacks (lookaround, backreferences, Unicode property
+/// classes). Zod emits such patterns for `z.email()` and `z.emoji()`; rejecting the whole tool for
+/// them would be worse than not checking that one pattern, so they are skipped.
+const ECMASCRIPT_ONLY: [&str; 7] = ["(?=", "(?!", "(?<=", "(?<!", "\\p{", "\\P{", "\\k<"];
+
+impl Compiler<'_> {
+    /// The keywords of the schema object at `pointer`, and its `$ref` (resolved later).
+    pub(super) fn rules(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        depth: usize,
+    ) -> Result<(Rules, Option<String>), SchemaError> {
+        let mut rules = Rules::default();
+        let mut reference = None;
+        let (mut minimum, mut maximum) = (None, None);
+        let (mut draft4_exclusive_min, mut draft4_exclusive_max) = (false, false);
+        for (keyword, value) in map {
+            let at = child(pointer, keyword);
+            let wrong = |expected| SchemaError::WrongKeywordType {
+                path: fragment(&at),
+                keyword: keyword.clone(),
+                expected,
+            };
+            match keyword.as_str() {
+                "type" => rules.types = Some(types(value, &at)?),
+                // An annotation: a malformed one costs nothing but its text.
+                "description" => rules.description = value.as_str().map(str::to_owned),
+                "enum" => {
+                    let values = value.as_array().ok_or_else(|| wrong("an array"))?;
+                    shallow_enough(value, &at)?;
+                    rules.one_of_values = Some(values.clone());
+                }
+                "const" => {
+                    shallow_enough(value, &at)?;
+                    rules.constant = Some(value.clone());
+                }
+                "minimum" => minimum = Some(value.as_f64().ok_or_else(|| wrong("a number"))?),
+                "maximum" => maximum = Some(value.as_f64().ok_or_else(|| wrong("a number"))?),
+                "exclusiveMinimum" => match value {
+                    Value::Bool(flag) => draft4_exclusive_min = *flag,
+                    _ => rules.lower = exclusive(value).ok_or_else(|| wrong("a number or a boolean"))?,
+                },
+                "exclusiveMaximum" => match value {
+                    Value::Bool(flag) => draft4_exclusive_max = *flag,
+                    _ => rules.upper = exclusive(value).ok_or_else(|| wrong("a number or a boolean"))?,
+                },
+                "minLength" => rules.min_length = Some(count(value).ok_or_else(|| wrong(COUNT))?),
+                "maxLength" => rules.max_length = Some(count(value).ok_or_else(|| wrong(COUNT))?),
+                "minItems" => rules.min_items = Some(count(value).ok_or_else(|| wrong(COUNT))?),
+                "maxItems" => rules.max_items = Some(count(value).ok_or_else(|| wrong(COUNT))?),
+                "pattern" => {
+                    let source = value.as_str().ok_or_else(|| wrong("a string"))?;
+                    rules.pattern = pattern(source, &at)?;
+                }
+                "prefixItems" => rules.prefix_items = self.list(value, &at, depth, false)?,
+                // Draft 4's tuple form; `prefixItems` replaced it.
+                "items" if value.is_array() && !map.contains_key("prefixItems") => {
+                    rules.prefix_items = self.list(value, &at, depth, false)?;
+                }
+                "items" if !value.is_array() => rules.items = self.optional(value, at, depth)?,
+                "properties" => {
+                    let properties = value.as_object().ok_or_else(|| wrong("an object of schemas"))?;
+                    for (name, schema) in properties {
+                        let id = self.schema(schema, child(&at, name), depth + 1)?;
+                        rules.properties.push((name.clone(), id));
+                    }
+                }
+                "required" => {
+                    let names = value.as_array().ok_or_else(|| wrong("an array of strings"))?;
+                    for name in names {
+                        let name = name.as_str().ok_or_else(|| wrong("an array of strings"))?;
+                        rules.required.push(name.to_owned());
+                    }
+                }
+                "additionalProperties" => rules.additional = self.optional(value, at, depth)?,
+                "allOf" => rules.all_of = self.list(value, &at, depth, true)?,
+                "anyOf" => rules.any_of = self.list(value, &at, depth, true)?,
+                "oneOf" => rules.one_of = self.list(value, &at, depth, true)?,
+                "$ref" => reference = Some(value.as_str().ok_or_else(|| wrong("a string"))?.to_owned()),
+                // Annotations, `format`, and keywords keel does not check: ignoring them accepts more,
+                // never less, and the tool still sees the arguments.
+                _ => {}
+            }
+        }
+        let inclusive = |value, exclusive| Bound { value, exclusive };
+        rules.lower = stricter(rules.lower, minimum.map(|m| inclusive(m, draft4_exclusive_min)), f64::gt);
+        rules.upper = stricter(rules.upper, maximum.map(|m| inclusive(m, draft4_exclusive_max)), f64::lt);
+        if rules.items.is_some_and(|id| self.is_nothing(id)) {
+            // `items: false` closes a tuple: say so as a length, not as one issue per extra item.
+            let tuple = rules.prefix_items.len() as u64;
+            rules.max_items = Some(rules.max_items.map_or(tuple, |max| max.min(tuple)));
+            rules.items = None;
+        }
+        Ok((rules, reference))
+    }
+
+    /// A sub-schema where `true` means "no constraint", stored as `None`.
+    fn optional(&mut self, value: &Value, at: String, depth: usize) -> Result<Option<NodeId>, SchemaError> {
+        match value {
+            Value::Bool(true) => Ok(None),
+            _ => self.schema(value, at, depth + 1).map(Some),
+        }
+    }
+
+    /// An array of sub-schemas (`allOf`, `prefixItems`…), non-empty when the keyword requires it.
+    fn list(
+        &mut self,
+        value: &Value,
+        at: &str,
+        depth: usize,
+        non_empty: bool,
+    ) -> Result<Vec<NodeId>, SchemaError> {
+        let keyword = at.rsplit('/').next().unwrap_or_default().to_owned();
+        let wrong = |expected| SchemaError::WrongKeywordType { path: fragment(at), keyword, expected };
+        let schemas = match value.as_array() {
+            Some(schemas) if !(non_empty && schemas.is_empty()) => schemas,
+            _ if non_empty => return Err(wrong("a non-empty array of schemas")),
+            _ => return Err(wrong("an array of schemas")),
+        };
+        let mut ids = Vec::with_capacity(schemas.len());
+        for (index, schema) in schemas.iter().enumerate() {
+            ids.push(self.schema(schema, child(at, &index.to_string()), depth + 1)?);
+        }
+        Ok(ids)
+    }
+}
+
+/// What a length keyword must be.
+const COUNT: &str = "a non-negative integer";
+
+/// `type`: one name or a non-empty array of names.
+fn types(value: &Value, at: &str) -> Result<TypeSet, SchemaError> {
+    let one = |name: &Value| {
+        let name = name.as_str().ok_or_else(|| SchemaError::WrongKeywordType {
+            path: fragment(at),
+            keyword: "type".to_owned(),
+            expected: "a type name or a non-empty array of type names",
+        })?;
+        TypeSet::named(name)
+            .ok_or_else(|| SchemaError::UnknownType { path: fragment(at), name: name.to_owned() })
+    };
+    match value {
+        Value::Array(names) if !names.is_empty() => {
+            let mut set = one(&names[0])?;
+            for name in &names[1..] {
+                set = set.union(one(name)?);
+            }
+            Ok(set)
+        }
+        Value::Array(_) => one(&Value::Null),
+        name => one(name),
+    }
+}
+
+/// A numeric `exclusiveMinimum`/`exclusiveMaximum` (draft 6 on).
+fn exclusive(value: &Value) -> Option<Option<Bound>> {
+    value.as_f64().map(|value| Some(Bound { value, exclusive: true }))
+}
+
+/// A count: a non-negative integer, written `3` or `3.0`.
+fn count(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        value.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f <= u64::MAX as f64).map(|f| f as u64)
+    })
+}
+
+/// Of two bounds, the one that lets fewer numbers through; `beyond` says which value is stricter.
+fn stricter(a: Option<Bound>, b: Option<Bound>, beyond: fn(&f64, &f64) -> bool) -> Option<Bound> {
+    match (a, b) {
+        (Some(a), Some(b)) if a.value == b.value => {
+            Some(Bound { value: a.value, exclusive: a.exclusive || b.exclusive })
+        }
+        (Some(a), Some(b)) => Some(if beyond(&a.value, &b.value) { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Compiles a `pattern`, or skips it when it uses syntax only ECMAScript has.
+fn pattern(source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
+    match Regex::new(source) {
+        Ok(regex) => Ok(Some(Pattern { source: source.to_owned(), regex })),
+        Err(_) if ecmascript_only(source) => Ok(None),
+        Err(error) => Err(SchemaError::InvalidPattern {
+            path: fragment(at),
+            pattern: source.to_owned(),
+            reason: error.to_string(),
+        }),
+    }
+}
+
+/// Whether a pattern uses syntax regex-lite lacks but ECMAScript has.
+fn ecmascript_only(source: &str) -> bool {
+    let backreference = source.as_bytes().windows(2).any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
+    backreference || ECMASCRIPT_ONLY.iter().any(|syntax| source.contains(syntax))
+}
+
+/// Rejects `enum`/`const` values nested deeper than keel checks; measured with an explicit stack so
+/// the measuring itself cannot overflow.
+fn shallow_enough(value: &Value, at: &str) -> Result<(), SchemaError> {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(SchemaError::TooDeep { path: fragment(at), limit: MAX_DEPTH });
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|item| (item, depth + 1))),
+            _ => {}
+        }
+    }
+    Ok(())
+}

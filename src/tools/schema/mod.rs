@@ -1,0 +1,103 @@
+//! JSON Schema validation of tool arguments that reports every problem at once, in words a small
+//! model can act on (see [`FieldIssue`]).
+//!
+//! Keywords checked — what Zod v4's `toJSONSchema` and the Prompt API's tool declarations produce:
+//! `type` (a name or an array of names; `integer` accepts `3.0`), `properties`, `required`,
+//! `additionalProperties` (`false`, a schema, or absent = allowed), `enum`, `const`, `items`,
+//! `prefixItems` (and draft 4's array-form `items`), `minimum`, `maximum`, `exclusiveMinimum` and
+//! `exclusiveMaximum` (numbers, or draft 4's booleans), `minLength`/`maxLength` (in characters),
+//! `pattern`, `minItems`/`maxItems`, `allOf`, `anyOf`, `oneOf`, local `$ref` (`#`, `#/$defs/…`,
+//! `#/definitions/…`, any JSON pointer), and the boolean schemas `true` and `false`.
+//!
+//! Everything else is ignored: annotations (`description` is kept only to explain missing
+//! properties), `format`, `default`, and keywords keel does not check (`not`, `if`/`then`/`else`,
+//! `patternProperties`, `multipleOf`, `uniqueItems`…). Ignoring a keyword accepts more arguments,
+//! never fewer, and the tool still gets to reject them. A `pattern` using syntax only ECMAScript
+//! has (lookaround, backreferences, `\p{…}`) is skipped for the same reason.
+//!
+//! For each value: a failed `enum`/`const` is reported alone (the options say everything), then a
+//! wrong `type` alone (bounds on the wrong type mean nothing), otherwise every failed bound, every
+//! item, every property, every unknown key and every missing property.
+//!
+//! `anyOf`/`oneOf` with no matching alternative: when one alternative is clearly the one meant, its
+//! own issues are reported, pointing into the value; otherwise a single [`IssueKind::NoMatch`]
+//! lists the alternatives. An alternative is the one meant when it is the only object alternative
+//! whose discriminator (a property with a `const` or one-value `enum`) the value matches, or else
+//! the only one that does not reject the value outright (wrong type, not an allowed value, or a
+//! nested no-match), after dropping those whose discriminator the value contradicts.
+//!
+//! Limits keep any schema and any value safe: schemas and values are followed at most
+//! 128 levels deep, a check stops after 100 000 steps, and loops of `$ref`s that never descend
+//! into the value are rejected at compile time. Hitting a limit while validating yields an
+//! [`IssueKind::TooComplex`] issue, never a panic.
+//!
+//! [`IssueKind::NoMatch`]: crate::errors::IssueKind::NoMatch
+//! [`IssueKind::TooComplex`]: crate::errors::IssueKind::TooComplex
+
+mod alternatives;
+mod compile;
+mod describe;
+mod error;
+mod keywords;
+mod node;
+mod path;
+mod sent;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+use serde_json::Value;
+
+use crate::errors::FieldIssue;
+
+pub use error::SchemaError;
+
+/// How deep schemas nest, and how deep into a value validation follows them. Tool arguments rarely
+/// nest past ten; the limit keeps the call stack small on wasm's 1 MiB stack.
+const MAX_DEPTH: usize = 128;
+
+/// How many (sub)schema checks one validation may make before giving up: a guard against schemas
+/// whose alternatives multiply (`anyOf` of `anyOf`s reused through `$ref`).
+const MAX_STEPS: usize = 100_000;
+
+/// A compiled JSON Schema for a tool's arguments: compile once when the tool is registered,
+/// validate every call.
+///
+/// ```
+/// use keel::errors::IssueKind;
+/// use keel::tools::Schema;
+/// use serde_json::json;
+///
+/// let schema = Schema::compile(&json!({
+///     "type": "object",
+///     "properties": { "city": { "type": "string" } },
+///     "required": ["city"],
+///     "additionalProperties": false
+/// }))?;
+/// let issues = schema.validate(&json!({ "cty": "Paris" }));
+/// assert_eq!(issues[0].kind, IssueKind::UnknownKey);
+/// assert_eq!(issues[0].suggestion.as_deref(), Some("city"));
+/// assert_eq!(issues[1].kind, IssueKind::Missing);
+/// # Ok::<(), keel::tools::SchemaError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Schema {
+    /// Every compiled (sub)schema; sub-schemas and `$ref`s point into it by index.
+    nodes: Vec<node::Node>,
+    /// The schema for the whole arguments value.
+    root: node::NodeId,
+}
+
+impl Schema {
+    /// Compiles a JSON Schema document, checking its keywords, resolving its `$ref`s and building its
+    /// regexes once.
+    pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
+        let compiled = compile::compile(schema)?;
+        Ok(Schema { nodes: compiled.nodes, root: compiled.root })
+    }
+
+    /// Every problem with `value`, in the order met walking the value; empty when it is valid.
+    pub fn validate(&self, value: &Value) -> Vec<FieldIssue> {
+        validate::validate(&self.nodes, self.root, value)
+    }
+}

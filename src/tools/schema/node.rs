@@ -1,0 +1,140 @@
+//! The compiled form of a schema: an arena of nodes, `$ref`s resolved to node ids, regexes built.
+
+use regex_lite::Regex;
+use serde_json::Value;
+
+/// Index of a node in [`super::Schema`]'s arena; `$ref`s and sub-schemas point to each other by id,
+/// which is what lets a recursive schema compile to a finite graph.
+pub(super) type NodeId = usize;
+
+/// One compiled (sub)schema.
+#[derive(Debug, Clone)]
+pub(super) enum Node {
+    /// `true` or `{}`-like: every value is valid.
+    Any,
+    /// `false`: no value is valid.
+    Nothing,
+    /// A schema object's keywords.
+    Rules(Box<Rules>),
+}
+
+/// The keywords of one schema object that validation uses; the rest (`title`, `format`, `default`,
+/// `examples`, …) are dropped at compile time.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Rules {
+    /// `type`; `None` when absent.
+    pub types: Option<TypeSet>,
+    /// `description`, shown for missing properties.
+    pub description: Option<String>,
+    /// `enum`.
+    pub one_of_values: Option<Vec<Value>>,
+    /// `const`.
+    pub constant: Option<Value>,
+    /// The stricter of `minimum` and `exclusiveMinimum`.
+    pub lower: Option<Bound>,
+    /// The stricter of `maximum` and `exclusiveMaximum`.
+    pub upper: Option<Bound>,
+    /// `minLength`, in characters.
+    pub min_length: Option<u64>,
+    /// `maxLength`, in characters.
+    pub max_length: Option<u64>,
+    /// `pattern`, when regex-lite supports its syntax.
+    pub pattern: Option<Pattern>,
+    /// `minItems`.
+    pub min_items: Option<u64>,
+    /// `maxItems`, lowered to the tuple length when `items: false` closes a tuple.
+    pub max_items: Option<u64>,
+    /// `prefixItems` (or draft-4 array-form `items`): schemas for the first items, by position.
+    pub prefix_items: Vec<NodeId>,
+    /// `items`: the schema for every item past `prefix_items`; `None` when any item goes.
+    pub items: Option<NodeId>,
+    /// `properties`, in schema order (the order the model is shown them in).
+    pub properties: Vec<(String, NodeId)>,
+    /// `required`.
+    pub required: Vec<String>,
+    /// `additionalProperties`; `None` when absent or `true`. A [`Node::Nothing`] forbids unknown keys.
+    pub additional: Option<NodeId>,
+    /// `allOf`.
+    pub all_of: Vec<NodeId>,
+    /// `anyOf`.
+    pub any_of: Vec<NodeId>,
+    /// `oneOf`.
+    pub one_of: Vec<NodeId>,
+    /// `$ref`, resolved.
+    pub reference: Option<NodeId>,
+}
+
+impl Rules {
+    /// The schema of property `name`, if `properties` declares it.
+    pub fn property(&self, name: &str) -> Option<NodeId> {
+        self.properties.iter().find(|(key, _)| key == name).map(|&(_, id)| id)
+    }
+}
+
+/// A `pattern` with its source kept for messages.
+#[derive(Debug, Clone)]
+pub(super) struct Pattern {
+    /// The pattern as written in the schema.
+    pub source: String,
+    /// The compiled pattern.
+    pub regex: Regex,
+}
+
+/// A numeric bound, inclusive or exclusive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Bound {
+    /// The bound itself.
+    pub value: f64,
+    /// Whether the bound itself is excluded.
+    pub exclusive: bool,
+}
+
+/// A set of JSON Schema type names, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TypeSet(u8);
+
+/// The type names, in the order messages list them.
+pub(super) const TYPE_NAMES: [&str; 7] =
+    ["string", "number", "integer", "boolean", "object", "array", "null"];
+
+impl TypeSet {
+    /// The set holding one type name, or `None` for a name JSON Schema does not define.
+    pub fn named(name: &str) -> Option<TypeSet> {
+        TYPE_NAMES.iter().position(|&known| known == name).map(|bit| TypeSet(1 << bit))
+    }
+
+    /// The union of two sets.
+    pub fn union(self, other: TypeSet) -> TypeSet {
+        TypeSet(self.0 | other.0)
+    }
+
+    /// Whether the set holds the type name.
+    pub fn has(self, name: &str) -> bool {
+        TypeSet::named(name).is_some_and(|one| self.0 & one.0 != 0)
+    }
+
+    /// Whether a value of this JSON type is allowed; `integer` accepts integral floats such as `3.0`.
+    pub fn accepts(self, value: &Value) -> bool {
+        match value {
+            Value::Null => self.has("null"),
+            Value::Bool(_) => self.has("boolean"),
+            Value::Number(n) => self.has("number") || (self.has("integer") && is_integral(n)),
+            Value::String(_) => self.has("string"),
+            Value::Array(_) => self.has("array"),
+            Value::Object(_) => self.has("object"),
+        }
+    }
+
+    /// The names in the set, in message order; `integer` is left out when `number` covers it.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        TYPE_NAMES
+            .iter()
+            .copied()
+            .filter(move |&name| self.has(name) && !(name == "integer" && self.has("number")))
+    }
+}
+
+/// Whether a JSON number has no fractional part.
+pub(super) fn is_integral(n: &serde_json::Number) -> bool {
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}

@@ -1,0 +1,44 @@
+//! Unit tests for schema compilation and validation, with exact expectations on every issue.
+
+mod alternatives;
+mod compile_errors;
+mod keywords;
+mod limits;
+mod objects;
+mod zod;
+
+use serde_json::Value;
+
+use super::Schema;
+use crate::errors::{FieldIssue, IssueKind};
+
+/// Every issue `value` has against `schema`.
+fn issues(schema: Value, value: Value) -> Vec<FieldIssue> {
+    Schema::compile(&schema).expect("the test schema compiles").validate(&value)
+}
+
+/// The one issue `value` has against `schema`.
+fn only(schema: Value, value: Value) -> FieldIssue {
+    let mut all = issues(schema, value);
+    assert_eq!(all.len(), 1, "expected exactly one issue, got {all:#?}");
+    all.remove(0)
+}
+
+/// An issue with no options or suggestion.
+fn issue(path: &str, kind: IssueKind, expected: &str, sent: Option<Value>) -> FieldIssue {
+    FieldIssue {
+        path: path.to_owned(),
+        kind,
+        expected: expected.to_owned(),
+        sent,
+        options: Vec::new(),
+        suggestion: None,
+    }
+}
+
+/// An issue with options and maybe a suggestion.
+fn with_options(mut issue: FieldIssue, options: &[&str], suggestion: Option<&str>) -> FieldIssue {
+    issue.options = options.iter().map(|o| o.to_string()).collect();
+    issue.suggestion = suggestion.map(str::to_owned);
+    issue
+}
