@@ -27,22 +27,31 @@ fn main() {
         // The invoice service is rate limited with a Retry-After: waited out, with jitter.
         act("list_invoices", json!({})),
         // Not JSON at all.
-        Ok("The invoice is INV-1, I think.".to_string()),
+        Reply::Text("The invoice is INV-1, I think.".into()),
         answer("It is 18°C in Paris; I subscribed you to the newsletter; your invoice is INV-1."),
     ]);
     let tools = FakeTools::new()
         .script(
             "get_weather",
-            vec![Behaviour::Fail(RawFailure::http(503, "Service Unavailable")), Behaviour::Ok(json!("18°C, light rain"))],
+            vec![
+                Behaviour::Fail(RawFailure::http(503, "Service Unavailable")),
+                Behaviour::Ok(json!("18°C, light rain")),
+            ],
         )
         .script(
             "click",
             vec![
-                Behaviour::Fail(RawFailure::coded("STALE_REFERENCE", "Element e5 was removed from the page.")),
+                Behaviour::Fail(RawFailure::coded(
+                    "STALE_REFERENCE",
+                    "Element e5 was removed from the page.",
+                )),
                 Behaviour::Ok(json!("Clicked \"Subscribe\".")),
             ],
         )
-        .script("snapshot", vec![Behaviour::Ok(json!("heading \"News\" [ref=e6]\nbutton \"Subscribe\" [ref=e7]"))])
+        .script(
+            "snapshot",
+            vec![Behaviour::Ok(json!("heading \"News\" [ref=e6]\nbutton \"Subscribe\" [ref=e7]"))],
+        )
         .script(
             "list_invoices",
             vec![
@@ -50,9 +59,11 @@ fn main() {
                 Behaviour::Warn(json!(["INV-1"]), vec!["Only the first page of invoices was read.".into()]),
             ],
         );
-    let harness = Harness::new(model, tools, specs(), AgentConfig { format: Format::Text, ..AgentConfig::default() });
+    let harness =
+        Harness::new(model, tools, specs(), AgentConfig { format: Format::Text, ..AgentConfig::default() });
     let task = "What's the weather in Paris? Then subscribe me to the newsletter and tell me my invoice id.";
-    let options = RunOptions { session: "demo".into(), run_id: Some("demo-run".into()), ..Default::default() };
+    let options =
+        RunOptions { session: "demo".into(), run_id: Some("demo-run".into()), ..Default::default() };
     let on_event = |event: &Event| print_event(event);
     let result = futures_executor::block_on(harness.agent.run(task, options, &on_event));
 
@@ -90,7 +101,9 @@ fn print_event(event: &Event) {
             "  ↻ {} failed with {code} (attempt {attempt}); the runtime retries in {delay_ms} ms",
             tool.as_deref().unwrap_or("model")
         ),
-        Event::Failure { class, code, envelope: Some(_), .. } => println!("  ✗ {} failure: {code}", class.as_str()),
+        Event::Failure { class, code, envelope: Some(_), .. } => {
+            println!("  ✗ {} failure: {code}", class.as_str())
+        }
         Event::Observation { text, .. } => {
             println!("  👁 observation shown to the model:");
             for line in text.lines() {

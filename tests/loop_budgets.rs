@@ -13,7 +13,8 @@ fn five_failed_steps_in_a_row_force_an_honest_final_answer() {
     let mut script: Vec<_> = (0..5).map(|i| act("get_invoice", json!({"id": format!("INV-{i}")}))).collect();
     script.push(answer("I could not find the invoice; every id I tried was not found."));
     let model = ScriptedModel::new(script);
-    let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "not found"))]);
+    let tools =
+        FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "not found"))]);
     let h = Harness::new(model, tools, specs(), AgentConfig::default());
     let (result, events) = h.run("Find the invoice");
     assert!(!result.success, "a forced answer is never a success");
@@ -34,7 +35,8 @@ fn a_forced_final_that_is_not_a_final_answer_gets_the_runtimes_own_account() {
     let mut script: Vec<_> = (0..5).map(|i| act("get_invoice", json!({"id": format!("INV-{i}")}))).collect();
     script.push(act("get_invoice", json!({"id": "INV-77"})));
     let model = ScriptedModel::new(script);
-    let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "Invoice not found"))]);
+    let tools = FakeTools::new()
+        .script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "Invoice not found"))]);
     let h = Harness::new(model, tools, specs(), AgentConfig::default());
     let (result, _) = h.run("Find the invoice");
     assert!(!result.success);
@@ -47,7 +49,10 @@ fn a_forced_final_that_is_not_a_final_answer_gets_the_runtimes_own_account() {
 
 #[test]
 fn the_step_budget_ends_the_run_with_a_forced_answer() {
-    let script: Vec<_> = (0..3).map(|i| act("get_weather", json!({"city": format!("C{i}")}))).chain([answer("partial")]).collect();
+    let script: Vec<_> = (0..3)
+        .map(|i| act("get_weather", json!({"city": format!("C{i}")})))
+        .chain([answer("partial")])
+        .collect();
     let model = ScriptedModel::new(script);
     let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("sunny"))]);
     let config = AgentConfig { max_steps: 3, ..AgentConfig::default() };
@@ -71,7 +76,8 @@ fn repeating_a_successful_call_is_no_progress() {
 
 #[test]
 fn a_transient_model_failure_is_retried() {
-    let model = ScriptedModel::new([Err(RawFailure::named("UnknownError", "generic failure")), answer("hi")]);
+    let model =
+        ScriptedModel::new([Reply::Fail(RawFailure::named("UnknownError", "generic failure")), answer("hi")]);
     let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
     let (result, events) = h.run("Say hi");
     assert!(result.success);
@@ -82,29 +88,43 @@ fn a_transient_model_failure_is_retried() {
 
 #[test]
 fn an_unavailable_model_stops_the_run_with_a_clear_reason() {
-    let model = ScriptedModel::new([Err(RawFailure::named("NotSupportedError", "The model is not available on this device."))]);
+    let model = ScriptedModel::new([Reply::Fail(RawFailure::named(
+        "NotSupportedError",
+        "The model is not available on this device.",
+    ))]);
     let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
     let (result, _) = h.run("Anything");
     assert!(!result.success);
     assert_eq!(
         result.reason,
-        EndReason::Fatal { code: ErrorCode::ModelUnavailable, message: "The model is not available on this device.".into() }
+        EndReason::Fatal {
+            code: ErrorCode::ModelUnavailable,
+            message: "The model is not available on this device.".into()
+        }
     );
     assert_eq!(h.store.runs()[0].status, RunStatus::Failed);
 }
 
 #[test]
 fn a_context_overflow_compacts_and_asks_again_once() {
-    let model = ScriptedModel::new([Err(RawFailure::named("QuotaExceededError", "input too large")), answer("ok")]);
+    let model = ScriptedModel::new([
+        Reply::Fail(RawFailure::named("QuotaExceededError", "input too large")),
+        answer("ok"),
+    ]);
     let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
     let (result, events) = h.run("Go");
     assert!(result.success);
-    assert!(events.iter().any(|e| matches!(e, Event::Warning { message, .. } if message.contains("compacting"))));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Warning { message, .. } if message.contains("compacting"))));
 }
 
 #[test]
 fn an_unsatisfiable_schema_falls_back_to_unconstrained_decoding() {
-    let model = ScriptedModel::new([Err(RawFailure::named("SyntaxError", "constraint unsatisfiable")), answer("ok")]);
+    let model = ScriptedModel::new([
+        Reply::Fail(RawFailure::named("SyntaxError", "constraint unsatisfiable")),
+        answer("ok"),
+    ]);
     let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
     let (result, _) = h.run("Go");
     assert!(result.success);
@@ -144,10 +164,17 @@ fn every_step_and_failure_is_committed_to_the_store() {
         answer("done"),
     ]);
     let tools = FakeTools::new()
-        .script("click", vec![Behaviour::Fail(RawFailure::coded("STALE_REFERENCE", "e5 is gone")), Behaviour::Ok(json!("ok"))])
+        .script(
+            "click",
+            vec![
+                Behaviour::Fail(RawFailure::coded("STALE_REFERENCE", "e5 is gone")),
+                Behaviour::Ok(json!("ok")),
+            ],
+        )
         .script("snapshot", vec![Behaviour::Ok(json!("[ref=e7]"))]);
     let h = Harness::new(model, tools, specs(), AgentConfig::default());
-    let options = RunOptions { session: "s".into(), run_id: Some("run-1".into()), cancel: CancelToken::new() };
+    let options =
+        RunOptions { session: "s".into(), run_id: Some("run-1".into()), cancel: CancelToken::new() };
     let (result, _) = h.run_with("Click submit", options);
     let turns = h.store.turns();
     assert_eq!(turns.iter().map(|t| t.turn.step).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
@@ -185,8 +212,10 @@ fn a_sessions_history_feeds_its_next_run() {
 #[test]
 fn a_tool_throwing_a_plain_type_error_is_an_unexpected_internal_failure() {
     let model = ScriptedModel::new([act("list_invoices", json!({})), answer("could not list")]);
-    let tools = FakeTools::new()
-        .script("list_invoices", vec![Behaviour::Fail(RawFailure::named("TypeError", "rows.map is not a function"))]);
+    let tools = FakeTools::new().script(
+        "list_invoices",
+        vec![Behaviour::Fail(RawFailure::named("TypeError", "rows.map is not a function"))],
+    );
     let h = Harness::new(model, tools, specs(), AgentConfig::default());
     let (result, _) = h.run("List");
     let f = &result.failures[0];

@@ -8,7 +8,9 @@ use crate::store::{EndReason, FailureRecord, FailureStats, RunCounts, Store};
 use crate::tools::{ToolSet, ToolSetError, ToolSpec};
 
 use super::run::RunState;
-use super::{AgentConfig, CancelToken, CharEstimate, Clock, Event, Model, Random, TokenCounter, ToolHost, Turn};
+use super::{
+    AgentConfig, CancelToken, CharEstimate, Clock, Event, Model, Random, TokenCounter, ToolHost, Turn,
+};
 
 /// What an agent runs on. Each is a small trait: the browser implements them, tests fake them.
 #[derive(Clone)]

@@ -59,7 +59,9 @@ impl RunState<'_> {
         let text = match self.ask(step, Some(&reason.describe())).await {
             Ok(text) => text,
             Err(Stop::Cancelled) => {
-                return self.finish("The run was cancelled before it finished.".into(), false, EndReason::Cancelled).await;
+                return self
+                    .finish("The run was cancelled before it finished.".into(), false, EndReason::Cancelled)
+                    .await;
             }
             Err(Stop::Fatal { .. }) => String::new(),
         };

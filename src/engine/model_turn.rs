@@ -36,7 +36,9 @@ impl RunState<'_> {
             let request = ModelRequest { messages, schema };
             self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request);
-            let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel).await {
+            let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel)
+                .await
+            {
                 Guarded::Done(Ok(reply)) => {
                     if let Some(usage) = reply.usage {
                         self.record.counts.prompt_tokens += u64::from(usage.prompt_tokens);
@@ -80,12 +82,18 @@ impl RunState<'_> {
                     compacted = true;
                     budget = budget * 2 / 3;
                     self.log.mark_retried(index);
-                    self.warn(Some(step), "The prompt overflowed the model's context; compacting the history.".into());
+                    self.warn(
+                        Some(step),
+                        "The prompt overflowed the model's context; compacting the history.".into(),
+                    );
                 }
                 (ErrorCode::Unsupported, _) if constrain => {
                     constrain = false;
                     self.log.mark_retried(index);
-                    self.warn(Some(step), "The model rejected the step schema; asking without constrained decoding.".into());
+                    self.warn(
+                        Some(step),
+                        "The model rejected the step schema; asking without constrained decoding.".into(),
+                    );
                 }
                 (_, FailureClass::Transient) => {
                     match config.retry.decide(attempt, raw.retry_after_ms, None, effects.random.as_ref()) {
@@ -103,7 +111,8 @@ impl RunState<'_> {
                             }
                         }
                         _ => {
-                            let message = format!("The model failed {attempt} time(s); last: {}", raw.message);
+                            let message =
+                                format!("The model failed {attempt} time(s); last: {}", raw.message);
                             return Err(Stop::Fatal { code: found.code, message });
                         }
                     }

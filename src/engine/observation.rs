@@ -61,7 +61,8 @@ mod tests {
 
     #[test]
     fn warnings_are_shown_with_the_result() {
-        let out = ToolOutput { value: json!({"rows": 3}), warnings: vec!["2 frames were cross-origin".into()] };
+        let out =
+            ToolOutput { value: json!({"rows": 3}), warnings: vec!["2 frames were cross-origin".into()] };
         assert_eq!(
             describe_output(&out, 500),
             "{\"rows\":3}\nWarnings (the call worked, with caveats):\n- 2 frames were cross-origin"

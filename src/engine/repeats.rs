@@ -24,11 +24,12 @@ pub struct Repeats {
 }
 
 impl Repeats {
-    /// If this exact call already failed and nothing has succeeded since, the envelope to show again
-    /// (escalated) instead of running it.
-    pub fn blocked(&self, key: &CallKey) -> Option<Envelope> {
-        let failed = self.failed.get(key).filter(|f| f.unchanged)?;
-        let mut envelope = escalate(failed.envelope.clone(), key, failed.times + 1, &failed.code);
+    /// If this exact call already failed and nothing has succeeded since, counts the repeat and
+    /// returns the envelope to show again (escalated) instead of running it.
+    pub fn blocked(&mut self, key: &CallKey) -> Option<Envelope> {
+        let failed = self.failed.get_mut(key).filter(|f| f.unchanged)?;
+        failed.times += 1;
+        let mut envelope = escalate(failed.envelope.clone(), key, failed.times, &failed.code);
         envelope.details.insert("notRun".into(), "identical to a call that already failed".into());
         Some(envelope)
     }
@@ -109,14 +110,15 @@ mod tests {
              Do not call it again with the same arguments."
         );
         assert_eq!(blocked.details["notRun"], "identical to a call that already failed");
+        assert!(repeats.blocked(&key).unwrap().recovery[0].contains("2 times;"), "each repeat counts");
         assert_eq!(repeats.succeeded(&CallKey::new("list", &json!({}))), 0);
         assert!(repeats.blocked(&key).is_none(), "a success may have changed things");
-        let second = repeats.failed(&key, envelope());
-        assert!(second.recovery[0].contains("1 time;"));
-        assert_eq!(second.details["repeats"], 1);
-        let third = repeats.failed(&key, envelope());
-        assert!(third.recovery[0].contains("2 times;"));
-        assert_eq!(third.recovery.iter().filter(|s| s.starts_with("You already")).count(), 1);
+        let fourth = repeats.failed(&key, envelope());
+        assert!(fourth.recovery[0].contains("3 times;"));
+        assert_eq!(fourth.details["repeats"], 3);
+        let fifth = repeats.failed(&key, envelope());
+        assert!(fifth.recovery[0].contains("4 times;"));
+        assert_eq!(fifth.recovery.iter().filter(|s| s.starts_with("You already")).count(), 1);
     }
 
     #[test]

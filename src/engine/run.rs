@@ -2,7 +2,9 @@
 //! fatal failure or cancellation.
 
 use crate::errors::render::render;
-use crate::errors::{classify, CallContext, Envelope, ErrorCode, FailureClass, Origin, RawFailure, Severity};
+use crate::errors::{
+    classify, CallContext, Envelope, ErrorCode, FailureClass, FailureHints, Origin, RawFailure, Severity,
+};
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 use crate::tools::CallCheck;
 
@@ -51,9 +53,9 @@ impl<'a> RunState<'a> {
     ) -> RunState<'a> {
         let effects = &agent.effects;
         let now = effects.clock.now_ms();
-        let run_id = options
-            .run_id
-            .unwrap_or_else(|| format!("run-{now:x}-{:08x}", (effects.random.unit() * f64::from(u32::MAX)) as u32));
+        let run_id = options.run_id.unwrap_or_else(|| {
+            format!("run-{now:x}-{:08x}", (effects.random.unit() * f64::from(u32::MAX)) as u32)
+        });
         let mut state = RunState {
             agent,
             emit,
@@ -130,8 +132,10 @@ impl<'a> RunState<'a> {
         let parsed = match parse_step(&text) {
             Ok(parsed) => parsed,
             Err(error) => {
-                let raw = RawFailure::coded("INVALID_OUTPUT", error.feedback());
-                let envelope = self.envelope(&raw, None, None);
+                let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
+                let raw = RawFailure::coded("INVALID_OUTPUT", error.summary()).with_hints(hints);
+                let mut envelope = self.envelope(&raw, None, None);
+                envelope.sent = Some(error.received.into());
                 self.fail(step, None, None, &envelope);
                 self.commit(step, String::new(), None, self.show(&envelope), Outcome::Failed).await;
                 self.consecutive += 1;
@@ -164,7 +168,8 @@ impl<'a> RunState<'a> {
         let spec = match agent.tools.check(&action.tool, &action.args) {
             CallCheck::Valid(spec) => spec,
             CallCheck::UnknownTool { suggestions } => {
-                let raw = RawFailure::coded("UNKNOWN_TOOL", format!("There is no tool named `{}`.", action.tool));
+                let raw =
+                    RawFailure::coded("UNKNOWN_TOOL", format!("There is no tool named `{}`.", action.tool));
                 let mut envelope = self.envelope(&raw, Some(action), Some(&suggestions));
                 envelope.available_actions = agent.tools.names().to_vec();
                 return Ok(self.failed_call(step, action, &key, envelope));
@@ -172,7 +177,10 @@ impl<'a> RunState<'a> {
             CallCheck::InvalidArgs { spec, issues } => {
                 let raw = RawFailure::coded(
                     "INVALID_ARGS",
-                    format!("The arguments for `{}` have {} problem(s).", spec.name, issues.len()),
+                    match issues.len() {
+                        1 => format!("The arguments for `{}` have 1 problem.", spec.name),
+                        n => format!("The arguments for `{}` have {n} problems.", spec.name),
+                    },
                 );
                 let envelope = self.envelope(&raw, Some(action), None).with_issues(issues);
                 return Ok(self.failed_call(step, action, &key, envelope));
@@ -207,7 +215,10 @@ impl<'a> RunState<'a> {
             ToolEnd::Failed(envelope) => {
                 let envelope = self.repeats.failed(&key, envelope);
                 if envelope.class == FailureClass::Fatal || envelope.severity == Severity::Critical {
-                    return Err(Stop::Fatal { code: envelope.code.clone(), message: envelope.message.clone() });
+                    return Err(Stop::Fatal {
+                        code: envelope.code.clone(),
+                        message: envelope.message.clone(),
+                    });
                 }
                 (self.emit)(&self.failure_event(step, &envelope));
                 Ok((self.show(&envelope), Outcome::Failed))
@@ -216,7 +227,13 @@ impl<'a> RunState<'a> {
     }
 
     /// A call that failed before running (unknown tool, invalid arguments).
-    fn failed_call(&mut self, step: u32, action: &Action, key: &CallKey, envelope: Envelope) -> (String, Outcome) {
+    fn failed_call(
+        &mut self,
+        step: u32,
+        action: &Action,
+        key: &CallKey,
+        envelope: Envelope,
+    ) -> (String, Outcome) {
         self.fail(step, Some(action), Some(key), &envelope);
         let envelope = self.repeats.failed(key, envelope);
         (self.emit)(&self.failure_event(step, &envelope));
@@ -231,7 +248,8 @@ impl<'a> RunState<'a> {
         suggestions: Option<&[String]>,
     ) -> Envelope {
         let tools = &self.agent.tools;
-        let refs_from = action.and_then(|a| tools.get(&a.tool)).map(|s| s.refs_from.as_slice()).unwrap_or(&[]);
+        let refs_from =
+            action.and_then(|a| tools.get(&a.tool)).map(|s| s.refs_from.as_slice()).unwrap_or(&[]);
         let ctx = CallContext {
             tool: action.map(|a| a.tool.as_str()),
             args: action.map(|a| &a.args),

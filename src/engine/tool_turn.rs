@@ -22,7 +22,12 @@ pub(crate) enum ToolEnd {
 }
 
 impl RunState<'_> {
-    pub(crate) async fn run_tool(&mut self, step: u32, spec: &ToolSpec, args: &Value) -> Result<ToolEnd, Stop> {
+    pub(crate) async fn run_tool(
+        &mut self,
+        step: u32,
+        spec: &ToolSpec,
+        args: &Value,
+    ) -> Result<ToolEnd, Stop> {
         let agent = self.agent;
         let effects = &agent.effects;
         let config = &agent.config;
@@ -34,8 +39,13 @@ impl RunState<'_> {
             attempt += 1;
             self.record.counts.tool_calls += 1;
             let call = ToolCall { tool: spec.name.clone(), args: args.clone(), attempt };
-            let raw = match guarded(effects.tools.call(&call), effects.clock.as_ref(), Some(timeout_ms), &self.cancel)
-                .await
+            let raw = match guarded(
+                effects.tools.call(&call),
+                effects.clock.as_ref(),
+                Some(timeout_ms),
+                &self.cancel,
+            )
+            .await
             {
                 Guarded::Done(Ok(output)) => {
                     for index in failed_attempts {

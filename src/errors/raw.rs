@@ -31,8 +31,9 @@ pub struct RawFailure {
     pub code: Option<String>,
     /// How long the callee asked us to wait, in milliseconds (already parsed from Retry-After).
     pub retry_after_ms: Option<u64>,
-    /// Recovery fields the tool attached; each one set overrides the code's default.
-    pub hints: FailureHints,
+    /// Recovery fields the tool attached; each one set overrides the code's default. Boxed: most
+    /// failures carry none, and a failure travels in every `Result` of the loop.
+    pub hints: Box<FailureHints>,
 }
 
 /// The parts of a recovery envelope a tool may set itself when it throws a `ToolError`.
@@ -84,7 +85,7 @@ impl RawFailure {
 
     /// Sets the recovery fields the tool attached.
     pub fn with_hints(mut self, hints: FailureHints) -> Self {
-        self.hints = hints;
+        self.hints = Box::new(hints);
         self
     }
 }

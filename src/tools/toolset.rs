@@ -106,8 +106,10 @@ impl ToolSet {
     /// Checks a call before it runs.
     pub fn check(&self, tool: &str, args: &Value) -> CallCheck<'_> {
         let Some(i) = self.specs.iter().position(|s| s.name == tool) else {
-            let suggestions =
-                closest(tool, self.names.iter().map(String::as_str)).into_iter().map(str::to_string).collect();
+            let suggestions = closest(tool, self.names.iter().map(String::as_str))
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             return CallCheck::UnknownTool { suggestions };
         };
         let issues = self.schemas[i].validate(args);

@@ -9,34 +9,45 @@ use std::rc::Rc;
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
-    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, RunOptions, RunResult,
-    ToolCall, ToolHost, ToolOutput,
+    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, RunOptions,
+    RunResult, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
 use keel::store::MemoryStore;
 use keel::tools::ToolSpec;
 use serde_json::{json, Value};
 
+/// One scripted answer of the model.
+pub enum Reply {
+    /// The model writes this text.
+    Text(String),
+    /// The backend fails with this.
+    Fail(RawFailure),
+}
+
 /// Replies in order; records every request.
 #[derive(Default)]
 pub struct ScriptedModel {
-    replies: RefCell<VecDeque<Result<String, RawFailure>>>,
+    replies: RefCell<VecDeque<Reply>>,
     pub requests: RefCell<Vec<ModelRequest>>,
 }
 
 impl ScriptedModel {
-    pub fn new<I: IntoIterator<Item = Result<String, RawFailure>>>(replies: I) -> Rc<Self> {
+    pub fn new<I: IntoIterator<Item = Reply>>(replies: I) -> Rc<Self> {
         Rc::new(ScriptedModel { replies: RefCell::new(replies.into_iter().collect()), ..Default::default() })
     }
 }
 
 impl Model for ScriptedModel {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         self.requests.borrow_mut().push(request.clone());
         let next = self.replies.borrow_mut().pop_front();
         let reply = match next {
-            Some(Ok(text)) => Ok(ModelReply { text, usage: None }),
-            Some(Err(raw)) => Err(raw),
+            Some(Reply::Text(text)) => Ok(ModelReply { text, usage: None }),
+            Some(Reply::Fail(raw)) => Err(raw),
             None => Err(RawFailure::named("NotSupportedError", "the script has no more replies")),
         };
         future::ready(reply).boxed_local()
@@ -44,13 +55,16 @@ impl Model for ScriptedModel {
 }
 
 /// A step calling `tool` with `args`.
-pub fn act(tool: &str, args: Value) -> Result<String, RawFailure> {
-    Ok(json!({"thought": format!("I will call {tool}."), "action": {"tool": tool, "args": args}}).to_string())
+pub fn act(tool: &str, args: Value) -> Reply {
+    Reply::Text(
+        json!({"thought": format!("I will call {tool}."), "action": {"tool": tool, "args": args}})
+            .to_string(),
+    )
 }
 
 /// A final answer step.
-pub fn answer(text: &str) -> Result<String, RawFailure> {
-    Ok(json!({"thought": "I have what I need.", "final_answer": text}).to_string())
+pub fn answer(text: &str) -> Reply {
+    Reply::Text(json!({"thought": "I have what I need.", "final_answer": text}).to_string())
 }
 
 /// What a fake tool does on one attempt.
@@ -106,8 +120,12 @@ impl ToolHost for FakeTools {
             }
         };
         match behaviour {
-            Some(Behaviour::Ok(value)) => future::ready(Ok(ToolOutput { value, warnings: vec![] })).boxed_local(),
-            Some(Behaviour::Warn(value, warnings)) => future::ready(Ok(ToolOutput { value, warnings })).boxed_local(),
+            Some(Behaviour::Ok(value)) => {
+                future::ready(Ok(ToolOutput { value, warnings: vec![] })).boxed_local()
+            }
+            Some(Behaviour::Warn(value, warnings)) => {
+                future::ready(Ok(ToolOutput { value, warnings })).boxed_local()
+            }
             Some(Behaviour::Fail(raw)) => future::ready(Err(raw)).boxed_local(),
             Some(Behaviour::Hang) => {
                 let guard = AbortOnDrop(self.aborted.clone());
@@ -118,8 +136,10 @@ impl ToolHost for FakeTools {
                 }
                 .boxed_local()
             }
-            None => future::ready(Err(RawFailure::named("TypeError", format!("no script for {}", call.tool))))
-                .boxed_local(),
+            None => {
+                future::ready(Err(RawFailure::named("TypeError", format!("no script for {}", call.tool))))
+                    .boxed_local()
+            }
         }
     }
 }
@@ -162,7 +182,12 @@ pub struct Harness {
 }
 
 impl Harness {
-    pub fn new(model: Rc<ScriptedModel>, tools: Rc<FakeTools>, specs: Vec<ToolSpec>, config: AgentConfig) -> Self {
+    pub fn new(
+        model: Rc<ScriptedModel>,
+        tools: Rc<FakeTools>,
+        specs: Vec<ToolSpec>,
+        config: AgentConfig,
+    ) -> Self {
         let store = Rc::new(MemoryStore::new());
         let clock = Rc::new(FakeClock { now: Rc::new(Cell::new(1_700_000_000_000)), ..Default::default() });
         let effects = Effects {
@@ -197,10 +222,15 @@ pub fn specs() -> Vec<ToolSpec> {
             "Current weather for a city.",
             json!({"type": "object", "properties": {
                 "city": {"type": "string", "minLength": 1},
-                "unit": {"type": "string", "enum": ["c", "f"]}
+                "unit": {"type": "string", "enum": ["c", "f"]},
+                "days": {"type": "integer", "minimum": 1, "maximum": 7}
             }, "required": ["city"], "additionalProperties": false}),
         ),
-        ToolSpec::new("snapshot", "List the page's interactive elements with their refs.", json!({"type": "object"})),
+        ToolSpec::new(
+            "snapshot",
+            "List the page's interactive elements with their refs.",
+            json!({"type": "object"}),
+        ),
         ToolSpec::new(
             "click",
             "Click an element by ref.",

@@ -115,14 +115,16 @@ impl FormatError {
         ErrorCode::InvalidOutput
     }
 
-    /// The message fed back to the model: what was wrong, what it sent, what is expected.
-    pub fn feedback(&self) -> String {
-        let received = if self.received.is_empty() { "(nothing)" } else { &self.received };
-        format!(
-            "Your last reply could not be read: {}.\nYou sent: {received}\n{}Expected exactly one of:\n{EXPECTED_SHAPE}\nReply with exactly one JSON object.",
-            self.kind,
-            self.hint()
-        )
+    /// What was wrong, in one sentence for the model.
+    pub fn summary(&self) -> String {
+        format!("Your last reply could not be read: {}.", self.kind)
+    }
+
+    /// The steps that fix it: a nudge where the fix is not obvious, then the expected shape.
+    pub fn recovery_steps(&self) -> Vec<String> {
+        let mut steps: Vec<String> = self.hint().lines().map(str::to_string).collect();
+        steps.push(format!("Reply with exactly one JSON object, one of:\n{EXPECTED_SHAPE}"));
+        steps
     }
 
     /// A nudge for the errors whose fix is not obvious from the message alone.
@@ -166,22 +168,23 @@ mod tests {
     }
 
     #[test]
-    fn feedback_says_what_was_wrong_what_was_sent_and_what_is_expected() {
+    fn the_error_says_what_was_wrong_and_how_to_fix_it() {
         let err =
             FormatError::new(FormatErrorKind::Truncated { open: 2, in_string: true }, " {\"thought\": \"lo");
         assert_eq!(
-            err.feedback(),
-            format!(
-                "Your last reply could not be read: the JSON object is incomplete: the reply ended inside a string \
-                 with 2 bracket(s) still open (cut off, or a closing brace is missing).\nYou sent: {{\"thought\": \"lo\n\
-                 Keep the thought short so the whole object fits.\nExpected exactly one of:\n{EXPECTED_SHAPE}\n\
-                 Reply with exactly one JSON object."
-            )
+            err.summary(),
+            "Your last reply could not be read: the JSON object is incomplete: the reply ended inside a string \
+             with 2 bracket(s) still open (cut off, or a closing brace is missing)."
         );
+        assert_eq!(err.received, "{\"thought\": \"lo");
         assert_eq!(
-            FormatError::new(FormatErrorKind::Empty, "").feedback().lines().nth(1),
-            Some("You sent: (nothing)")
+            err.recovery_steps(),
+            vec![
+                "Keep the thought short so the whole object fits.".to_string(),
+                format!("Reply with exactly one JSON object, one of:\n{EXPECTED_SHAPE}"),
+            ]
         );
+        assert_eq!(FormatError::new(FormatErrorKind::Empty, "").recovery_steps().len(), 1);
         assert_eq!(err.code(), ErrorCode::InvalidOutput);
         assert_eq!(FormatError::expected_shape(), EXPECTED_SHAPE);
     }
