@@ -1,5 +1,6 @@
 //! Property: for any history and any budget, the prompt either fits the budget or the fixed part
 //! alone is too large — never a panic, never an overflow, and always well formed.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Properties of `parse_step`: it never panics, canonical steps round-trip untouched, wrapping a
 //! step in fences or prose does not change it, and a cut-off step is never read as an action.
+#![cfg(not(target_arch = "wasm32"))]
 
 use keel::engine::output::{parse_step, Repair, Step};
 use proptest::prelude::*;

@@ -1,5 +1,6 @@
 //! Properties of the renderers over arbitrary envelopes and budgets: they never panic, never
 //! exceed the budget, and XML is well-formed from `XML_MIN_BUDGET` chars on.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
