@@ -86,7 +86,7 @@ fn main() {
         s.faults,
         s.retried,
         s.recovered,
-        s.recovery_rate() * 100.0
+        s.recovery_rate * 100.0
     );
     println!("  virtual time waited: {} ms", harness.clock.sleeps.borrow().iter().sum::<u64>());
 }

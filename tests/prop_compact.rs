@@ -56,6 +56,7 @@ fn turn() -> impl Strategy<Value = Turn> {
             action: action.map(|(tool, arg)| Action { tool, args: json!({ "q": arg, "n": 3 }) }),
             observation,
             outcome,
+            reply: None,
         })
 }
 

@@ -79,12 +79,6 @@ fn cases() -> Vec<Case> {
     cases.push(Case { name: "unknown_tool", envelope: envelope_, tight: &[680, 300] });
 
     let args = json!({"cty": "Paris", "units": "kelvin", "days": "3"});
-    let ctx = CallContext {
-        tool: Some("get_weather"),
-        args: Some(&args),
-        available: &available,
-        ..Default::default()
-    };
     let issues = vec![
         issue("city", IssueKind::Missing, "a string", None),
         FieldIssue {
@@ -98,7 +92,14 @@ fn cases() -> Vec<Case> {
             ..issue("cty", IssueKind::UnknownKey, "", Some(json!("Paris")))
         },
     ];
-    let envelope_ = envelope(RawFailure::coded("INVALID_ARGS", ""), Origin::Tool, ctx).with_issues(issues);
+    let ctx = CallContext {
+        tool: Some("get_weather"),
+        args: Some(&args),
+        available: &available,
+        issues: &issues,
+        ..Default::default()
+    };
+    let envelope_ = envelope(RawFailure::coded("INVALID_ARGS", ""), Origin::Tool, ctx);
     cases.push(Case { name: "invalid_args", envelope: envelope_, tight: &[260] });
 
     let args = json!({"ref": "e5"});
@@ -117,10 +118,15 @@ fn cases() -> Vec<Case> {
 
     let args = json!({"query": "weather in Paris tomorrow"});
     let tools = strings(&["search_web", "read_page", "final_answer"]);
-    let ctx =
-        CallContext { tool: Some("search_web"), args: Some(&args), available: &tools, ..Default::default() };
+    let ctx = CallContext {
+        tool: Some("search_web"),
+        args: Some(&args),
+        available: &tools,
+        attempts: 3,
+        ..Default::default()
+    };
     let raw = RawFailure::http(429, "Too Many Requests").with_retry_after_ms(2000);
-    let envelope_ = envelope(raw, Origin::Tool, ctx).with_detail("attempts", 3);
+    let envelope_ = envelope(raw, Origin::Tool, ctx);
     cases.push(Case { name: "rate_limited", envelope: envelope_, tight: &[] });
 
     let args = json!({"id": "INV-999"});
@@ -183,13 +189,13 @@ fn cases() -> Vec<Case> {
     let raw = RawFailure::coded("Weird<Code>&\"'", message).with_hints(hints);
     cases.push(Case { name: "escaping", envelope: envelope(raw, Origin::Tool, ctx), tight: &[] });
 
-    let ctx = CallContext { tool: Some(tool), args: Some(&args), ..Default::default() };
     let issues = vec![FieldIssue {
         options: strings(&["<o>", "a&b", "\"x\""]),
         suggestion: Some("a&b".into()),
         ..issue("q\"<x>", IssueKind::NotAllowed, "one of the listed values", Some(json!("<script>")))
     }];
-    let envelope_ = envelope(RawFailure::coded("INVALID_ARGS", ""), Origin::Tool, ctx).with_issues(issues);
+    let ctx = CallContext { tool: Some(tool), args: Some(&args), issues: &issues, ..Default::default() };
+    let envelope_ = envelope(RawFailure::coded("INVALID_ARGS", ""), Origin::Tool, ctx);
     cases.push(Case { name: "escaping_validation", envelope: envelope_, tight: &[] });
 
     cases

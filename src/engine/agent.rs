@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::store::{EndReason, FailureRecord, FailureStats, RunCounts, Store};
 use crate::tools::{ToolSet, ToolSetError, ToolSpec};
 
+use super::config::ConfigError;
+
+use super::output::step_schema;
 use super::run::RunState;
 use super::{
     AgentConfig, CancelToken, CharEstimate, Clock, Event, Model, Random, TokenCounter, ToolHost, Turn,
@@ -66,19 +69,41 @@ pub struct RunResult {
     pub counts: RunCounts,
 }
 
+/// Why an agent could not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// A tool spec is unusable.
+    #[error(transparent)]
+    Tools(#[from] ToolSetError),
+    /// A setting is out of range.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
 /// A ReAct agent: give it a task, it thinks, calls tools, recovers from their failures, and answers.
 pub struct Agent {
     pub(crate) effects: Effects,
     pub(crate) tools: ToolSet,
     pub(crate) config: AgentConfig,
     pub(crate) counter: Rc<dyn TokenCounter>,
+    /// The step schema with every tool, and the final-answer-only one.
+    step_schemas: [serde_json::Value; 2],
 }
 
 impl Agent {
     /// An agent with these effects, tools and settings. Fails if a tool spec is unusable (duplicate
-    /// or malformed name, invalid schema), saying which and why.
-    pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, ToolSetError> {
-        Ok(Agent { effects, tools: ToolSet::new(tools)?, config, counter: Rc::new(CharEstimate::default()) })
+    /// or malformed name, invalid schema) or a setting is out of range, saying which and why.
+    pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, AgentError> {
+        config.validate()?;
+        let tools = ToolSet::new(tools)?;
+        let step_schemas = [step_schema(tools.specs(), false), step_schema(tools.specs(), true)];
+        Ok(Agent { effects, tools, config, counter: Rc::new(CharEstimate::default()), step_schemas })
+    }
+
+    /// The step schema handed to backends that constrain decoding (computed once per agent).
+    pub(crate) fn step_schema(&self, final_only: bool) -> &serde_json::Value {
+        &self.step_schemas[usize::from(final_only)]
     }
 
     /// Replaces the token estimate, for backends that can count.

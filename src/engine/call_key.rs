@@ -15,10 +15,15 @@ pub struct CallKey {
 impl CallKey {
     /// The key of `tool` called with `args`.
     pub fn new(tool: &str, args: &Value) -> Self {
-        let mut canonical = String::new();
-        write_canonical(args, &mut canonical);
-        CallKey { tool: tool.to_string(), args_digest: format!("{:016x}", fnv1a(canonical.as_bytes())) }
+        CallKey { tool: tool.to_string(), args_digest: digest(args) }
     }
+}
+
+/// FNV-1a (64-bit, hex) of `value`'s canonical JSON: equal for equal values whatever their key order.
+pub fn digest(value: &Value) -> String {
+    let mut canonical = String::new();
+    write_canonical(value, &mut canonical);
+    format!("{:016x}", fnv1a(canonical.as_bytes()))
 }
 
 fn write_canonical(value: &Value, out: &mut String) {

@@ -49,3 +49,84 @@ impl Default for AgentConfig {
         }
     }
 }
+
+/// A setting outside the range the loop can work with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("config `{field}` is {value}: {expected}")]
+pub struct ConfigError {
+    /// The setting, as named in JS (camelCase).
+    pub field: &'static str,
+    /// The value given.
+    pub value: String,
+    /// What it must be.
+    pub expected: &'static str,
+}
+
+impl AgentConfig {
+    /// Checks every setting; the first one out of range is reported.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn check(
+            ok: bool,
+            field: &'static str,
+            value: impl ToString,
+            expected: &'static str,
+        ) -> Result<(), ConfigError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(ConfigError { field, value: value.to_string(), expected })
+            }
+        }
+        let r = &self.retry;
+        check(self.max_steps >= 1, "maxSteps", self.max_steps, "at least 1")?;
+        check(
+            self.max_consecutive_failures >= 1,
+            "maxConsecutiveFailures",
+            self.max_consecutive_failures,
+            "at least 1",
+        )?;
+        check(self.tool_timeout_ms >= 1, "toolTimeoutMs", self.tool_timeout_ms, "at least 1 ms")?;
+        check(self.model_timeout_ms >= 1, "modelTimeoutMs", self.model_timeout_ms, "at least 1 ms")?;
+        check(
+            self.observation_chars >= 200,
+            "observationChars",
+            self.observation_chars,
+            "at least 200, room for one recovery plan",
+        )?;
+        check(
+            self.context_tokens >= 512,
+            "contextTokens",
+            self.context_tokens,
+            "at least 512, room for the rules and the task",
+        )?;
+        check(r.max_attempts >= 1, "retry.maxAttempts", r.max_attempts, "at least 1 (1 = never retry)")?;
+        check((0.0..=1.0).contains(&r.jitter), "retry.jitter", r.jitter, "between 0 and 1")?;
+        check(
+            r.base_delay_ms <= r.max_delay_ms,
+            "retry.baseDelayMs",
+            r.base_delay_ms,
+            "at most retry.maxDelayMs",
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_valid_and_bad_values_are_named() {
+        assert_eq!(AgentConfig::default().validate(), Ok(()));
+        let zero = AgentConfig { max_consecutive_failures: 0, ..AgentConfig::default() };
+        assert_eq!(
+            zero.validate().unwrap_err().to_string(),
+            "config `maxConsecutiveFailures` is 0: at least 1"
+        );
+        let nan = AgentConfig {
+            retry: RetryPolicy { jitter: f64::NAN, ..RetryPolicy::default() },
+            ..AgentConfig::default()
+        };
+        assert_eq!(nan.validate().unwrap_err().field, "retry.jitter");
+    }
+}

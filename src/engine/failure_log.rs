@@ -82,19 +82,16 @@ impl FailureLog {
         }
     }
 
-    /// A call to `tool` succeeded: its earlier failures, and the failures tied to no tool, are
-    /// recovered. Returns the indices that changed, for the store.
-    pub fn recover(&mut self, tool: Option<&str>) -> Vec<usize> {
-        let mut changed = Vec::new();
+    /// A call to `tool` succeeded (or, with `None`, the model gave a valid step): its earlier
+    /// failures, and the failures tied to no tool, are recovered.
+    pub fn recover(&mut self, tool: Option<&str>) {
         for (i, record) in self.records.iter_mut().enumerate() {
             let same_goal = goal_free(&record.code) || (tool.is_some() && record.tool.as_deref() == tool);
             if !record.recovered && same_goal {
                 record.recovered = true;
-                changed.push(i);
                 self.unsaved.insert(i);
             }
         }
-        changed
     }
 
     /// Marks the record at `index` recovered (a retry of the same call succeeded).
@@ -109,11 +106,6 @@ impl FailureLog {
     pub fn take_unsaved(&mut self) -> Vec<FailureRecord> {
         let unsaved = std::mem::take(&mut self.unsaved);
         unsaved.into_iter().filter_map(|i| self.records.get(i).cloned()).collect()
-    }
-
-    /// The record at `index`.
-    pub fn get(&self, index: usize) -> Option<&FailureRecord> {
-        self.records.get(index)
     }
 
     /// Every record, in order.
@@ -153,16 +145,17 @@ mod tests {
     fn a_later_success_recovers_that_tools_failures_and_tool_free_ones() {
         let mut log = FailureLog::new("r", "s");
         let a = fail(&mut log, 1, Some("click"), ErrorCode::StaleReference);
-        let b = fail(&mut log, 2, Some("serch"), ErrorCode::UnknownTool);
+        fail(&mut log, 2, Some("serch"), ErrorCode::UnknownTool);
         let c = fail(&mut log, 3, Some("get"), ErrorCode::NotFound);
-        let d = fail(&mut log, 4, None, ErrorCode::InvalidOutput);
+        fail(&mut log, 4, None, ErrorCode::InvalidOutput);
         log.mark_retried(a);
-        assert_eq!(log.recover(Some("click")), vec![a, b, d]);
-        assert!(!log.get(c).unwrap().recovered);
+        log.recover(Some("click"));
+        let recovered: Vec<bool> = log.records().iter().map(|r| r.recovered).collect();
+        assert_eq!(recovered, vec![true, true, false, true]);
         assert_eq!(log.last_unrecovered().unwrap().tool.as_deref(), Some("get"));
         let stats = log.stats();
         assert_eq!((stats.faults, stats.retried, stats.recovered), (4, 1, 3));
-        assert_eq!(log.get(a).unwrap().id, "r:1:1:0");
+        assert_eq!(log.records()[a].id, "r:1:1:0");
         assert_eq!(log.take_unsaved().len(), 4);
         assert!(log.take_unsaved().is_empty());
         log.mark_recovered(c);

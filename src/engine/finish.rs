@@ -5,23 +5,16 @@ use crate::store::{EndReason, RunStatus, TurnRecord};
 
 use super::agent::RunResult;
 use super::run::{RunState, Stop};
-use super::{parse_step, Action, Event, Outcome, Step, Turn};
+use super::{parse_step, Event, Outcome, Step, Turn};
 
 impl RunState<'_> {
     /// Ends the step: the turn is kept, shown to the page, and written with the failures it produced
     /// before the next model call, so a killed worker loses at most the step under way.
-    pub(crate) async fn commit(
-        &mut self,
-        step: u32,
-        thought: String,
-        action: Option<Action>,
-        observation: String,
-        outcome: Outcome,
-    ) {
-        if outcome != Outcome::Final {
-            (self.emit)(&Event::Observation { step, text: observation.clone(), outcome });
+    pub(crate) async fn commit(&mut self, turn: Turn) {
+        let step = turn.step;
+        if turn.outcome != Outcome::Final {
+            (self.emit)(&Event::Observation { step, text: turn.observation.clone(), outcome: turn.outcome });
         }
-        let turn = Turn { step, thought, action, observation, outcome };
         self.turns.push(turn.clone());
         self.record.counts.steps = step;
         let record = TurnRecord {
@@ -72,7 +65,15 @@ impl RunState<'_> {
         if !thought.is_empty() {
             (self.emit)(&Event::Thought { step, text: thought.clone() });
         }
-        self.commit(step, thought, None, answer.clone(), Outcome::Final).await;
+        let turn = Turn {
+            step,
+            thought,
+            action: None,
+            observation: answer.clone(),
+            outcome: Outcome::Final,
+            reply: None,
+        };
+        self.commit(turn).await;
         self.finish(answer, false, reason).await
     }
 

@@ -25,10 +25,10 @@ mod run;
 mod tool_turn;
 mod turn;
 
-pub use agent::{Agent, Effects, RunOptions, RunResult};
-pub use call_key::CallKey;
+pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
+pub use call_key::{digest, CallKey};
 pub use cancel::{CancelToken, Cancelled};
-pub use config::AgentConfig;
+pub use config::{AgentConfig, ConfigError};
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
 };

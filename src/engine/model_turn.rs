@@ -1,13 +1,20 @@
-//! Asking the model for a step: the prompt fitted to the context budget, the step schema for
+//! Asking the model for a step: the prompt fitted to the run's context budget, the step schema for
 //! backends that constrain decoding, transient failures retried with the one retry policy, a context
-//! overflow answered by compacting harder, an unsatisfiable schema by asking without it.
+//! overflow answered by compacting harder (for the rest of the run), an unsatisfiable schema by
+//! asking without it, a safety-filter block by withholding the newest observation.
 
 use crate::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 
 use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
 use super::run::{RunState, Stop};
-use super::{build_messages, step_schema, Event, ModelRequest, PromptInput, RetryDecision};
+use super::{build_messages, ModelRequest, PromptInput, RetryDecision};
+
+/// Compactions allowed per model call before an overflow is fatal.
+const MAX_COMPACTIONS: u32 = 2;
+
+/// What replaces an observation the model's safety filter refused to read.
+const WITHHELD: &str = "[withheld: the model's safety filter blocked this result; do not request it again]";
 
 impl RunState<'_> {
     /// Asks for step `step`; `final_only` carries the reason when only a final answer is allowed.
@@ -15,13 +22,12 @@ impl RunState<'_> {
         let agent = self.agent;
         let effects = &agent.effects;
         let config = &agent.config;
-        let mut budget = config.context_tokens;
         let mut constrain = config.constrain_output;
-        let mut compacted = false;
-        let mut failed_attempts = Vec::new();
-        let mut attempt = 0;
+        let mut compactions = 0;
+        let mut withheld = false;
+        let mut transient_attempts = 0;
+        let mut failed = Vec::new();
         loop {
-            attempt += 1;
             let input = PromptInput {
                 tools: agent.tools.specs(),
                 task: &self.task,
@@ -30,9 +36,9 @@ impl RunState<'_> {
                 final_only,
                 instructions: config.instructions.as_deref(),
             };
-            let messages = build_messages(&input, agent.counter.as_ref(), budget)
+            let messages = build_messages(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
-            let schema = constrain.then(|| step_schema(agent.tools.specs(), final_only.is_some()));
+            let schema = constrain.then(|| agent.step_schema(final_only.is_some()).clone());
             let request = ModelRequest { messages, schema };
             self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request);
@@ -44,7 +50,7 @@ impl RunState<'_> {
                         self.record.counts.prompt_tokens += u64::from(usage.prompt_tokens);
                         self.record.counts.completion_tokens += u64::from(usage.completion_tokens);
                     }
-                    for index in failed_attempts {
+                    for index in failed {
                         self.log.mark_recovered(index);
                     }
                     return Ok(reply.text);
@@ -57,7 +63,7 @@ impl RunState<'_> {
                 Guarded::Cancelled => return Err(Stop::Cancelled),
             };
             let found = classify(&raw, Origin::Model);
-            let index = self.log.record(NewFailure {
+            let failure = |attempt| NewFailure {
                 step,
                 tool: None,
                 args_digest: None,
@@ -66,59 +72,87 @@ impl RunState<'_> {
                 attempt,
                 message: &raw.message,
                 at_ms: effects.clock.now_ms(),
-            });
-            failed_attempts.push(index);
-            (self.emit)(&Event::Failure {
-                step,
-                tool: None,
-                class: found.class,
-                code: found.code.clone(),
-                message: raw.message.clone(),
-                envelope: None,
-            });
-            match (&found.code, found.class) {
-                (ErrorCode::ContextOverflow, _) if !compacted => {
-                    // The estimate undercounted: compact to two thirds and ask once more.
-                    compacted = true;
-                    budget = budget * 2 / 3;
-                    self.log.mark_retried(index);
-                    self.warn(
-                        Some(step),
-                        "The prompt overflowed the model's context; compacting the history.".into(),
-                    );
+            };
+            let fallback = match (&found.code, found.class) {
+                (ErrorCode::ContextOverflow, _) if compactions < MAX_COMPACTIONS => {
+                    compactions += 1;
+                    self.context_tokens = shrunk_budget(self.context_tokens, &raw);
+                    Some(format!(
+                        "The prompt overflowed the model's context; compacting to {} tokens for the rest of the run.",
+                        self.context_tokens
+                    ))
                 }
                 (ErrorCode::Unsupported, _) if constrain => {
                     constrain = false;
-                    self.log.mark_retried(index);
-                    self.warn(
-                        Some(step),
-                        "The model rejected the step schema; asking without constrained decoding.".into(),
-                    );
+                    Some(
+                        "The model rejected the step schema; asking without constrained decoding."
+                            .to_string(),
+                    )
                 }
-                (_, FailureClass::Transient) => {
-                    match config.retry.decide(attempt, raw.retry_after_ms, None, effects.random.as_ref()) {
-                        RetryDecision::Retry { delay_ms } => {
-                            self.log.mark_retried(index);
-                            (self.emit)(&Event::RetryScheduled {
-                                step,
-                                tool: None,
-                                attempt,
-                                delay_ms,
-                                code: found.code.clone(),
-                            });
-                            if !pause(effects.clock.as_ref(), delay_ms, &self.cancel).await {
-                                return Err(Stop::Cancelled);
-                            }
-                        }
-                        _ => {
-                            let message =
-                                format!("The model failed {attempt} time(s); last: {}", raw.message);
-                            return Err(Stop::Fatal { code: found.code, message });
-                        }
+                (ErrorCode::SafetyBlocked, _) if !withheld && !self.turns.is_empty() => {
+                    withheld = true;
+                    if let Some(last) = self.turns.last_mut() {
+                        // Only the prompt's copy: the stored step keeps what the tool returned.
+                        last.observation = WITHHELD.to_string();
+                    }
+                    Some(
+                        "The model's safety filter blocked the prompt; withholding the last observation."
+                            .to_string(),
+                    )
+                }
+                _ => None,
+            };
+            if let Some(warning) = fallback {
+                failed.push(self.retrying(failure(transient_attempts + 1), 0));
+                self.warn(Some(step), warning);
+                continue;
+            }
+            if found.class != FailureClass::Transient {
+                failed.push(self.log.record(failure(transient_attempts + 1)));
+                return Err(Stop::Fatal { code: found.code.clone(), message: raw.message.clone() });
+            }
+            transient_attempts += 1;
+            match config.retry.decide(transient_attempts, raw.retry_after_ms, None, effects.random.as_ref()) {
+                RetryDecision::Retry { delay_ms } => {
+                    failed.push(self.retrying(failure(transient_attempts), delay_ms));
+                    if !pause(effects.clock.as_ref(), delay_ms, &self.cancel).await {
+                        return Err(Stop::Cancelled);
                     }
                 }
-                _ => return Err(Stop::Fatal { code: found.code, message: raw.message }),
+                _ => {
+                    self.log.record(failure(transient_attempts));
+                    let message =
+                        format!("The model failed {transient_attempts} time(s); last: {}", raw.message);
+                    return Err(Stop::Fatal { code: found.code.clone(), message });
+                }
             }
         }
+    }
+}
+
+/// The budget after an overflow: scaled by what the backend reported (`quota / requested`, the
+/// Prompt API's QuotaExceededError fields) when it did, else by two thirds; with a 10% margin,
+/// since the estimate was evidently too low.
+fn shrunk_budget(budget: usize, raw: &RawFailure) -> usize {
+    let number = |key: &str| raw.hints.details.get(key).and_then(serde_json::Value::as_f64);
+    let ratio = match (number("quota"), number("requested")) {
+        (Some(quota), Some(requested)) if requested > quota && quota > 0.0 => quota / requested,
+        _ => 2.0 / 3.0,
+    };
+    (budget as f64 * ratio * 0.9) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::FailureHints;
+
+    #[test]
+    fn the_budget_shrinks_by_the_reported_ratio_or_by_two_thirds() {
+        let plain = RawFailure::named("QuotaExceededError", "too big");
+        assert_eq!(shrunk_budget(9000, &plain), 5400);
+        let details = serde_json::from_value(serde_json::json!({"requested": 12000, "quota": 6000})).unwrap();
+        let measured = plain.clone().with_hints(FailureHints { details, ..Default::default() });
+        assert_eq!(shrunk_budget(9000, &measured), 4050);
     }
 }

@@ -81,7 +81,9 @@ impl RetryPolicy {
         let jittered = backoff - spread.min(backoff);
         let delay_ms = match retry_after_ms {
             // Never earlier than asked; the jitter on top keeps many clients from returning together.
-            Some(asked) => asked.max(jittered) + (self.base_delay_ms as f64 * jitter * unit) as u64,
+            Some(asked) => {
+                asked.max(jittered).saturating_add((self.base_delay_ms as f64 * jitter * unit) as u64)
+            }
             None => jittered,
         };
         RetryDecision::Retry { delay_ms }

@@ -2,16 +2,11 @@
 //! fatal failure or cancellation.
 
 use crate::errors::render::render;
-use crate::errors::{
-    classify, CallContext, Envelope, ErrorCode, FailureClass, FailureHints, Origin, RawFailure, Severity,
-};
+use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
-use crate::tools::CallCheck;
 
 use super::agent::{Agent, RunOptions, RunResult};
 use super::failure_log::{FailureLog, NewFailure};
-use super::observation::describe_output;
-use super::tool_turn::ToolEnd;
 use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Turn};
 
 /// Why the loop stops early.
@@ -21,7 +16,7 @@ pub(crate) enum Stop {
 }
 
 impl Stop {
-    fn reason(self) -> EndReason {
+    pub(crate) fn reason(self) -> EndReason {
         match self {
             Stop::Cancelled => EndReason::Cancelled,
             Stop::Fatal { code, message } => EndReason::Fatal { code, message },
@@ -40,8 +35,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
-    /// Failed or no-progress steps in a row.
-    consecutive: u32,
+    /// The prompt's token budget; lowered for the rest of the run when the model overflows.
+    pub(crate) context_tokens: usize,
 }
 
 impl<'a> RunState<'a> {
@@ -76,52 +71,56 @@ impl<'a> RunState<'a> {
             turns: Vec::new(),
             log: FailureLog::new(&run_id, &options.session),
             repeats: Repeats::default(),
-            consecutive: 0,
+            context_tokens: agent.config.context_tokens,
         };
+        (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
         match effects.store.session_turns(&options.session).await {
             Ok(records) => state.memory = records.into_iter().map(|r| r.turn).collect(),
             Err(e) => state.warn(None, format!("Could not read the session's history: {e}")),
         }
-        (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
         state.save_run().await;
         state
     }
 
     pub(crate) async fn drive(mut self) -> RunResult {
         let config = &self.agent.config;
-        let ending = loop {
+        let stop = loop {
             if self.cancel.is_cancelled() {
-                break Err(Stop::Cancelled);
+                break Stop::Cancelled;
             }
-            if self.consecutive >= config.max_consecutive_failures {
-                break Ok(EndReason::ConsecutiveFailures { failures: self.consecutive });
+            let failing = self.failing_streak();
+            if failing >= config.max_consecutive_failures {
+                return self.forced_final(EndReason::ConsecutiveFailures { failures: failing }).await;
             }
             if self.step() >= config.max_steps {
-                break Ok(EndReason::MaxSteps { steps: config.max_steps });
+                return self.forced_final(EndReason::MaxSteps { steps: config.max_steps }).await;
             }
             match self.step_once().await {
                 Ok(Some(answer)) => return self.finish(answer, true, EndReason::FinalAnswer).await,
                 Ok(None) => {}
-                Err(stop) => break Err(stop),
+                Err(stop) => break stop,
             }
         };
-        match ending {
-            Ok(budget) => self.forced_final(budget).await,
-            Err(Stop::Cancelled) => {
-                let answer = "The run was cancelled before it finished.".to_string();
-                self.finish(answer, false, EndReason::Cancelled).await
+        let answer = match &stop {
+            Stop::Cancelled => "The run was cancelled before it finished.".to_string(),
+            Stop::Fatal { code, message } => {
+                format!(
+                    "I could not complete the task. The run stopped on a fatal failure ({code}): {message}"
+                )
             }
-            Err(stop) => {
-                let reason = stop.reason();
-                let answer = format!("I could not complete the task. {}", reason.describe());
-                self.finish(answer, false, reason).await
-            }
-        }
+        };
+        self.finish(answer, false, stop.reason()).await
     }
 
     /// The number of the last step taken.
     pub(crate) fn step(&self) -> u32 {
         self.turns.len() as u32
+    }
+
+    /// Steps at the end of the run that failed or made no progress: the budget is decided from
+    /// what the turns recorded, not from a counter kept beside them.
+    fn failing_streak(&self) -> u32 {
+        self.turns.iter().rev().take_while(|t| t.outcome == Outcome::Failed).count() as u32
     }
 
     /// One step: ask, parse, check, act, observe. `Some(answer)` when the model answered.
@@ -133,119 +132,65 @@ impl<'a> RunState<'a> {
             Ok(parsed) => parsed,
             Err(error) => {
                 let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
-                let raw = RawFailure::coded("INVALID_OUTPUT", error.summary()).with_hints(hints);
-                let mut envelope = self.envelope(&raw, None, None);
-                envelope.sent = Some(error.received.into());
-                self.fail(step, None, None, &envelope);
-                self.commit(step, String::new(), None, self.show(&envelope), Outcome::Failed).await;
-                self.consecutive += 1;
+                let raw = RawFailure::message(error.summary()).with_hints(hints);
+                let mut envelope =
+                    self.envelope(ErrorCode::InvalidOutput, &raw, None, CallContext::default());
+                envelope.sent = Some(error.received.clone().into());
+                self.fail(step, None, None, &envelope, 1);
+                let observation = self.show(&envelope);
+                let turn = Turn {
+                    step,
+                    thought: String::new(),
+                    action: None,
+                    observation,
+                    outcome: Outcome::Failed,
+                    reply: Some(error.received),
+                };
+                self.commit(turn).await;
                 return Ok(None);
             }
         };
+        if !parsed.repairs.is_empty() {
+            let repairs: Vec<String> = parsed.repairs.iter().map(ToString::to_string).collect();
+            self.warn(Some(step), format!("The model's reply was repaired: {}.", repairs.join("; ")));
+        }
         match parsed.step {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
                 self.log.recover(None);
-                self.commit(step, thought, None, answer.clone(), Outcome::Final).await;
+                let turn = Turn {
+                    step,
+                    thought,
+                    action: None,
+                    observation: answer.clone(),
+                    outcome: Outcome::Final,
+                    reply: None,
+                };
+                self.commit(turn).await;
                 Ok(Some(answer))
             }
             Step::Action { thought, tool, args } => {
                 self.say_thought(step, &thought);
                 (self.emit)(&Event::Action { step, tool: tool.clone(), args: args.clone() });
                 let action = Action { tool, args };
-                let (observation, outcome) = self.act(step, &action).await?;
-                self.consecutive = if outcome == Outcome::Failed { self.consecutive + 1 } else { 0 };
-                self.commit(step, thought, Some(action), observation, outcome).await;
-                Ok(None)
+                let (observation, outcome, stop) = match self.act(step, &action).await {
+                    Ok((observation, outcome)) => (observation, outcome, None),
+                    Err((observation, stop)) => (observation, Outcome::Failed, Some(stop)),
+                };
+                self.commit(Turn { step, thought, action: Some(action), observation, outcome, reply: None })
+                    .await;
+                stop.map_or(Ok(None), Err)
             }
         }
     }
 
-    /// Checks and runs one call; returns the observation and how the step ended.
-    async fn act(&mut self, step: u32, action: &Action) -> Result<(String, Outcome), Stop> {
-        let agent = self.agent;
-        let key = CallKey::new(&action.tool, &action.args);
-        let spec = match agent.tools.check(&action.tool, &action.args) {
-            CallCheck::Valid(spec) => spec,
-            CallCheck::UnknownTool { suggestions } => {
-                let raw =
-                    RawFailure::coded("UNKNOWN_TOOL", format!("There is no tool named `{}`.", action.tool));
-                let mut envelope = self.envelope(&raw, Some(action), Some(&suggestions));
-                envelope.available_actions = agent.tools.names().to_vec();
-                return Ok(self.failed_call(step, action, &key, envelope));
-            }
-            CallCheck::InvalidArgs { spec, issues } => {
-                let raw = RawFailure::coded(
-                    "INVALID_ARGS",
-                    match issues.len() {
-                        1 => format!("The arguments for `{}` have 1 problem.", spec.name),
-                        n => format!("The arguments for `{}` have {n} problems.", spec.name),
-                    },
-                );
-                let envelope = self.envelope(&raw, Some(action), None).with_issues(issues);
-                return Ok(self.failed_call(step, action, &key, envelope));
-            }
-        };
-        if let Some(envelope) = self.repeats.blocked(&key) {
-            self.fail(step, Some(action), Some(&key), &envelope);
-            return Ok((self.show(&envelope), Outcome::Failed));
-        }
-        match self.run_tool(step, spec, &action.args).await? {
-            ToolEnd::Done(output) => {
-                self.log.recover(Some(&spec.name));
-                for warning in &output.warnings {
-                    self.warn(Some(step), format!("`{}`: {warning}", spec.name));
-                }
-                let mut observation = describe_output(&output, agent.config.observation_chars);
-                let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
-                if self.repeats.succeeded(&key) > 0 {
-                    // The same call again learns nothing new: count it toward the failure budget.
-                    observation.push_str(
-                        "\nNote: you already made this exact call and got this result. Use it, call another tool, or give your final_answer.",
-                    );
-                    return Ok((observation, Outcome::Failed));
-                }
-                Ok((observation, outcome))
-            }
-            ToolEnd::Advisory(envelope) => {
-                self.log.recover(Some(&spec.name));
-                self.warn(Some(step), envelope.message.clone());
-                Ok((self.show(&envelope), Outcome::Warning))
-            }
-            ToolEnd::Failed(envelope) => {
-                let envelope = self.repeats.failed(&key, envelope);
-                if envelope.class == FailureClass::Fatal || envelope.severity == Severity::Critical {
-                    return Err(Stop::Fatal {
-                        code: envelope.code.clone(),
-                        message: envelope.message.clone(),
-                    });
-                }
-                (self.emit)(&self.failure_event(step, &envelope));
-                Ok((self.show(&envelope), Outcome::Failed))
-            }
-        }
-    }
-
-    /// A call that failed before running (unknown tool, invalid arguments).
-    fn failed_call(
-        &mut self,
-        step: u32,
-        action: &Action,
-        key: &CallKey,
-        envelope: Envelope,
-    ) -> (String, Outcome) {
-        self.fail(step, Some(action), Some(key), &envelope);
-        let envelope = self.repeats.failed(key, envelope);
-        (self.emit)(&self.failure_event(step, &envelope));
-        (self.show(&envelope), Outcome::Failed)
-    }
-
-    /// Builds an envelope with what the runtime knows about the call.
+    /// Builds an envelope for a failure the runtime itself detected (`code` is known, not classified).
     pub(crate) fn envelope(
         &self,
+        code: ErrorCode,
         raw: &RawFailure,
         action: Option<&Action>,
-        suggestions: Option<&[String]>,
+        ctx: CallContext<'_>,
     ) -> Envelope {
         let tools = &self.agent.tools;
         let refs_from =
@@ -255,9 +200,27 @@ impl<'a> RunState<'a> {
             args: action.map(|a| &a.args),
             refs_from,
             available: tools.names(),
-            suggestions: suggestions.unwrap_or(&[]),
+            ..ctx
         };
-        Envelope::from_failure(raw, classify(raw, Origin::Tool), ctx)
+        Envelope::from_failure(raw, Classification::of(code), ctx)
+    }
+
+    /// An invalid call (unknown tool, invalid arguments): never run, shown to the model, escalated
+    /// if the model made it before. `ctx` carries the suggestions or the issues.
+    pub(crate) fn refuse(
+        &mut self,
+        step: u32,
+        action: &Action,
+        key: &CallKey,
+        code: ErrorCode,
+        message: String,
+        ctx: CallContext<'_>,
+    ) -> (String, Outcome) {
+        let envelope = self.envelope(code, &RawFailure::message(message), Some(action), ctx);
+        let now = self.agent.effects.clock.now_ms();
+        let envelope = self.repeats.failed(key, envelope, now);
+        self.fail(step, Some(&action.tool), Some(key), &envelope, 1);
+        (self.show(&envelope), Outcome::Failed)
     }
 
     /// Renders an envelope for the prompt.
@@ -266,30 +229,34 @@ impl<'a> RunState<'a> {
         render(envelope, config.format, config.observation_chars)
     }
 
-    pub(crate) fn failure_event(&self, step: u32, envelope: &Envelope) -> Event {
-        Event::Failure {
+    /// A failure the model will see: recorded in the log (the store gets it with the step's
+    /// commit) and told to the page with its envelope.
+    pub(crate) fn fail(
+        &mut self,
+        step: u32,
+        tool: Option<&str>,
+        key: Option<&CallKey>,
+        envelope: &Envelope,
+        attempt: u32,
+    ) {
+        let now = self.agent.effects.clock.now_ms();
+        self.log.record(NewFailure {
             step,
-            tool: envelope.tool.clone(),
+            tool,
+            args_digest: key.map(|k| k.args_digest.as_str()),
+            class: envelope.class,
+            code: &envelope.code,
+            attempt,
+            message: &envelope.message,
+            at_ms: now,
+        });
+        (self.emit)(&Event::Failure {
+            step,
+            tool: tool.map(str::to_string),
             class: envelope.class,
             code: envelope.code.clone(),
             message: envelope.message.clone(),
             envelope: Some(Box::new(envelope.clone())),
-        }
-    }
-
-    /// Records a failure of a step's first (or only) attempt in the log; the store gets it with
-    /// the step's commit.
-    fn fail(&mut self, step: u32, action: Option<&Action>, key: Option<&CallKey>, envelope: &Envelope) {
-        let now = self.agent.effects.clock.now_ms();
-        self.log.record(NewFailure {
-            step,
-            tool: action.map(|a| a.tool.as_str()),
-            args_digest: key.map(|k| k.args_digest.as_str()),
-            class: envelope.class,
-            code: &envelope.code,
-            attempt: 1,
-            message: &envelope.message,
-            at_ms: now,
         });
     }
 

@@ -1,54 +1,131 @@
-//! Running one tool call: each attempt under its timeout, transient failures retried by the runtime
-//! (backoff, jitter, Retry-After), everything else turned into an envelope for the model.
+//! A tool step: check the call, run it — each attempt under its timeout, transient failures retried
+//! by the runtime with backoff, jitter and Retry-After — and turn what happened into the observation
+//! the model sees next.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::errors::{classify, CallContext, Envelope, FailureClass, Origin, RawFailure, Severity};
-use crate::tools::ToolSpec;
+use crate::errors::{classify, CallContext, Envelope, ErrorCode, FailureClass, Origin, RawFailure, Severity};
+use crate::tools::{CallCheck, ToolSpec};
 
+use super::call_key::digest;
 use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
+use super::observation::describe_output;
 use super::run::{RunState, Stop};
-use super::{CallKey, Event, RetryDecision, ToolCall, ToolOutput};
+use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
 
 /// How a tool call ended.
-pub(crate) enum ToolEnd {
+enum ToolEnd {
     /// It returned a result.
     Done(ToolOutput),
     /// It threw an envelope of warning severity: it did its job, with caveats.
     Advisory(Envelope),
-    /// It failed: persistently, or transiently with the retries spent.
-    Failed(Envelope),
+    /// It failed, persistently or with the retries spent, at this attempt.
+    Failed(Envelope, u32),
 }
 
+const NO_PROGRESS: &str =
+    "\nNote: you already made this exact call and got this same result. Use it, call another tool, or give your final_answer.";
+
 impl RunState<'_> {
-    pub(crate) async fn run_tool(
+    /// Checks and runs one call. `Ok` is the observation and how the step ended; `Err` ends the run
+    /// after the step is committed with its observation.
+    pub(crate) async fn act(
+        &mut self,
+        step: u32,
+        action: &Action,
+    ) -> Result<(String, Outcome), (String, Stop)> {
+        let agent = self.agent;
+        let key = CallKey::new(&action.tool, &action.args);
+        let spec = match agent.tools.check(&action.tool, &action.args) {
+            CallCheck::Valid(spec) => spec,
+            CallCheck::UnknownTool { suggestions } => {
+                let message = format!("There is no tool named `{}`.", action.tool);
+                let ctx = CallContext { suggestions: &suggestions, ..CallContext::default() };
+                return Ok(self.refuse(step, action, &key, ErrorCode::UnknownTool, message, ctx));
+            }
+            CallCheck::InvalidArgs { spec, issues } => {
+                let message = match issues.len() {
+                    1 => format!("The arguments for `{}` have 1 problem.", spec.name),
+                    n => format!("The arguments for `{}` have {n} problems.", spec.name),
+                };
+                let ctx = CallContext { issues: &issues, ..CallContext::default() };
+                return Ok(self.refuse(step, action, &key, ErrorCode::InvalidArgs, message, ctx));
+            }
+        };
+        let now = agent.effects.clock.now_ms();
+        if let Some(envelope) = self.repeats.blocked(&key, now) {
+            self.fail(step, Some(&spec.name), Some(&key), &envelope, 1);
+            return Ok((self.show(&envelope), Outcome::Failed));
+        }
+        match self.run_tool(step, spec, &action.args, &key).await {
+            Err(stop) => Err(("The run was cancelled during this call.".to_string(), stop)),
+            Ok(ToolEnd::Done(output)) => {
+                self.log.recover(Some(&spec.name));
+                for warning in &output.warnings {
+                    self.warn(Some(step), format!("`{}`: {warning}", spec.name));
+                }
+                let observation = describe_output(&output, agent.config.observation_chars);
+                let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
+                let result = digest(&json!([output.value, output.warnings]));
+                Ok(self.progress(&key, &result, observation, outcome))
+            }
+            Ok(ToolEnd::Advisory(envelope)) => {
+                self.log.recover(Some(&spec.name));
+                self.warn(Some(step), format!("`{}`: {}", spec.name, envelope.message));
+                let result = digest(&json!([envelope.code.as_str(), envelope.message]));
+                Ok(self.progress(&key, &result, self.show(&envelope), Outcome::Warning))
+            }
+            Ok(ToolEnd::Failed(envelope, attempt)) => {
+                let envelope = self.repeats.failed(&key, envelope, agent.effects.clock.now_ms());
+                self.fail(step, Some(&spec.name), Some(&key), &envelope, attempt);
+                let observation = self.show(&envelope);
+                if envelope.class == FailureClass::Fatal || envelope.severity == Severity::Critical {
+                    let stop = Stop::Fatal { code: envelope.code.clone(), message: envelope.message.clone() };
+                    return Err((observation, stop));
+                }
+                Ok((observation, Outcome::Failed))
+            }
+        }
+    }
+
+    /// A successful call's observation, or a failed step if the same call already gave the same
+    /// result: repeating it learns nothing new.
+    fn progress(
+        &mut self,
+        key: &CallKey,
+        result: &str,
+        observation: String,
+        outcome: Outcome,
+    ) -> (String, Outcome) {
+        if self.repeats.succeeded(key, result) {
+            (observation, outcome)
+        } else {
+            (observation + NO_PROGRESS, Outcome::Failed)
+        }
+    }
+
+    async fn run_tool(
         &mut self,
         step: u32,
         spec: &ToolSpec,
         args: &Value,
+        key: &CallKey,
     ) -> Result<ToolEnd, Stop> {
         let agent = self.agent;
         let effects = &agent.effects;
         let config = &agent.config;
         let timeout_ms = spec.timeout_ms.unwrap_or(config.tool_timeout_ms);
-        let key = CallKey::new(&spec.name, args);
-        let mut failed_attempts = Vec::new();
+        let mut retried = Vec::new();
         let mut attempt = 0;
         loop {
             attempt += 1;
             self.record.counts.tool_calls += 1;
             let call = ToolCall { tool: spec.name.clone(), args: args.clone(), attempt };
-            let raw = match guarded(
-                effects.tools.call(&call),
-                effects.clock.as_ref(),
-                Some(timeout_ms),
-                &self.cancel,
-            )
-            .await
-            {
+            let pending = effects.tools.call(&call);
+            let raw = match guarded(pending, effects.clock.as_ref(), Some(timeout_ms), &self.cancel).await {
                 Guarded::Done(Ok(output)) => {
-                    for index in failed_attempts {
+                    for index in retried {
                         self.log.mark_recovered(index);
                     }
                     return Ok(ToolEnd::Done(output));
@@ -60,19 +137,33 @@ impl RunState<'_> {
                 ),
                 Guarded::Cancelled => return Err(Stop::Cancelled),
             };
-            let classification = classify(&raw, Origin::Tool);
             let ctx = CallContext {
                 tool: Some(&spec.name),
                 args: Some(args),
                 refs_from: &spec.refs_from,
                 available: agent.tools.names(),
-                suggestions: &[],
+                attempts: attempt,
+                ..CallContext::default()
             };
-            let envelope = Envelope::from_failure(&raw, classification, ctx);
+            let envelope = Envelope::from_failure(&raw, classify(&raw, Origin::Tool), ctx);
             if envelope.severity == Severity::Warning && envelope.class != FailureClass::Fatal {
                 return Ok(ToolEnd::Advisory(envelope));
             }
-            let index = self.log.record(NewFailure {
+            if envelope.class != FailureClass::Transient {
+                return Ok(ToolEnd::Failed(envelope, attempt));
+            }
+            let delay_ms = match config.retry.decide(
+                attempt,
+                raw.retry_after_ms,
+                spec.max_attempts,
+                effects.random.as_ref(),
+            ) {
+                RetryDecision::Retry { delay_ms } => delay_ms,
+                RetryDecision::AttemptsExhausted | RetryDecision::RetryAfterTooLong { .. } => {
+                    return Ok(ToolEnd::Failed(envelope, attempt));
+                }
+            };
+            let failure = NewFailure {
                 step,
                 tool: Some(&spec.name),
                 args_digest: Some(&key.args_digest),
@@ -81,43 +172,36 @@ impl RunState<'_> {
                 attempt,
                 message: &envelope.message,
                 at_ms: effects.clock.now_ms(),
-            });
-            if envelope.class != FailureClass::Transient {
-                return Ok(ToolEnd::Failed(envelope));
-            }
-            let decision =
-                config.retry.decide(attempt, raw.retry_after_ms, spec.max_attempts, effects.random.as_ref());
-            let delay_ms = match decision {
-                RetryDecision::Retry { delay_ms } => delay_ms,
-                RetryDecision::AttemptsExhausted => {
-                    return Ok(ToolEnd::Failed(envelope.with_detail("attempts", attempt)));
-                }
-                RetryDecision::RetryAfterTooLong { retry_after_ms } => {
-                    let envelope =
-                        envelope.with_detail("attempts", attempt).with_detail("retryAfterMs", retry_after_ms);
-                    return Ok(ToolEnd::Failed(envelope));
-                }
             };
-            self.log.mark_retried(index);
-            failed_attempts.push(index);
-            (self.emit)(&Event::Failure {
-                step,
-                tool: Some(spec.name.clone()),
-                class: envelope.class,
-                code: envelope.code.clone(),
-                message: envelope.message.clone(),
-                envelope: None,
-            });
-            (self.emit)(&Event::RetryScheduled {
-                step,
-                tool: Some(spec.name.clone()),
-                attempt,
-                delay_ms,
-                code: envelope.code,
-            });
+            retried.push(self.retrying(failure, delay_ms));
             if !pause(effects.clock.as_ref(), delay_ms, &self.cancel).await {
                 return Err(Stop::Cancelled);
             }
         }
+    }
+
+    /// A failed attempt the runtime will retry after `delay_ms`: recorded, marked retried, and told
+    /// to the page. Returns its index in the log, to mark it recovered if a retry succeeds.
+    pub(crate) fn retrying(&mut self, failure: NewFailure<'_>, delay_ms: u64) -> usize {
+        let event = Event::Failure {
+            step: failure.step,
+            tool: failure.tool.map(str::to_string),
+            class: failure.class,
+            code: failure.code.clone(),
+            message: failure.message.to_string(),
+            envelope: None,
+        };
+        let retry = Event::RetryScheduled {
+            step: failure.step,
+            tool: failure.tool.map(str::to_string),
+            attempt: failure.attempt,
+            delay_ms,
+            code: failure.code.clone(),
+        };
+        let index = self.log.record(failure);
+        self.log.mark_retried(index);
+        (self.emit)(&event);
+        (self.emit)(&retry);
+        index
     }
 }

@@ -39,4 +39,8 @@ pub struct Turn {
     pub observation: String,
     /// How the step ended.
     pub outcome: Outcome,
+    /// What the model wrote, when it could not be read as a step: replayed as written in later
+    /// prompts, so the model sees its own mistake rather than a different one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
 }

@@ -16,7 +16,8 @@ pub struct Classification {
 }
 
 impl Classification {
-    fn of(code: ErrorCode) -> Self {
+    /// A code with its default class.
+    pub fn of(code: ErrorCode) -> Self {
         Classification { class: code.default_class(), code }
     }
 }
@@ -73,8 +74,12 @@ fn by_name(name: &str, message: &str, origin: Origin) -> Option<Classification> 
         // Mostly transient per the Prompt API spec; IndexedDB's transaction hiccups likewise.
         "UnknownError" | "OperationError" | "TransactionInactiveError" => ErrorCode::Unavailable,
         "AbortError" if model => ErrorCode::Aborted,
-        // A tool aborted by something other than the run's signal (which the loop checks first).
-        "AbortError" => ErrorCode::Timeout,
+        // The loop's own timeouts and cancels drop the call and never reach here: an AbortError
+        // from a tool means the user or the page declined (a dismissed picker), which a retry
+        // would only ask again.
+        "AbortError" => {
+            return Some(Classification { class: FailureClass::Persistent, code: ErrorCode::Aborted })
+        }
         "QuotaExceededError" if model => ErrorCode::ContextOverflow,
         "QuotaExceededError" => ErrorCode::QuotaExceeded,
         "NotAllowedError" | "NotSupportedError" if model => ErrorCode::ModelUnavailable,
@@ -200,7 +205,7 @@ mod tests {
         assert_eq!(tool(RawFailure::named("NotSupportedError", "")), (Persistent, ErrorCode::Unsupported));
         assert_eq!(tool(RawFailure::named("QuotaExceededError", "")), (Persistent, ErrorCode::QuotaExceeded));
         assert_eq!(tool(RawFailure::named("InvalidStateError", "")), (Persistent, ErrorCode::StaleReference));
-        assert_eq!(tool(RawFailure::named("AbortError", "")), (Transient, ErrorCode::Timeout));
+        assert_eq!(tool(RawFailure::named("AbortError", "")), (Persistent, ErrorCode::Aborted));
         assert_eq!(
             tool(RawFailure::named("TransactionInactiveError", "")),
             (Transient, ErrorCode::Unavailable)

@@ -95,6 +95,8 @@ const ALIASES: &[(&str, ErrorCode)] = &[
     ("FORBIDDEN", ErrorCode::Permission),
     ("PERMISSION", ErrorCode::Permission),
     ("INTERNAL", ErrorCode::Internal),
+    // OpenAI-compatible servers (llama.cpp, vLLM) answer an oversized prompt with HTTP 400 and this code.
+    ("CONTEXT_LENGTH_EXCEEDED", ErrorCode::ContextOverflow),
 ];
 
 impl ErrorCode {

@@ -54,6 +54,10 @@ pub struct CallContext<'a> {
     pub available: &'a [String],
     /// Tool names close to the one asked for ("did you mean").
     pub suggestions: &'a [String],
+    /// Per-field validation issues, for invalid arguments.
+    pub issues: &'a [FieldIssue],
+    /// Attempts the runtime made before giving up (0 or 1: the call was tried once).
+    pub attempts: u32,
 }
 
 impl Envelope {
@@ -67,6 +71,8 @@ impl Envelope {
                 refs_from: ctx.refs_from,
                 suggestions: ctx.suggestions,
                 retry_after_ms: raw.retry_after_ms,
+                attempts: ctx.attempts.max(1),
+                has_issues: !ctx.issues.is_empty(),
             },
         );
         let hints = &raw.hints;
@@ -76,6 +82,9 @@ impl Envelope {
         }
         if let Some(name) = raw.name.as_deref().filter(|n| !n.is_empty() && *n != "Error") {
             details.insert("error".into(), name.into());
+        }
+        if ctx.attempts > 1 {
+            details.insert("attempts".into(), ctx.attempts.into());
         }
         details.extend(hints.details.clone());
         let severity = hints.severity.unwrap_or(match classification.class {
@@ -100,14 +109,8 @@ impl Envelope {
             details,
             expected: hints.expected.unwrap_or(plan.expected),
             sent: ctx.args.cloned(),
-            issues: Vec::new(),
+            issues: ctx.issues.to_vec(),
         }
-    }
-
-    /// Adds per-field validation issues.
-    pub fn with_issues(mut self, issues: Vec<FieldIssue>) -> Envelope {
-        self.issues = issues;
-        self
     }
 
     /// Adds one structured detail.

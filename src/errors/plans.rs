@@ -9,6 +9,10 @@ pub(crate) struct PlanContext<'a> {
     pub refs_from: &'a [String],
     pub suggestions: &'a [String],
     pub retry_after_ms: Option<u64>,
+    /// Attempts made, at least 1.
+    pub attempts: u32,
+    /// Whether per-field issues come with the envelope.
+    pub has_issues: bool,
 }
 
 /// A code's default recovery plan.
@@ -46,6 +50,24 @@ fn refresh_step(ctx: &PlanContext<'_>, what: &str) -> String {
         format!("Find a valid {what} in an earlier observation, or call a tool from available_actions that lists them.")
     } else {
         format!("Call {} to get valid {what}s.", quoted(ctx.refs_from))
+    }
+}
+
+/// ", even after N attempts" when the runtime retried, nothing otherwise.
+fn tried(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(", even after {attempts} attempts")
+    } else {
+        String::new()
+    }
+}
+
+/// What to do about a temporary failure, saying truthfully whether the runtime already retried.
+fn wait_step(tool: &str, attempts: u32) -> String {
+    if attempts > 1 {
+        format!("Do not call {tool} again right away: the runtime already tried it {attempts} times.")
+    } else {
+        format!("Wait before calling {tool} again, or use another tool.")
     }
 }
 
@@ -89,7 +111,11 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
                 "A required field is missing, or a key is misspelled or not in the schema",
             ]),
             vec![
-                "Fix every field listed above; keep the fields that were right.".to_string(),
+                if ctx.has_issues {
+                    "Fix every field listed above; keep the fields that were right.".to_string()
+                } else {
+                    format!("Check every argument against the schema of {tool}: types, required fields, allowed values.")
+                },
                 format!("Call {tool} again with the corrected arguments. Do not explain the error."),
             ],
             false,
@@ -103,25 +129,25 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
             false,
         ),
         ErrorCode::Timeout | ErrorCode::Unavailable | ErrorCode::Network => {
-            let (summary, causes) = match code {
+            let (what, causes) = match code {
                 ErrorCode::Timeout => (
-                    format!("{tool} did not answer within its time limit, even after retries."),
+                    format!("{tool} did not answer within its time limit"),
                     strings(["The service is slow or overloaded", "The request asks for too much at once"]),
                 ),
                 ErrorCode::Network => (
-                    format!("{tool} could not reach the network, even after retries."),
+                    format!("{tool} could not reach the network"),
                     strings(["The device is offline or the connection dropped", "The service's address is unreachable"]),
                 ),
                 _ => (
-                    format!("The service behind {tool} is temporarily unavailable, even after retries."),
+                    format!("The service behind {tool} is temporarily unavailable"),
                     strings(["The service is overloaded or restarting"]),
                 ),
             };
             plan(
-                summary,
+                format!("{what}{}.", tried(ctx.attempts)),
                 causes,
                 vec![
-                    format!("Do not call {tool} again right away: the runtime already retried it."),
+                    wait_step(&tool, ctx.attempts),
                     "Use another tool from available_actions if one can get the same information.".to_string(),
                     give_up_step(),
                 ],
@@ -131,10 +157,10 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
         ErrorCode::RateLimited => {
             let wait = match ctx.retry_after_ms {
                 Some(ms) => format!("Do not call {tool} again for {}.", seconds(ms)),
-                None => format!("Do not call {tool} again right away: the runtime already retried it."),
+                None => wait_step(&tool, ctx.attempts),
             };
             plan(
-                format!("{tool} is rate limited."),
+                format!("{tool} is rate limited{}.", tried(ctx.attempts)),
                 strings(["Too many requests in a short time"]),
                 vec![wait, "Work with another tool from available_actions meanwhile.".to_string(), give_up_step()],
                 true,
@@ -209,7 +235,15 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
             Vec::new(),
             false,
         ),
-        ErrorCode::Aborted => plan("The run was cancelled.".to_string(), Vec::new(), Vec::new(), true),
+        ErrorCode::Aborted => plan(
+            format!("{tool} was aborted before it finished."),
+            strings(["The user dismissed or declined it", "The page cancelled it"]),
+            vec![
+                format!("Do not call {tool} again with the same arguments: it was declined, not broken."),
+                "Go on without it, or give a final_answer that says what was declined.".to_string(),
+            ],
+            true,
+        ),
         ErrorCode::Internal => plan(
             format!("{tool} failed unexpectedly."),
             strings(["A bug in the tool", "Arguments the tool did not anticipate"]),

@@ -27,7 +27,10 @@ pub struct RawFailure {
     pub message: String,
     /// An HTTP status, when the failure came from a response.
     pub status: Option<u16>,
-    /// A code the tool set (`NOT_FOUND`, `InvoiceNotFound`, `ECONNRESET`…).
+    /// A code the tool set (`NOT_FOUND`, `InvoiceNotFound`, `ECONNRESET`…). A numeric code (a
+    /// DOMException's legacy `code`, e.g. 23 for TimeoutError) says nothing the name does not, and
+    /// is read as no code.
+    #[serde(deserialize_with = "text_code")]
     pub code: Option<String>,
     /// How long the callee asked us to wait, in milliseconds (already parsed from Retry-After).
     pub retry_after_ms: Option<u64>,
@@ -54,6 +57,14 @@ pub struct FailureHints {
     pub expected: Option<bool>,
     /// Structured facts for the model and the failure log.
     pub details: Map<String, Value>,
+}
+
+/// Reads `code` as a string, or as nothing when it is a number or null.
+fn text_code<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(code) => Some(code),
+        _ => None,
+    })
 }
 
 impl RawFailure {
@@ -115,7 +126,8 @@ fn parse_http_date(value: &str) -> Option<u64> {
     let year: u64 = year.parse().ok()?;
     let hms: Vec<u64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
     let [h, m, s] = hms.as_slice() else { return None };
-    if !(1..=31).contains(&day) || year < 1970 || *h > 23 || *m > 59 || *s > 60 {
+    // Years past 9999 are not HTTP dates; bounding them keeps the arithmetic below from overflowing.
+    if !(1..=31).contains(&day) || !(1970..=9999).contains(&year) || *h > 23 || *m > 59 || *s > 60 {
         return None;
     }
     let days = days_from_civil(year, month, day);
@@ -146,5 +158,15 @@ mod tests {
         assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", at - 3000), Some(3000));
         assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", at + 10), Some(0));
         assert_eq!(parse_retry_after("soon", 0), None);
+        assert_eq!(parse_retry_after("Sun, 06 Nov 99999999999 08:49:37 GMT", 0), None);
+        assert_eq!(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", 0), Some(253_402_300_799_000));
+    }
+
+    #[test]
+    fn a_numeric_code_is_read_as_no_code() {
+        let raw: RawFailure =
+            serde_json::from_str(r#"{"name":"TimeoutError","message":"t","code":23}"#).expect("readable");
+        assert_eq!(raw.code, None);
+        assert_eq!(raw.name.as_deref(), Some("TimeoutError"));
     }
 }

@@ -1,4 +1,10 @@
 //! Failure statistics: faults, retried, recovered, and the recovery rate.
+//!
+//! A fault is one failed call — the failures of one step and one tool (or of the model's reply)
+//! together — however many attempts the runtime made at it. Counting attempts instead would
+//! credit the runtime with a recovery for every retry.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -8,31 +14,34 @@ use super::FailureRecord;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FailureStats {
-    /// Failures recorded.
+    /// Failed calls.
     pub faults: u32,
-    /// Failures the runtime retried.
+    /// Failed attempts, retries included.
+    pub failed_attempts: u32,
+    /// Faults the runtime retried.
     pub retried: u32,
-    /// Failures a later retry or step recovered from.
+    /// Faults a later retry or step recovered from.
     pub recovered: u32,
+    /// Recovered over faults, from 0 to 1; 1 when there was no fault.
+    pub recovery_rate: f64,
 }
 
 impl FailureStats {
     /// Totals for `records`.
     pub fn of<'a>(records: impl IntoIterator<Item = &'a FailureRecord>) -> Self {
-        records.into_iter().fold(FailureStats::default(), |mut s, r| {
-            s.faults += 1;
-            s.retried += u32::from(r.retried);
-            s.recovered += u32::from(r.recovered);
-            s
-        })
-    }
-
-    /// Recovered over faults, from 0 to 1; 1 when there was no fault.
-    pub fn recovery_rate(&self) -> f64 {
-        if self.faults == 0 {
-            1.0
-        } else {
-            f64::from(self.recovered) / f64::from(self.faults)
+        // (retried, recovered) per call: a call recovered when its last attempt's failure did.
+        let mut calls: BTreeMap<(&str, u32, Option<&str>), (bool, bool)> = BTreeMap::new();
+        let mut failed_attempts = 0;
+        for r in records {
+            failed_attempts += 1;
+            let call = calls.entry((r.run_id.as_str(), r.step, r.tool.as_deref())).or_default();
+            call.0 |= r.retried;
+            call.1 = r.recovered;
         }
+        let faults = calls.len() as u32;
+        let retried = calls.values().filter(|c| c.0).count() as u32;
+        let recovered = calls.values().filter(|c| c.1).count() as u32;
+        let recovery_rate = if faults == 0 { 1.0 } else { f64::from(recovered) / f64::from(faults) };
+        FailureStats { faults, failed_attempts, retried, recovered, recovery_rate }
     }
 }

@@ -50,12 +50,20 @@ pub fn call(step: u32, tool: &str, args: serde_json::Value, observation: &str, o
         action: Some(Action { tool: tool.into(), args }),
         observation: observation.into(),
         outcome,
+        reply: None,
     }
 }
 
 /// A final step answering `answer`.
 pub fn answer(step: u32, answer: &str) -> Turn {
-    Turn { step, thought: "done".into(), action: None, observation: answer.into(), outcome: Outcome::Final }
+    Turn {
+        step,
+        thought: "done".into(),
+        action: None,
+        observation: answer.into(),
+        outcome: Outcome::Final,
+        reply: None,
+    }
 }
 
 /// `n` successful steps whose observations are `size` characters long.

@@ -221,6 +221,7 @@ mod tests {
                 action: Some(Action { tool: "t".into(), args: serde_json::json!({ "k": step }) }),
                 observation: "ñx\n".repeat(size / 3 + step as usize),
                 outcome: if step % 3 == 0 { Outcome::Failed } else { Outcome::Ok },
+                reply: None,
             })
             .collect()
     }

@@ -14,6 +14,9 @@ pub(crate) const CONTINUE: &str = "Continue.";
 /// `{"thought","final_answer"}` for a final step (its observation is the answer), or just the
 /// thought for a step that had no valid action.
 pub(crate) fn step_json(turn: &Turn, thought: &str) -> String {
+    if let Some(reply) = &turn.reply {
+        return reply.clone();
+    }
     let mut step = Map::new();
     step.insert("thought".into(), Value::String(thought.to_owned()));
     if turn.outcome == Outcome::Final {
@@ -148,7 +151,7 @@ mod tests {
 
     fn turn(outcome: Outcome, observation: &str) -> Turn {
         let action = Some(Action { tool: "book".into(), args: serde_json::json!({"id": "r1"}) });
-        Turn { step: 1, thought: "t".into(), action, observation: observation.into(), outcome }
+        Turn { step: 1, thought: "t".into(), action, observation: observation.into(), outcome, reply: None }
     }
 
     #[test]

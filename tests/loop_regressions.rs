@@ -1,0 +1,243 @@
+//! Regressions found in review: each test pins a decision the loop once got wrong.
+
+mod support;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures_util::future::{self, LocalBoxFuture};
+use futures_util::FutureExt;
+use keel::engine::{
+    estimate, Agent, AgentConfig, CharEstimate, Effects, Event, Model, ModelReply, ModelRequest, Outcome,
+    Role,
+};
+use keel::errors::{ErrorCode, FailureHints, RawFailure, Severity};
+use keel::store::{EndReason, FailureRecord, MemoryStore, RunRecord, Store, StoreError, TurnRecord};
+use serde_json::json;
+use support::*;
+
+fn kinds(events: &[Event]) -> Vec<String> {
+    events.iter().map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string()).collect()
+}
+
+fn count(events: &[Event], kind: &str) -> usize {
+    kinds(events).iter().filter(|k| *k == kind).count()
+}
+
+#[test]
+fn every_recorded_failure_is_told_to_the_page() {
+    let call = || act("get_invoice", json!({"id": "INV-9"}));
+    let model = ScriptedModel::new([Reply::Text("garbage".into()), call(), call(), answer("gave up")]);
+    let tools =
+        FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "not found"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, events) = h.run("x");
+    let codes: Vec<_> = result.failures.iter().map(|f| f.code.clone()).collect();
+    assert_eq!(codes, vec![ErrorCode::InvalidOutput, ErrorCode::NotFound, ErrorCode::NotFound]);
+    assert_eq!(count(&events, "failure"), 3, "the format error and the blocked repeat included");
+}
+
+#[test]
+fn a_critical_failure_keeps_its_step_and_tells_the_page() {
+    let hints = FailureHints { severity: Some(Severity::Critical), ..Default::default() };
+    let dead = RawFailure::coded("INTERNAL_ERROR", "pool exhausted").with_hints(hints);
+    let model = ScriptedModel::new([act("list_invoices", json!({}))]);
+    let tools = FakeTools::new().script("list_invoices", vec![Behaviour::Fail(dead)]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, events) = h.run("x");
+    assert_eq!(count(&events, "failure"), 1);
+    assert_eq!(count(&events, "observation"), 1);
+    assert_eq!(result.turns.len(), 1);
+    assert_eq!(h.store.turns().len(), 1, "the step that called the tool is stored");
+    assert!(result.turns[0].observation.contains("pool exhausted"));
+    assert!(matches!(result.reason, EndReason::Fatal { .. }));
+}
+
+#[test]
+fn plans_do_not_claim_retries_that_did_not_happen() {
+    let model = ScriptedModel::new([act("get_weather", json!({"city": "Paris"})), answer("down")]);
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Fail(RawFailure::http(503, ""))]);
+    let once: Vec<_> = specs()
+        .into_iter()
+        .map(|s| if s.name == "get_weather" { s.with_max_attempts(1) } else { s })
+        .collect();
+    let h = Harness::new(model, tools, once, AgentConfig::default());
+    let (result, _) = h.run("x");
+    assert_eq!(h.tools.calls_to("get_weather"), 1);
+    let observation = &result.turns[0].observation;
+    assert!(!observation.contains("already tried"), "{observation}");
+    assert!(
+        observation.contains("Wait before calling `get_weather` again, or use another tool."),
+        "{observation}"
+    );
+
+    let model = ScriptedModel::new([act("get_weather", json!({"city": "Paris"})), answer("down")]);
+    let raw = RawFailure::http(503, "maintenance").with_retry_after_ms(600_000);
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Fail(raw)]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("x");
+    assert_eq!(h.tools.calls_to("get_weather"), 1);
+    assert!(!result.turns[0].observation.contains("already tried"));
+}
+
+#[test]
+fn the_same_call_with_a_new_result_is_progress() {
+    let poll = || act("list_invoices", json!({}));
+    let pages: Vec<_> = (1..=6).map(|i| Behaviour::Ok(json!(format!("page {i}: INV-{i}")))).collect();
+    let model = ScriptedModel::new([poll(), poll(), poll(), poll(), poll(), poll(), answer("done")]);
+    let tools = FakeTools::new().script("list_invoices", pages);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("x");
+    assert!(result.turns[..6].iter().all(|t| t.outcome == Outcome::Ok));
+    assert_eq!(result.reason, EndReason::FinalAnswer);
+}
+
+#[test]
+fn the_same_advisory_again_is_no_progress() {
+    let hints = FailureHints { severity: Some(Severity::Warning), ..Default::default() };
+    let advisory = RawFailure::coded("ALREADY_PAID", "Invoice already paid").with_hints(hints);
+    let script: Vec<_> =
+        (0..12).map(|_| act("get_invoice", json!({"id": "INV-1"}))).chain([answer("x")]).collect();
+    let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(advisory)]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("x");
+    assert_eq!(result.turns[0].outcome, Outcome::Warning);
+    assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
+}
+
+#[test]
+fn an_unreadable_reply_is_replayed_as_written() {
+    let model = ScriptedModel::new([Reply::Text("Sure, the weather is nice".into()), answer("ok")]);
+    let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
+    h.run("x");
+    let requests = h.model.requests.borrow();
+    let assistant: Vec<_> = requests[1]
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(assistant, vec!["Sure, the weather is nice"]);
+}
+
+/// A model whose real window is smaller than the configured budget.
+struct Tight {
+    limit: usize,
+    overflows: Cell<u32>,
+    steps: Cell<u32>,
+}
+
+impl Model for Tight {
+    fn complete<'a>(&'a self, r: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        if estimate(&r.messages, &CharEstimate::default()) > self.limit {
+            self.overflows.set(self.overflows.get() + 1);
+            return future::ready(Err(RawFailure::named("QuotaExceededError", "too big"))).boxed_local();
+        }
+        self.steps.set(self.steps.get() + 1);
+        let text = if self.steps.get() < 4 {
+            json!({"thought": "t", "action": {"tool": "list_invoices", "args": {}}}).to_string()
+        } else {
+            json!({"thought": "t", "final_answer": "done"}).to_string()
+        };
+        future::ready(Ok(ModelReply { text, usage: None })).boxed_local()
+    }
+}
+
+#[test]
+fn a_context_overflow_lowers_the_budget_for_the_rest_of_the_run() {
+    let pages: Vec<_> = (0..4).map(|i| Behaviour::Ok(json!(format!("{i}{}", "x".repeat(20_000))))).collect();
+    let model = Rc::new(Tight { limit: 1400, overflows: Cell::new(0), steps: Cell::new(0) });
+    let effects = Effects {
+        model: model.clone(),
+        tools: FakeTools::new().script("list_invoices", pages),
+        store: Rc::new(MemoryStore::new()),
+        clock: Rc::new(FakeClock::default()),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    let config = AgentConfig { context_tokens: 2000, ..AgentConfig::default() };
+    let agent = Agent::new(effects, specs(), config).unwrap();
+    let result = futures_executor::block_on(agent.run("x", Default::default(), &|_| {}));
+    assert!(result.success);
+    assert_eq!(model.overflows.get(), 1, "compacted once, and it stayed compacted");
+}
+
+#[test]
+fn the_escalation_names_each_code_the_call_failed_with() {
+    let call = || act("get_invoice", json!({"id": "INV-9"}));
+    let model = ScriptedModel::new([call(), act("snapshot", json!({})), call(), answer("x")]);
+    let tools = FakeTools::new()
+        .script(
+            "get_invoice",
+            vec![
+                Behaviour::Fail(RawFailure::http(403, "no access")),
+                Behaviour::Fail(RawFailure::http(404, "gone")),
+            ],
+        )
+        .script("snapshot", vec![Behaviour::Ok(json!("page"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("x");
+    assert_eq!(h.tools.calls_to("get_invoice"), 2, "a success in between lets the call run again");
+    assert!(result.turns[2].observation.contains("it failed with PERMISSION_DENIED, then NOT_FOUND."));
+}
+
+#[test]
+fn a_users_abort_inside_a_tool_is_not_retried() {
+    let model = ScriptedModel::new([act("snapshot", json!({})), answer("x")]);
+    let aborted = RawFailure::named("AbortError", "The user aborted a request.");
+    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Fail(aborted)]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("x");
+    assert_eq!(h.tools.calls_to("snapshot"), 1);
+    assert_eq!(result.failures[0].code, ErrorCode::Aborted);
+    assert!(result.turns[0].observation.contains("it was declined, not broken"));
+}
+
+/// A store whose reads fail.
+struct Unreadable(MemoryStore);
+
+impl Store for Unreadable {
+    fn put_run<'a>(&'a self, r: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.0.put_run(r)
+    }
+    fn put_turn<'a>(&'a self, t: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.0.put_turn(t)
+    }
+    fn put_failure<'a>(&'a self, f: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.0.put_failure(f)
+    }
+    fn session_turns<'a>(&'a self, _: &'a str) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
+        future::ready(Err(StoreError::Unavailable("blocked".into()))).boxed_local()
+    }
+}
+
+#[test]
+fn the_run_starts_before_its_first_warning_and_survives_an_unreadable_store() {
+    let effects = Effects {
+        model: ScriptedModel::new([answer("hi")]),
+        tools: FakeTools::new(),
+        store: Rc::new(Unreadable(MemoryStore::new())),
+        clock: Rc::new(FakeClock::default()),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    let agent = Agent::new(effects, specs(), AgentConfig::default()).unwrap();
+    let events = RefCell::new(Vec::new());
+    let result = futures_executor::block_on(
+        agent.run("x", Default::default(), &|e| events.borrow_mut().push(e.clone())),
+    );
+    assert!(result.success);
+    assert_eq!(kinds(&events.borrow())[..2], ["runStarted".to_string(), "warning".to_string()]);
+}
+
+#[test]
+fn out_of_range_settings_are_refused_with_the_setting_named() {
+    let effects = Effects {
+        model: ScriptedModel::new([]),
+        tools: FakeTools::new(),
+        store: Rc::new(MemoryStore::new()),
+        clock: Rc::new(FakeClock::default()),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    let config = AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() };
+    let error = Agent::new(effects, specs(), config).err().expect("refused");
+    assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: at least 1 ms");
+}
