@@ -13,4 +13,5 @@
 pub mod engine;
 pub mod errors;
 pub mod store;
+mod text;
 pub mod tools;

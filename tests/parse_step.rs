@@ -280,8 +280,8 @@ fn each_error_kind_is_reported() {
 fn errors_quote_a_shortened_reply_and_explain_the_shape() {
     let long = format!("{{\"thought\": \"{}", "x".repeat(500));
     let err = parse_step(&long).unwrap_err();
-    assert_eq!(err.received.chars().count(), 201);
-    assert!(err.received.ends_with(&"x".repeat(100)));
+    assert_eq!(err.received.chars().count(), 200);
+    assert!(err.received.ends_with(&format!("…{}", "x".repeat(99))));
     assert!(err.summary().contains("the reply ended inside a string"), "{}", err.summary());
     let steps = err.recovery_steps().join("\n");
     assert!(steps.contains(r#""action": {"tool": "<tool name>""#), "{steps}");

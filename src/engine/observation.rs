@@ -4,28 +4,11 @@
 use serde_json::Value;
 
 use super::ToolOutput;
+use crate::text::cut_middle;
 
-/// Cuts `text` to at most `max` characters, keeping its head and tail (a result's end often holds
-/// the totals or the last item).
-pub fn cut_middle(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
-        return text.to_string();
-    }
-    let marker = format!("…[{} chars cut]…", count.saturating_sub(max));
-    let room = max.saturating_sub(marker.chars().count());
-    if room < 8 {
-        return text.chars().take(max).collect();
-    }
-    let head = room * 2 / 3;
-    let tail = room - head;
-    let mut out: String = text.chars().take(head).collect();
-    out.push_str(&marker);
-    out.extend(text.chars().skip(count - tail));
-    out
-}
-
-/// The observation for a successful call, at most `max_chars` characters.
+/// The observation for a successful call, at most `max_chars` characters: the result and the
+/// warnings each keep their head and tail, since a result's end often holds the totals or the
+/// last item.
 pub fn describe_output(output: &ToolOutput, max_chars: usize) -> String {
     let result = match &output.value {
         Value::String(text) => text.clone(),
@@ -50,13 +33,13 @@ mod tests {
     #[test]
     fn long_results_keep_head_and_tail_within_budget() {
         let text: String = (0..500).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-        let cut = cut_middle(&text, 100);
+        let cut = describe_output(&ToolOutput { value: json!(text), warnings: vec![] }, 100);
         assert_eq!(cut.chars().count(), 100);
         assert!(cut.starts_with("abcdef"));
         assert!(cut.ends_with(&text[text.len() - 5..]));
-        assert!(cut.contains("[400 chars cut]"));
-        assert_eq!(cut_middle("short", 100), "short");
-        assert_eq!(cut_middle("abcdef", 3), "abc");
+        assert!(cut.contains("…[cut 417 chars]…"));
+        assert_eq!(describe_output(&ToolOutput { value: json!("short"), warnings: vec![] }, 100), "short");
+        assert_eq!(describe_output(&ToolOutput { value: json!("abcdef"), warnings: vec![] }, 3), "a…f");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::errors::ErrorCode;
+use crate::text::head_tail;
 
 /// The two shapes a step may take, as shown to the model after a format error.
 pub const EXPECTED_SHAPE: &str = concat!(
@@ -21,7 +22,8 @@ const RECEIVED_MAX_CHARS: usize = 200;
 pub struct FormatError {
     /// What was wrong.
     pub kind: FormatErrorKind,
-    /// The reply as received, trimmed and shortened to about 200 characters (head…tail).
+    /// The reply as received, trimmed and shortened to at most 200 characters (head…tail, where a
+    /// cut-off reply shows what went missing).
     pub received: String,
 }
 
@@ -102,7 +104,7 @@ fn keys_list(keys: &[String]) -> String {
 impl FormatError {
     /// An error of `kind` for the reply `text`.
     pub fn new(kind: FormatErrorKind, text: &str) -> Self {
-        FormatError { kind, received: excerpt(text.trim(), RECEIVED_MAX_CHARS) }
+        FormatError { kind, received: head_tail(text.trim(), RECEIVED_MAX_CHARS) }
     }
 
     /// The two shapes a step may take, compactly.
@@ -142,18 +144,6 @@ impl FormatError {
     }
 }
 
-/// `text` shortened to about `max` characters, keeping its head and tail (where a cut-off reply
-/// shows what went missing).
-pub(super) fn excerpt(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(max / 2).collect();
-    let tail: String = text.chars().skip(count - (max - max / 2)).collect();
-    format!("{head}…{tail}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,9 +152,8 @@ mod tests {
     fn received_text_keeps_head_and_tail() {
         let long = format!("{}{}", "a".repeat(150), "b".repeat(150));
         let err = FormatError::new(FormatErrorKind::Empty, &long);
-        assert_eq!(err.received, format!("{}…{}", "a".repeat(100), "b".repeat(100)));
-        assert_eq!(excerpt("  short", 200), "  short");
-        assert_eq!(excerpt("ééééé", 4), "éé…éé");
+        assert_eq!(err.received, format!("{}…{}", "a".repeat(100), "b".repeat(99)));
+        assert_eq!(FormatError::new(FormatErrorKind::Empty, "  short ").received, "short");
     }
 
     #[test]

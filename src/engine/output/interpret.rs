@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{FormatErrorKind, Repair, Step};
+use crate::text::{head_tail, json_type_name};
 
 // Spellings of each field, compared after `norm_key` (lowercase, no `_`, `-` or spaces); the
 // canonical spelling comes first so it wins when the model wrote several.
@@ -116,7 +117,7 @@ fn read_action(
         Some(other) => {
             return Err(bad(format!(
                 "\"action\" must be an object like {{\"tool\": \"name\", \"args\": {{...}}}}, not {}",
-                type_name(&other)
+                json_type_name(&other)
             )))
         }
         // The flat shapes get one `FlatAction` repair rather than a rename per key.
@@ -163,7 +164,9 @@ fn action_object(
 fn tool_name(tool: Value) -> Result<String, FormatErrorKind> {
     match tool {
         Value::String(name) => Ok(name),
-        other => Err(bad(format!("\"tool\" must be a string naming the tool, not {}", type_name(&other)))),
+        other => {
+            Err(bad(format!("\"tool\" must be a string naming the tool, not {}", json_type_name(&other))))
+        }
     }
 }
 
@@ -183,12 +186,12 @@ fn args_value(args: Value, repairs: &mut Vec<Repair>) -> Result<Value, FormatErr
             }
             _ => Err(bad(format!(
                 "\"args\" must be an object of named arguments like {{\"name\": value}}, not the string {}",
-                Value::String(super::format_error::excerpt(&text, 60))
+                Value::String(head_tail(&text, 60))
             ))),
         },
         other => Err(bad(format!(
             "\"args\" must be an object of named arguments like {{\"name\": value}}, not {}",
-            type_name(&other)
+            json_type_name(&other)
         ))),
     }
 }
@@ -205,18 +208,6 @@ fn stringify(value: Value, field: &str, repairs: &mut Vec<Repair>) -> String {
 
 fn bad(detail: String) -> FormatErrorKind {
     FormatErrorKind::BadActionShape { detail }
-}
-
-/// The JSON type of a value, with its article, for messages.
-pub(super) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn norm_key(key: &str) -> String {

@@ -3,10 +3,11 @@
 
 use serde_json::{Map, Value};
 
-use super::interpret::{interpret, type_name};
+use super::interpret::interpret;
 use super::normalise::{normalise, Normalised};
 use super::scan::{balanced_end, Quotes, Unclosed};
 use super::{FormatError, FormatErrorKind, Repair, Step};
+use crate::text::json_type_name;
 
 /// How many top-level `{…}` candidates a reply is searched for before giving up: a bound on work
 /// for adversarial input; real replies put the step in the first or second one.
@@ -52,7 +53,7 @@ fn read(text: &str) -> Result<Parsed, FormatErrorKind> {
             Ok(Value::Object(map)) => {
                 return finish(map, if fenced { vec![Repair::StrippedCodeFence] } else { vec![] })
             }
-            Ok(other) => return Err(FormatErrorKind::NotAnObject { found: type_name(&other) }),
+            Ok(other) => return Err(FormatErrorKind::NotAnObject { found: json_type_name(&other) }),
             Err(_) => {}
         }
     }

@@ -2,8 +2,9 @@
 //! prompt's token count is within the target.
 
 use super::compact::{omitted_marker, Layout, Plan};
-use super::transcript::{cut_middle, fit_cut, step_json, OBSERVATION_PREFIX};
+use super::transcript::{fit_cut, step_json, OBSERVATION_PREFIX};
 use super::{Outcome, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
+use crate::text::cut_middle_keeping;
 
 /// Characters of an older observation kept once it is cut: enough for a result's gist or a
 /// failure's code, message and first recovery steps.
@@ -87,7 +88,10 @@ impl<'l, 'a> Fitting<'l, 'a> {
             if turn.outcome == Outcome::Final {
                 continue;
             }
-            let cut = format!("{OBSERVATION_PREFIX}{}", cut_middle(&turn.observation, OLD_OBSERVATION_CHARS));
+            let cut = format!(
+                "{OBSERVATION_PREFIX}{}",
+                cut_middle_keeping(&turn.observation, OLD_OBSERVATION_CHARS)
+            );
             if OVERHEAD + self.count(&cut) < self.reply_cost[i] {
                 self.set_reply(i, cut);
                 if self.fits() {

@@ -1,9 +1,11 @@
 //! How turns are written into the prompt: the canonical step JSON the model produced, the
-//! observation it was shown, head-and-tail cuts of long text, and one-line summaries of steps.
+//! observation it was shown, the longest head-and-tail cut of a text that fits a token budget, and
+//! one-line summaries of steps.
 
 use serde_json::{Map, Value};
 
 use super::{Outcome, TokenCounter, Turn};
+use crate::text::{clip, cut_middle_keeping};
 
 /// Prefix of the user message carrying a step's observation.
 pub(crate) const OBSERVATION_PREFIX: &str = "Observation: ";
@@ -50,23 +52,8 @@ pub(crate) fn final_only_text(reason: &str) -> String {
     )
 }
 
-/// `text` with its middle replaced by a marker so that `keep` characters of it remain: two
-/// thirds from the head (what failed, the start of a result) and a third from the tail (the end
-/// of a recovery plan, the last items of a list).
-pub(crate) fn cut_middle(text: &str, keep: usize) -> String {
-    let total = text.chars().count();
-    if keep >= total {
-        return text.to_owned();
-    }
-    let head = keep - keep / 3;
-    let tail = keep - head;
-    let head_end = text.char_indices().nth(head).map_or(text.len(), |(i, _)| i);
-    let tail_start = text.char_indices().nth(total - tail).map_or(text.len(), |(i, _)| i);
-    format!("{}…[cut {} chars]…{}", &text[..head_end], total - keep, &text[tail_start..])
-}
-
-/// `render(cut)` for the longest middle-cut of `text` that fits in `max_tokens`, or `None` if
-/// not even the cut marker fits. Binary search over the characters kept: O(log n) counts.
+/// `render(cut)` for the longest [`cut_middle_keeping`] of `text` that fits in `max_tokens`, or
+/// `None` if not even the cut marker fits. Binary search over the characters kept: O(log n) counts.
 pub(crate) fn fit_cut(
     text: &str,
     max_tokens: usize,
@@ -78,12 +65,12 @@ pub(crate) fn fit_cut(
     if fits(&whole) {
         return Some(whole);
     }
-    let mut best = Some(render(&cut_middle(text, 0))).filter(fits)?;
+    let mut best = Some(render(&cut_middle_keeping(text, 0))).filter(fits)?;
     // Invariant: keeping `lo` chars fits, keeping `hi` does not.
     let (mut lo, mut hi) = (0usize, text.chars().count());
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        let candidate = render(&cut_middle(text, mid));
+        let candidate = render(&cut_middle_keeping(text, mid));
         if fits(&candidate) {
             best = candidate;
             lo = mid;
@@ -97,7 +84,7 @@ pub(crate) fn fit_cut(
 /// One line saying what a step did and how it went: `book {"id":"x"} → failed: NOT_FOUND …`,
 /// with the observation cut to `observation_chars` on one line.
 pub(crate) fn summary_line(turn: &Turn, observation_chars: usize) -> String {
-    let observation = clip(&turn.observation, observation_chars);
+    let observation = one_line(&turn.observation, observation_chars);
     if turn.outcome == Outcome::Final {
         return format!("answered: {observation}");
     }
@@ -107,7 +94,7 @@ pub(crate) fn summary_line(turn: &Turn, observation_chars: usize) -> String {
         Outcome::Failed | Outcome::Final => "failed",
     };
     let call = match &turn.action {
-        Some(action) => format!("{} {}", action.tool, clip(&action.args.to_string(), ARGS_CHARS)),
+        Some(action) => format!("{} {}", action.tool, one_line(&action.args.to_string(), ARGS_CHARS)),
         None => "no valid action".to_owned(),
     };
     format!("{call} → {outcome}: {observation}")
@@ -117,31 +104,18 @@ pub(crate) fn summary_line(turn: &Turn, observation_chars: usize) -> String {
 /// calls apart.
 const ARGS_CHARS: usize = 60;
 
-/// The first `max` characters of `text` on one line (runs of whitespace become one space), with
-/// `…` if anything was left out.
-fn clip(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut taken = 0;
-    for word in text.split_whitespace() {
-        if taken > 0 {
-            // A space with no room for a character after it would only pad the cut.
-            if taken + 1 >= max {
-                out.push('…');
-                return out;
-            }
-            out.push(' ');
-            taken += 1;
-        }
-        for ch in word.chars() {
-            if taken >= max {
-                out.push('…');
-                return out;
-            }
-            out.push(ch);
-            taken += 1;
-        }
+/// `text` on one line (runs of whitespace become one space) in at most `max` + 1 characters: its
+/// first `max` and `…` if more was left out. Like the compactor's other limits, `max` counts the
+/// text kept and the mark comes on top: what must fit is the rendered prompt, in tokens, and that
+/// is checked.
+fn one_line(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut = clip(&line, max.saturating_add(1));
+    match cut.strip_suffix(" …") {
+        // A space just before the mark would only pad the cut.
+        Some(head) if cut != line => format!("{head}…"),
+        _ => cut,
     }
-    out
 }
 
 #[cfg(test)]
@@ -152,14 +126,6 @@ mod tests {
     fn turn(outcome: Outcome, observation: &str) -> Turn {
         let action = Some(Action { tool: "book".into(), args: serde_json::json!({"id": "r1"}) });
         Turn { step: 1, thought: "t".into(), action, observation: observation.into(), outcome, reply: None }
-    }
-
-    #[test]
-    fn cut_keeps_head_and_tail_on_char_boundaries() {
-        let text = "ééééééééééabcdefghij";
-        let cut = cut_middle(text, 6);
-        assert_eq!(cut, "éééé…[cut 14 chars]…ij");
-        assert_eq!(cut_middle(text, 100), text);
     }
 
     #[test]
@@ -178,6 +144,10 @@ mod tests {
     fn summary_lines_are_one_line_and_clipped() {
         let line = summary_line(&turn(Outcome::Failed, "NOT_FOUND:\n  no room   r1 exists"), 14);
         assert_eq!(line, r#"book {"id":"r1"} → failed: NOT_FOUND: no…"#);
+        assert_eq!(one_line(" a  b\tcdef ", 4), "a b…");
+        assert_eq!(one_line("ab cd", 3), "ab…");
+        assert_eq!(one_line("ab cd", 4), "ab cd");
+        assert_eq!(one_line("ab", 0), "…");
         assert_eq!(summary_line(&turn(Outcome::Final, "done"), 60), "answered: done");
     }
 

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Envelope;
+use crate::text::{clip, head_tail};
 
 pub use xml::XML_MIN_BUDGET;
 
@@ -48,46 +49,12 @@ pub fn render(envelope: &Envelope, format: Format, budget: usize) -> String {
         Format::Plain => plain::render(envelope, budget),
     };
     // The renderers already fit; this turns "should" into "never exceeds" whatever they do.
-    truncate(&out, budget)
+    clip(&out, budget)
 }
 
 /// Length in chars, the unit of every budget and limit here.
 fn char_len(s: &str) -> usize {
     s.chars().count()
-}
-
-/// The byte offset just after the first `n` chars (or the end).
-fn byte_at(s: &str, n: usize) -> usize {
-    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
-}
-
-/// At most `max` chars: the start of `s`, ending with `…` when something was cut.
-fn truncate(s: &str, max: usize) -> String {
-    if char_len(s) <= max {
-        return s.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out = s[..byte_at(s, max - 1)].to_string();
-    out.push('…');
-    out
-}
-
-/// At most `max` chars: the head and tail of `s` around a `…`. For JSON, where the closing part
-/// (the last keys, the brackets) tells the model as much as the opening one.
-fn head_tail(s: &str, max: usize) -> String {
-    let len = char_len(s);
-    if len <= max {
-        return s.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let keep = max - 1;
-    let head = keep.div_ceil(2);
-    let tail = keep - head;
-    format!("{}…{}", &s[..byte_at(s, head)], &s[byte_at(s, len - tail)..])
 }
 
 /// One line of safe text: line breaks and tabs become spaces (each item is one line in every
@@ -113,7 +80,7 @@ fn json(value: &Value) -> String {
 /// at most `max` chars of content.
 fn show_value(value: &Value, max: usize) -> String {
     match value {
-        Value::String(s) => format!("'{}'", truncate(s, max)),
+        Value::String(s) => format!("'{}'", clip(s, max)),
         other => head_tail(&json(other), max),
     }
 }
@@ -121,7 +88,7 @@ fn show_value(value: &Value, max: usize) -> String {
 /// A detail's value: strings bare (`e5`, not `"e5"`), anything else as JSON.
 fn show_detail(value: &Value, max: usize) -> String {
     match value {
-        Value::String(s) => truncate(s, max),
+        Value::String(s) => clip(s, max),
         other => head_tail(&json(other), max),
     }
 }
@@ -129,7 +96,7 @@ fn show_detail(value: &Value, max: usize) -> String {
 /// `'a', 'b', 'c' (+2 more)`: at most `count` items of at most `max` chars each.
 fn quoted_list(items: &[String], count: usize, max: usize) -> String {
     let mut out =
-        items.iter().take(count).map(|o| format!("'{}'", truncate(o, max))).collect::<Vec<_>>().join(", ");
+        items.iter().take(count).map(|o| format!("'{}'", clip(o, max))).collect::<Vec<_>>().join(", ");
     let hidden = items.len().saturating_sub(count);
     if hidden > 0 {
         let sep = if out.is_empty() { "" } else { " " };
@@ -163,16 +130,6 @@ mod tests {
         assert_eq!(Format::default(), Format::Xml);
         assert_eq!(serde_json::to_string(&Format::Text).unwrap(), "\"text\"");
         assert_eq!(serde_json::from_str::<Format>("\"plain\"").unwrap(), Format::Plain);
-    }
-
-    #[test]
-    fn truncation_counts_chars_and_marks_the_cut() {
-        assert_eq!(truncate("héllo", 5), "héllo");
-        assert_eq!(truncate("héllo", 3), "hé…");
-        assert_eq!(truncate("héllo", 1), "…");
-        assert_eq!(truncate("héllo", 0), "");
-        assert_eq!(head_tail("{\"a\":1,\"b\":2}", 7), "{\"a…:2}");
-        assert_eq!(head_tail("abcdef", 2), "a…");
     }
 
     #[test]

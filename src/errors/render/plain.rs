@@ -2,10 +2,11 @@
 //! (prompt-chain's `Tool 'x' failed because: ${err.message}`). It exists so benchmarks can show
 //! what the envelope buys; it is not meant for production prompts.
 
-use super::{clean, truncate};
+use super::clean;
 use crate::errors::Envelope;
+use crate::text::clip;
 
 /// `Error: <message>`, cut to `budget` chars.
 pub(super) fn render(e: &Envelope, budget: usize) -> String {
-    truncate(&format!("Error: {}", clean(e.message.trim())), budget)
+    clip(&format!("Error: {}", clean(e.message.trim())), budget)
 }

@@ -4,11 +4,10 @@
 use std::fmt::Write;
 
 use super::budget::Limits;
-use super::{
-    clean, head_tail, json, non_blank, options_in_expected, quoted_list, show_detail, show_value, truncate,
-};
+use super::{clean, json, non_blank, options_in_expected, quoted_list, show_detail, show_value};
 use crate::errors::plans::seconds;
 use crate::errors::{Envelope, ErrorCode, FieldIssue, IssueKind, Severity};
+use crate::text::{clip, head_tail};
 
 /// Renders the envelope with `limits`.
 pub(super) fn render(e: &Envelope, l: &Limits) -> String {
@@ -77,7 +76,7 @@ pub(super) fn render(e: &Envelope, l: &Limits) -> String {
 
 /// The last resort under every squeeze: the icon and the code, cut to fit.
 pub(super) fn tiny(e: &Envelope, budget: usize) -> String {
-    truncate(&format!("{} {}", icon(e.severity), clean(e.code.as_str())), budget)
+    clip(&format!("{} {}", icon(e.severity), clean(e.code.as_str())), budget)
 }
 
 fn icon(severity: Severity) -> &'static str {
@@ -147,13 +146,13 @@ fn label(key: &str) -> String {
 
 /// One safe line of at most `max` chars of content.
 fn line(s: &str, max: usize) -> String {
-    clean(&truncate(s.trim(), max))
+    clean(&clip(s.trim(), max))
 }
 
 /// One issue as a bullet: `units: expected one of "c", "f", you sent 'k' (did you mean 'c'?)`.
 fn issue_text(issue: &FieldIssue, l: &Limits) -> String {
     let path = line(issue.display_path(), l.name);
-    let expected = truncate(issue.expected.trim().trim_end_matches('.'), l.expected);
+    let expected = clip(issue.expected.trim().trim_end_matches('.'), l.expected);
     let options = (l.options > 0 && !issue.options.is_empty())
         .then(|| quoted_list(&issue.options, l.options, l.issue_value));
     let mut out = match issue.kind {
@@ -179,7 +178,7 @@ fn issue_text(issue: &FieldIssue, l: &Limits) -> String {
         }
     };
     if let Some(suggestion) = issue.suggestion.as_deref().filter(|s| !s.is_empty()) {
-        let _ = write!(out, " (did you mean '{}'?)", truncate(suggestion, l.issue_value));
+        let _ = write!(out, " (did you mean '{}'?)", clip(suggestion, l.issue_value));
     }
     clean(&out)
 }

@@ -7,12 +7,10 @@
 use std::fmt::Write;
 
 use super::budget::{largest_fitting, Limits};
-use super::{
-    clean, head_tail, json, key_name, non_blank, options_in_expected, quoted_list, show_detail, show_value,
-    truncate,
-};
+use super::{clean, json, key_name, non_blank, options_in_expected, quoted_list, show_detail, show_value};
 use crate::errors::plans::seconds;
 use crate::errors::{Envelope, FieldIssue, IssueKind, Severity};
+use crate::text::{clip, head_tail};
 
 /// The smallest budget, in chars, from which XML output is always well-formed: `<tool_error/>`.
 pub const XML_MIN_BUDGET: usize = 13;
@@ -38,7 +36,7 @@ fn esc_attr(s: &str) -> String {
 
 /// Appends ` name="value"`, the value cut to `max` chars.
 fn attr(out: &mut String, name: &str, value: &str, max: usize) {
-    let _ = write!(out, " {name}=\"{}\"", esc_attr(&truncate(value, max)));
+    let _ = write!(out, " {name}=\"{}\"", esc_attr(&clip(value, max)));
 }
 
 /// Appends `<tag>text</tag>` on its own line, unless the text is blank.
@@ -61,14 +59,14 @@ pub(super) fn render(e: &Envelope, l: &Limits) -> String {
 /// bare text (not XML, but still the most informative chars there are).
 pub(super) fn tiny(e: &Envelope, budget: usize) -> String {
     let code = e.code.as_str();
-    let with_code = |k: usize| format!("<tool_error code=\"{}\"/>", esc_attr(&truncate(code, k)));
+    let with_code = |k: usize| format!("<tool_error code=\"{}\"/>", esc_attr(&clip(code, k)));
     if let Some(out) = largest_fitting(budget, code.len().max(1), |k| with_code(k + 1)) {
         return out;
     }
     if budget >= XML_MIN_BUDGET {
         return "<tool_error/>".to_string();
     }
-    largest_fitting(budget, code.len(), |k| esc(&truncate(code, k))).unwrap_or_default()
+    largest_fitting(budget, code.len(), |k| esc(&clip(code, k))).unwrap_or_default()
 }
 
 fn tool_error(e: &Envelope, l: &Limits) -> String {
@@ -89,18 +87,12 @@ fn tool_error(e: &Envelope, l: &Limits) -> String {
         attr(&mut out, "expected", if e.expected { "true" } else { "false" }, usize::MAX);
     }
     out.push_str(">\n");
-    element(&mut out, "message", &truncate(&e.message, l.message));
+    element(&mut out, "message", &clip(&e.message, l.message));
     // Details come before the steps because custom plans say "read the details above".
     if l.details > 0 && !e.details.is_empty() {
         out.push_str("<details>\n");
         for (key, value) in e.details.iter().take(l.details) {
-            attr_element(
-                &mut out,
-                "detail",
-                "key",
-                &truncate(key, l.name),
-                &show_detail(value, l.detail_value),
-            );
+            attr_element(&mut out, "detail", "key", &clip(key, l.name), &show_detail(value, l.detail_value));
         }
         out.push_str("</details>\n");
     }
@@ -117,7 +109,7 @@ fn tool_error(e: &Envelope, l: &Limits) -> String {
     if l.actions > 0 && !actions.is_empty() {
         out.push_str("<available_actions>");
         for action in actions.iter().take(l.actions) {
-            let _ = write!(out, "<action>{}</action>", esc(&truncate(action, l.name)));
+            let _ = write!(out, "<action>{}</action>", esc(&clip(action, l.name)));
         }
         let hidden = actions.len().saturating_sub(l.actions);
         if hidden > 0 {
@@ -140,13 +132,7 @@ fn validation_error(e: &Envelope, l: &Limits) -> String {
     }
     out.push_str(">\n");
     for issue in e.issues.iter().take(l.issues) {
-        attr_element(
-            &mut out,
-            "field",
-            "name",
-            &truncate(issue.display_path(), l.name),
-            &field_text(issue, l),
-        );
+        attr_element(&mut out, "field", "name", &clip(issue.display_path(), l.name), &field_text(issue, l));
     }
     let hidden = e.issues.len().saturating_sub(l.issues);
     if hidden > 0 {
@@ -170,7 +156,7 @@ fn recovery(out: &mut String, e: &Envelope, l: &Limits) {
     }
     out.push_str("<recovery>\n");
     for (i, step) in steps.iter().enumerate() {
-        let _ = writeln!(out, "<step n=\"{}\">{}</step>", i + 1, esc(&truncate(step, l.step)));
+        let _ = writeln!(out, "<step n=\"{}\">{}</step>", i + 1, esc(&clip(step, l.step)));
     }
     out.push_str("</recovery>\n");
 }
@@ -183,14 +169,14 @@ fn you_sent(out: &mut String, e: &Envelope, l: &Limits) {
 
 /// One issue as sentences: what was expected, what was sent, the options, the likely typo.
 fn field_text(issue: &FieldIssue, l: &Limits) -> String {
-    let expected = truncate(issue.expected.trim().trim_end_matches('.'), l.expected);
+    let expected = clip(issue.expected.trim().trim_end_matches('.'), l.expected);
     let options = (l.options > 0 && !issue.options.is_empty())
         .then(|| quoted_list(&issue.options, l.options, l.issue_value));
     let mut out = match issue.kind {
         IssueKind::Missing if expected.is_empty() => "Missing required field.".to_string(),
         IssueKind::Missing => format!("Missing required field. Expected: {expected}."),
         IssueKind::UnknownKey => {
-            let key = truncate(key_name(&issue.path), l.issue_value);
+            let key = clip(key_name(&issue.path), l.issue_value);
             match &options {
                 Some(options) => format!("Unrecognized key '{key}'. Remove it or use one of: {options}."),
                 None => format!("Unrecognized key '{key}'. Remove it."),
@@ -211,7 +197,7 @@ fn field_text(issue: &FieldIssue, l: &Limits) -> String {
         }
     };
     if let Some(suggestion) = issue.suggestion.as_deref().filter(|s| !s.is_empty()) {
-        let _ = write!(out, " Did you mean '{}'?", truncate(suggestion, l.issue_value));
+        let _ = write!(out, " Did you mean '{}'?", clip(suggestion, l.issue_value));
     }
     out
 }

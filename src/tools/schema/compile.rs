@@ -5,9 +5,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::error::{json_type, SchemaError};
+use super::error::SchemaError;
 use super::node::{Node, NodeId};
 use super::MAX_DEPTH;
+use crate::text::json_type_name;
 
 /// A compiled schema's parts.
 pub(super) struct Compiled {
@@ -67,7 +68,10 @@ impl Compiler<'_> {
                 (Node::Rules(Box::new(rules)), reference)
             }
             other => {
-                return Err(SchemaError::NotASchema { path: fragment(&pointer), found: json_type(other) })
+                return Err(SchemaError::NotASchema {
+                    path: fragment(&pointer),
+                    found: json_type_name(other),
+                })
             }
         };
         let id = self.nodes.len();

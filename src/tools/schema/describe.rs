@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::node::{Bound, Node, NodeId, Rules, TypeSet};
-use super::sent::clip;
+use crate::text::clip;
 
 /// How deep a description follows `$ref`s and alternatives before settling for "a value".
 const MAX_DEPTH: usize = 4;

@@ -67,16 +67,3 @@ pub enum SchemaError {
         limit: usize,
     },
 }
-
-/// The name of a JSON value's type, for error messages.
-pub(super) fn json_type(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

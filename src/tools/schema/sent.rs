@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::text::clip;
+
 /// Longest string shown whole, in characters.
 const MAX_CHARS: usize = 80;
 /// Most items or properties shown of one array or object.
@@ -52,16 +54,6 @@ fn shrink(value: &Value, budget: &mut usize) -> Value {
         }
         other => other.clone(),
     }
-}
-
-/// `text` cut to at most `max` characters, ending in `…` when cut.
-pub(super) fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
 }
 
 #[cfg(test)]

@@ -1,0 +1,109 @@
+//! Shortening text to a budget measured in characters (never bytes: no cut inside a UTF-8
+//! sequence), and naming JSON types, for the messages the model reads.
+//!
+//! A budget bounds the whole result, marks included: `max` = 10 never yields 11 chars. A cut is
+//! always marked (`…`), so the model never takes part of a text for all of it. A char is a Unicode
+//! scalar value, so a combining accent or one code point of a multi-code-point emoji may be
+//! parted from the rest of its grapheme; a prompt survives that, and grapheme segmentation would
+//! cost a dependency.
+
+use serde_json::Value;
+
+/// Fewest chars of the text [`cut_middle`] keeps around its marker: below that, the marker would
+/// take the room of the text it describes, and a plain [`head_tail`] shows more of it.
+const MIN_KEPT: usize = 8;
+
+/// `text` if it has at most `max` chars, else its first `max - 1` chars and `…` (nothing when `max`
+/// is 0). For prose and names, whose start says the most.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    match max.checked_sub(1) {
+        Some(keep) => format!("{}…", &text[..byte_at(text, keep)]),
+        None => String::new(),
+    }
+}
+
+/// `text` if it has at most `max` chars, else its head and tail around a `…`, `max` chars in all
+/// (nothing when `max` is 0); an odd char goes to the head. For JSON, where the closing part (the
+/// last keys, the brackets) tells as much as the opening one, and for a reply cut off at the end.
+pub(crate) fn head_tail(text: &str, max: usize) -> String {
+    let len = text.chars().count();
+    if len <= max {
+        return text.to_owned();
+    }
+    let Some(keep) = max.checked_sub(1) else { return String::new() };
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    format!("{}…{}", &text[..byte_at(text, head)], &text[byte_at(text, len - tail)..])
+}
+
+/// `text` if it has at most `max` chars, else [`cut_middle_keeping`] as much of it as fits in
+/// `max` chars with the marker, which then says exactly how many were cut. When that would keep
+/// fewer than [`MIN_KEPT`] chars, [`head_tail`] instead. For results and error texts, whose end
+/// (the totals, the last items, a recovery plan's last step) matters as well as their start.
+pub(crate) fn cut_middle(text: &str, max: usize) -> String {
+    let len = text.chars().count();
+    if len <= max {
+        return text.to_owned();
+    }
+    let marker_without_count = marker(0).chars().count() - 1;
+    // The marker's width depends on the count it shows, which depends on the marker's width: try
+    // each width in turn. The first that holds the count fills `max` exactly.
+    for digits in 1..=decimal_digits(len) {
+        let Some(keep) = max.checked_sub(marker_without_count + digits) else { break };
+        if decimal_digits(len - keep) <= digits {
+            if keep < MIN_KEPT {
+                break;
+            }
+            return cut_middle_keeping(text, keep);
+        }
+    }
+    head_tail(text, max)
+}
+
+/// `text` with its middle replaced by `…[cut N chars]…` so that `keep` of its chars remain (all of
+/// it if it has no more than `keep`): two thirds from the head (what failed, the start of a
+/// result), a third from the tail. The marker comes on top of `keep`: this is for callers that
+/// measure the rendered result themselves (the prompt compactor, in tokens); a char budget wants
+/// [`cut_middle`].
+pub(crate) fn cut_middle_keeping(text: &str, keep: usize) -> String {
+    let len = text.chars().count();
+    if keep >= len {
+        return text.to_owned();
+    }
+    let tail = keep / 3;
+    let head = keep - tail;
+    format!("{}{}{}", &text[..byte_at(text, head)], marker(len - keep), &text[byte_at(text, len - tail)..])
+}
+
+/// The type of a JSON value with its article (`an array`, `null`), as messages name it.
+pub(crate) fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What stands for `cut` chars left out of the middle of a text.
+fn marker(cut: usize) -> String {
+    format!("…[cut {cut} chars]…")
+}
+
+/// How many decimal digits `n` is written with.
+fn decimal_digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
+}
+
+/// The byte offset just after the first `n` chars of `s` (or its end).
+fn byte_at(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests;
