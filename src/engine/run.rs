@@ -133,8 +133,7 @@ impl<'a> RunState<'a> {
             Err(error) => {
                 let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
                 let raw = RawFailure::message(error.summary()).with_hints(hints);
-                let mut envelope =
-                    self.envelope(ErrorCode::InvalidOutput, &raw, None, CallContext::default());
+                let mut envelope = self.envelope(error.code(), &raw, None, CallContext::default());
                 envelope.sent = Some(error.received.clone().into());
                 self.fail(step, None, None, &envelope, 1);
                 let observation = self.show(&envelope);
