@@ -222,12 +222,12 @@ fn runs_of_one_session_queue_and_other_sessions_interleave() {
     let (first, other) = (w.next(), w.next());
     assert_eq!((first["runId"].as_str(), other["runId"].as_str()), (Some("a"), Some("c")));
     assert!(w.nothing_more(), "b waits for a");
-    w.answer_model(&first["id"], done("one"));
+    w.answer_model(&first["id"], done("the-first-answer"));
     assert_eq!(w.next()["type"], "runEnded");
     let second = w.next();
     assert_eq!((second["type"].as_str(), second["runId"].as_str()), (Some("modelCall"), Some("b")));
     // b sees a's turn in its prompt: the session's history.
-    assert!(second["request"].to_string().contains("first"));
+    assert!(second["request"].to_string().contains("the-first-answer"));
     w.answer_model(&second["id"], done("two"));
     assert_eq!(w.next()["runId"], "b");
     w.answer_model(&other["id"], done("three"));
