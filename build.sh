@@ -254,6 +254,36 @@ wasm_pack_build() {
 	log "wasm-pack build --release --target web -> $PKG_DIR/"
 	# --mode no-install: use the tools setup checked; never let wasm-pack download its own.
 	wasm-pack build --release --target web --out-dir "$PKG_DIR" --out-name "$OUT_NAME" --mode no-install
+	package_js
+}
+
+# The npm package's JS surface (js/*.js, js/*.d.ts) next to wasm-pack's glue, and its package.json:
+# the wrapper's entry points and an exports map instead of wasm-pack's raw glue.
+package_js() {
+	cp js/*.js js/*.d.ts "$PKG_DIR/"
+	node --input-type=module - "$PKG_DIR" <<'NODE'
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+const dir = process.argv[2];
+const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8"));
+const js = readdirSync("js").filter((f) => f.endsWith(".js") || f.endsWith(".d.ts"));
+Object.assign(pkg, {
+  name: "keel-agent",
+  type: "module",
+  main: "./index.js",
+  module: "./index.js",
+  types: "./index.d.ts",
+  exports: {
+    ".": { types: "./index.d.ts", default: "./index.js" },
+    "./worker.js": "./worker.js",
+    "./keel_bg.wasm": "./keel_bg.wasm",
+    "./package.json": "./package.json",
+  },
+  files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/"],
+  sideEffects: ["./worker.js", "./snippets/*"],
+});
+writeFileSync(`${dir}/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
+NODE
+	info "copied js/ into $PKG_DIR/ and wrote $PKG_DIR/package.json (exports, files)"
 }
 
 print_size() {

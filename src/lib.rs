@@ -6,6 +6,9 @@
 //! - [`tools`]: tool specs, JSON Schema validation and "did you mean" suggestions;
 //! - [`store`]: the `Store` trait and the records a run leaves behind.
 //!
+//! [`web`] carries it into the browser: the page↔worker protocol and the worker host (still pure,
+//! tested natively), and the thin wasm32-only glue (`startWorker`, timers, JS errors).
+//!
 //! Effects (the model, the tool host, the store, the clock and a random source) are small traits the
 //! engine is generic over; the browser implements them, tests implement them with fakes.
 #![warn(missing_docs)]
@@ -15,3 +18,4 @@ pub mod errors;
 pub mod store;
 mod text;
 pub mod tools;
+pub mod web;

@@ -112,6 +112,22 @@ impl Agent {
         self
     }
 
+    /// The same tools, settings and token counter over other effects. The browser gives each run its
+    /// own model and tool host, tagged with the run's id, so the page knows which run a call is for.
+    pub fn with_effects(&self, effects: Effects) -> Agent {
+        Agent {
+            effects,
+            tools: self.tools.clone(),
+            config: self.config.clone(),
+            counter: self.counter.clone(),
+        }
+    }
+
+    /// The agent's effects.
+    pub fn effects(&self) -> &Effects {
+        &self.effects
+    }
+
     /// The agent's settings.
     pub fn config(&self) -> &AgentConfig {
         &self.config

@@ -1,0 +1,261 @@
+// The page side of keel: the Agent handle. It starts the engine's worker, runs the tools and the
+// custom model when the worker asks, and streams each run's events back.
+import { fromRawFailure, toRawFailure } from "./errors.js";
+import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
+
+const CREATE = Symbol("keel.create");
+
+function abortError(message) {
+  return new DOMException(message, "AbortError");
+}
+
+/** The model option as the worker's `ModelChoice`; a custom function stays on the page. */
+function modelChoice(model) {
+  if (typeof model === "function") return { choice: { kind: "custom" }, custom: model };
+  if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
+  if (Array.isArray(model)) {
+    const links = model.map(modelChoice);
+    const custom = links.find((l) => l.custom)?.custom;
+    return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom };
+  }
+  if (model && typeof model === "object") {
+    if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };
+    if (model.openai) return { choice: { kind: "openai", ...model.openai } };
+    if (model.wllama) return { choice: { kind: "wllama", ...model.wllama } };
+  }
+  throw new TypeError(
+    "Agent.create: `model` must be { custom: async (messages, { schema, signal }) => text } " +
+      '(or "prompt-api", { openai }, { wllama }, or an array of these)',
+  );
+}
+
+function toolSpec(tool) {
+  if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
+    throw new TypeError("Agent.create: each tool needs a `name` and an `execute(args, { signal })` function");
+  }
+  const { name, description = "", inputSchema = { type: "object" }, timeoutMs, maxAttempts, refsFrom } = tool;
+  return { name, description, inputSchema, timeoutMs, maxAttempts, refsFrom };
+}
+
+// What the worker can read: JSON. `undefined` becomes null.
+function jsonValue(value) {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch (e) {
+    throw new TypeError(`the tool returned a value that cannot be sent as JSON: ${e.message}`);
+  }
+}
+
+/**
+ * An agent whose engine runs in a dedicated worker. Create it with `Agent.create`, run tasks with
+ * `run`, and `dispose()` it when done.
+ */
+export class Agent {
+  #worker;
+  #tools;
+  #custom;
+  #session;
+  #onError;
+  #runs = new Map();
+  #calls = new Map();
+  #nextRun = 1;
+  #disposed = false;
+  #init;
+
+  constructor(token, worker, tools, custom, session, onError) {
+    if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
+    this.#worker = worker;
+    this.#tools = tools;
+    this.#custom = custom;
+    this.#session = session;
+    this.#onError = onError;
+    worker.addEventListener("message", (event) => this.#onMessage(event.data));
+    worker.addEventListener("error", (event) => this.#onWorkerError(event));
+  }
+
+  /**
+   * Starts the engine's worker and builds the agent.
+   *
+   * ```js
+   * const agent = await Agent.create({
+   *   model: { custom: async (messages, { schema, signal }) => myModel(messages, schema, signal) },
+   *   tools: [{ name: "get_weather", description: "Weather for a city.",
+   *             inputSchema: { type: "object", properties: { city: { type: "string" } } },
+   *             execute: async ({ city }, { signal }) => (await fetch(url(city), { signal })).json() }],
+   * });
+   * ```
+   */
+  static async create(options = {}) {
+    const { model, tools = [], session = "default", config, worker, onError } = options;
+    const { choice, custom } = modelChoice(model);
+    const specs = tools.map(toolSpec);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    const spawned =
+      worker instanceof Worker
+        ? worker
+        : new Worker(worker ?? new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
+    const agent = new Agent(CREATE, spawned, byName, custom, session, onError);
+    try {
+      await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });
+    } catch (e) {
+      agent.dispose();
+      throw e;
+    }
+    return agent;
+  }
+
+  #start(message) {
+    return new Promise((resolve, reject) => {
+      this.#init = { resolve, reject };
+      this.#post(message);
+    });
+  }
+
+  /**
+   * Runs a task. Returns at once with a RunHandle: iterate it for the events, await its
+   * `result` for the RunResult.
+   *
+   * ```js
+   * const run = agent.run("What's the weather in Paris?", { signal });
+   * for await (const event of run) console.log(event.type, event);
+   * const { answer, success } = await run.result;
+   * ```
+   */
+  run(task, { signal, session, onEvent } = {}) {
+    if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
+    const runId = `run-${this.#nextRun++}-${Math.random().toString(36).slice(2, 8)}`;
+    const cancel = () => this.#post({ type: "cancel", runId });
+    const handle = new RunHandle(runId, onEvent, cancel);
+    this.#runs.set(runId, handle);
+    this.#post({ type: "run", runId, task: String(task), session: session ?? this.#session });
+    if (signal) {
+      if (signal.aborted) cancel();
+      else {
+        signal.addEventListener("abort", cancel, { once: true });
+        const detach = () => signal.removeEventListener("abort", cancel);
+        handle.result.then(detach, detach);
+      }
+    }
+    return handle;
+  }
+
+  /** Cancels every run, aborts every call under way and terminates the worker. */
+  dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    try {
+      this.#worker.postMessage({ type: "dispose" });
+    } catch {
+      // A worker that failed to start cannot be told; terminating it is enough.
+    }
+    this.#worker.terminate();
+    for (const controller of this.#calls.values()) controller.abort(abortError("the agent was disposed"));
+    this.#calls.clear();
+    this.#failAll(abortError("the agent was disposed"));
+  }
+
+  #post(message) {
+    if (!this.#disposed) this.#worker.postMessage(message);
+  }
+
+  #failAll(error) {
+    this.#init?.reject(error);
+    this.#init = undefined;
+    for (const run of this.#runs.values()) run[FAIL](error);
+    this.#runs.clear();
+  }
+
+  #onWorkerError(event) {
+    const detail = event.message || "the worker script failed to load (check that worker.js and keel_bg.wasm are served)";
+    const error = new Error(`keel worker error: ${detail}`);
+    error.name = "KeelWorkerError";
+    this.#failAll(error);
+  }
+
+  #onMessage(message) {
+    switch (message?.type) {
+      case "ready":
+        this.#init?.resolve();
+        this.#init = undefined;
+        break;
+      case "initFailed":
+        this.#init?.reject(fromRawFailure(message.error));
+        this.#init = undefined;
+        break;
+      case "event":
+        this.#runs.get(message.runId)?.[PUSH](message.event);
+        break;
+      case "runEnded":
+        this.#runs.get(message.runId)?.[END](message.result);
+        this.#runs.delete(message.runId);
+        break;
+      case "runFailed":
+        this.#runs.get(message.runId)?.[FAIL](fromRawFailure(message.error));
+        this.#runs.delete(message.runId);
+        break;
+      case "toolCall":
+        this.#answer(message.id, "toolResult", (ctx) => this.#callTool(message, ctx));
+        break;
+      case "modelCall":
+        this.#answer(message.id, "modelResult", (ctx) => this.#callModel(message, ctx));
+        break;
+      case "toolAbort":
+      case "modelAbort":
+        this.#calls.get(message.id)?.abort(abortError("keel aborted the call: its timeout fired or its run was cancelled"));
+        this.#calls.delete(message.id);
+        break;
+      case "error":
+        if (this.#onError) this.#onError(fromRawFailure(message.error));
+        else console.error("keel worker:", fromRawFailure(message.error));
+        break;
+      default:
+        console.error("keel: unknown message from the worker", message);
+    }
+  }
+
+  // Runs `work` with an AbortController the worker can abort, and posts its reply unless aborted.
+  async #answer(id, type, work) {
+    const controller = new AbortController();
+    this.#calls.set(id, controller);
+    let reply;
+    try {
+      reply = { type, id, ok: true, ...(await work({ signal: controller.signal })) };
+    } catch (e) {
+      reply = { type, id, ok: false, error: toRawFailure(e) };
+    }
+    // An aborted call's worker no longer waits for it.
+    if (this.#calls.get(id) !== controller) return;
+    this.#calls.delete(id);
+    this.#post(reply);
+  }
+
+  async #callTool({ tool: name, args, attempt, timeoutMs, runId }, { signal }) {
+    const tool = this.#tools.get(name);
+    if (!tool) throw new ToolMissing(name);
+    const warnings = [];
+    const warn = (message) => warnings.push(String(message));
+    const value = await tool.execute(args, { signal, attempt, timeoutMs, runId, warn });
+    return { value: jsonValue(value), warnings };
+  }
+
+  async #callModel({ request, runId }, { signal }) {
+    if (!this.#custom) throw new ToolMissing("the custom model");
+    const out = await this.#custom(request.messages, { schema: request.schema ?? undefined, signal, runId });
+    const text = typeof out === "string" ? out : out?.text;
+    if (typeof text !== "string") {
+      throw new TypeError("the custom model must return the text it wrote (a string, or { text, usage })");
+    }
+    const usage = out?.usage;
+    return usage && Number.isInteger(usage.promptTokens) && Number.isInteger(usage.completionTokens)
+      ? { text, usage: { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } }
+      : { text };
+  }
+}
+
+class ToolMissing extends Error {
+  constructor(what) {
+    super(`${what} is not registered on the page`);
+    this.name = "NotFoundError";
+  }
+}

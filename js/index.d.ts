@@ -1,0 +1,294 @@
+// Types of keel-agent's JS surface (hand-written: the wrapper adds the behaviour). The engine's
+// own records mirror the Rust types in src/engine and src/store.
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A JSON Schema (as Zod's `toJSONSchema` or the Prompt API's tool declarations produce it). */
+export type JsonSchema = { [key: string]: Json };
+
+export type FailureClass = "transient" | "persistent" | "fatal";
+export type Severity = "warning" | "error" | "critical";
+
+/** A built-in code (`TIMEOUT`, `RATE_LIMITED`, `STALE_REFERENCE`…) or a tool's own. */
+export type ErrorCode =
+  | "UNKNOWN_TOOL" | "INVALID_ARGS" | "MISSING_FIELD" | "INVALID_OUTPUT" | "TIMEOUT" | "RATE_LIMITED"
+  | "UNAVAILABLE" | "NETWORK_ERROR" | "NOT_FOUND" | "STALE_REFERENCE" | "PERMISSION_DENIED" | "CONFLICT"
+  | "QUOTA_EXCEEDED" | "CONTEXT_OVERFLOW" | "SAFETY_BLOCKED" | "UNSUPPORTED" | "MODEL_UNAVAILABLE"
+  | "ABORTED" | "INTERNAL_ERROR" | (string & {});
+
+/** The recovery fields a tool may attach (a ToolError's), each overriding the code's default. */
+export interface FailureHints {
+  class?: FailureClass;
+  severity?: Severity;
+  causes?: string[];
+  recovery?: string[];
+  availableActions?: string[];
+  expected?: boolean;
+  details?: { [key: string]: Json };
+}
+
+/** A failure as it crosses the worker boundary: structured, never a string. */
+export interface RawFailure {
+  name?: string;
+  message: string;
+  status?: number;
+  code?: string;
+  retryAfterMs?: number;
+  hints: FailureHints;
+}
+
+/** An error keel hands the page (init or run failures): the RawFailure's fields on an Error. */
+export interface KeelError extends Error {
+  code?: string;
+  status?: number;
+  retryAfterMs?: number;
+  hints?: FailureHints;
+}
+
+export interface ToolErrorOptions {
+  code?: string;
+  status?: number;
+  causes?: string | string[];
+  recovery?: string | string[];
+  availableActions?: string[];
+  severity?: Severity;
+  /** Overrides the class derived from the code. */
+  class?: FailureClass;
+  /** Seconds, as Vurb spells it. */
+  retryAfter?: number;
+  retryAfterMs?: number;
+  details?: { [key: string]: Json };
+  expected?: boolean;
+  /** true → transient (the runtime retries), false → persistent (the model gets the plan). */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/** The error a tool throws to hand the model a full recovery envelope. */
+export class ToolError extends Error {
+  constructor(message: string, options?: ToolErrorOptions);
+  readonly name: "ToolError";
+  code?: string;
+  status?: number;
+  causes?: string | string[];
+  recovery?: string | string[];
+  availableActions?: string[];
+  severity?: Severity;
+  class?: FailureClass;
+  retryAfter?: number;
+  retryAfterMs?: number;
+  details?: { [key: string]: Json };
+  expected?: boolean;
+  retryable?: boolean;
+}
+
+/** Reads any thrown value as a RawFailure (what keel does with a tool's error). */
+export function toRawFailure(error: unknown, nowMs?: number): RawFailure;
+/** A RawFailure as an Error with its fields. */
+export function fromRawFailure(raw: RawFailure): KeelError;
+/** A Retry-After value (seconds, a header's delta-seconds or HTTP date) in milliseconds. */
+export function parseRetryAfter(value: string | number | null | undefined, nowMs?: number): number | undefined;
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface ModelCallOptions {
+  /** The step JSON Schema, for backends that constrain decoding (absent when not constraining). */
+  schema?: JsonSchema;
+  /** Aborted when the call times out or the run is cancelled. */
+  signal: AbortSignal;
+  runId: string;
+}
+
+export interface ModelOutput {
+  text: string;
+  usage?: { promptTokens: number; completionTokens: number };
+}
+
+/** The author's model: returns the text of one step. */
+export type CustomModel = (messages: ChatMessage[], options: ModelCallOptions) => Promise<string | ModelOutput>;
+
+/** A model backend. Only `custom` is in this build; the others answer with MODEL_UNAVAILABLE. */
+export type ModelOption =
+  | CustomModel
+  | { custom: CustomModel }
+  | "prompt-api"
+  | { openai: { baseUrl: string; model: string; apiKey?: string } }
+  | { wllama: { modelUrl: string } }
+  | ModelOption[];
+
+export interface ToolContext {
+  /** Aborted when the attempt's timeout fires or the run is cancelled. */
+  signal: AbortSignal;
+  /** 1 for the first attempt, 2 for the first retry… */
+  attempt: number;
+  timeoutMs: number;
+  runId: string;
+  /** Reports a caveat of a partial success; the model sees it with the result. */
+  warn(message: string): void;
+}
+
+export interface Tool<Args = { [key: string]: Json }> {
+  name: string;
+  description: string;
+  inputSchema?: JsonSchema;
+  execute(args: Args, context: ToolContext): unknown | Promise<unknown>;
+  /** One attempt's timeout; the agent's `toolTimeoutMs` when absent. */
+  timeoutMs?: number;
+  /** Attempts on transient failures, the first included. */
+  maxAttempts?: number;
+  /** Tools whose output supplies this tool's ids or refs. */
+  refsFrom?: string[];
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  jitter: number;
+  maxRetryAfterMs: number;
+}
+
+export interface AgentConfig {
+  maxSteps: number;
+  maxConsecutiveFailures: number;
+  toolTimeoutMs: number;
+  modelTimeoutMs: number;
+  retry: Partial<RetryPolicy>;
+  format: "xml" | "text" | "plain";
+  observationChars: number;
+  contextTokens: number;
+  constrainOutput: boolean;
+  instructions: string | null;
+}
+
+export interface AgentOptions {
+  model: ModelOption;
+  /** Tools typed with their own args (`Tool<{ city: string }>`) fit too. */
+  tools?: Tool[];
+  /** The default session of runs; runs of one session queue and share history. */
+  session?: string;
+  config?: Partial<AgentConfig>;
+  /** The worker to use, or the URL of `worker.js` (for bundlers that relocate it). */
+  worker?: Worker | URL | string;
+  /** Protocol errors the worker reports (a bug, never a tool failure). */
+  onError?: (error: KeelError) => void;
+}
+
+export interface RunOptions {
+  /** Cancels the run, aborting the call under way. */
+  signal?: AbortSignal;
+  session?: string;
+  /** Called with every event, as well as the iterator. */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+export type Outcome = "ok" | "warning" | "failed" | "final";
+
+export interface Envelope {
+  code: ErrorCode;
+  class: FailureClass;
+  severity: Severity;
+  tool: string | null;
+  message: string;
+  causes: string[];
+  recovery: string[];
+  availableActions: string[];
+  retryAfterMs: number | null;
+  details: { [key: string]: Json };
+  expected: boolean;
+  sent: Json | null;
+  issues: Json[];
+}
+
+export interface FailureStats {
+  faults: number;
+  retried: number;
+  recovered: number;
+}
+
+export type EndReason =
+  | { kind: "final_answer" }
+  | { kind: "max_steps"; steps: number }
+  | { kind: "consecutive_failures"; failures: number }
+  | { kind: "fatal"; code: ErrorCode; message: string }
+  | { kind: "cancelled" };
+
+export type AgentEvent =
+  | { type: "runStarted"; runId: string; task: string }
+  | { type: "stepStarted"; step: number }
+  | { type: "thought"; step: number; text: string }
+  | { type: "action"; step: number; tool: string; args: Json }
+  | { type: "observation"; step: number; text: string; outcome: Outcome }
+  | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
+  | { type: "warning"; step: number | null; message: string }
+  | {
+      type: "failure";
+      step: number;
+      tool: string | null;
+      class: FailureClass;
+      code: ErrorCode;
+      message: string;
+      envelope: Envelope | null;
+    }
+  | { type: "finalAnswer"; step: number; answer: string; success: boolean }
+  | { type: "runEnded"; reason: EndReason; success: boolean; stats: FailureStats };
+
+export interface Turn {
+  step: number;
+  thought: string;
+  action: { tool: string; args: Json } | null;
+  observation: string;
+  outcome: Outcome;
+}
+
+export interface FailureRecord {
+  id: string;
+  runId: string;
+  session: string;
+  step: number;
+  tool: string | null;
+  argsDigest: string | null;
+  class: FailureClass;
+  code: ErrorCode;
+  attempt: number;
+  message: string;
+  retried: boolean;
+  recovered: boolean;
+  atMs: number;
+}
+
+export interface RunResult {
+  runId: string;
+  answer: string;
+  success: boolean;
+  reason: EndReason;
+  turns: Turn[];
+  failures: FailureRecord[];
+  stats: FailureStats;
+  counts: { steps: number; modelCalls: number; toolCalls: number; promptTokens: number; completionTokens: number };
+}
+
+/**
+ * One run: iterate it for its events (once), await `result` for how it ended. `result` rejects only
+ * when the run could not start or the agent was disposed; a cancelled run resolves with
+ * `reason.kind === "cancelled"`.
+ */
+export class RunHandle implements AsyncIterable<AgentEvent> {
+  private constructor();
+  readonly runId: string;
+  readonly result: Promise<RunResult>;
+  cancel(): void;
+  [Symbol.asyncIterator](): AsyncIterator<AgentEvent>;
+}
+
+/** An agent whose engine runs in a dedicated worker. */
+export class Agent {
+  private constructor();
+  static create(options: AgentOptions): Promise<Agent>;
+  run(task: string, options?: RunOptions): RunHandle;
+  dispose(): void;
+}

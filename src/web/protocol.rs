@@ -1,0 +1,301 @@
+//! The page↔worker messages, as plain serde types with a `type` tag and camelCase fields.
+//!
+//! Both sides post plain objects (structured clone); the worker reads and writes them through
+//! `JSON.stringify`/`JSON.parse` and `serde_json`, so the serde behaviour tested natively here is
+//! exactly the one the browser runs. Failures always travel as a structured [`RawFailure`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::engine::{Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
+use crate::errors::RawFailure;
+use crate::tools::ToolSpec;
+
+/// A request id of the worker's pending-request table.
+pub type RequestId = u64;
+
+/// Which model backend the worker should use.
+///
+/// Only `custom` is built in this version; the other kinds are reserved so that the page and the
+/// worker already agree on their names, and the worker answers them with a clear `initFailed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// The page runs the author's `async (messages, {schema, signal}) => text` function.
+    Custom,
+    /// Chrome's built-in Prompt API (`LanguageModel`).
+    PromptApi,
+    /// An OpenAI-compatible chat completions server.
+    #[serde(rename_all = "camelCase")]
+    Openai {
+        /// The server's base URL, e.g. `http://127.0.0.1:8080/v1`.
+        base_url: String,
+        /// The model name to ask for.
+        model: String,
+        /// A bearer token, if the server wants one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key: Option<String>,
+    },
+    /// A GGUF model in the browser through wllama.
+    #[serde(rename_all = "camelCase")]
+    Wllama {
+        /// Where the GGUF file is.
+        model_url: String,
+    },
+    /// Backends to try in order: the next on unavailability or a persistent failure.
+    Fallback {
+        /// The chain, first choice first.
+        chain: Vec<ModelChoice>,
+    },
+}
+
+impl ModelChoice {
+    /// The `kind` tag, for messages about the choice.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelChoice::Custom => "custom",
+            ModelChoice::PromptApi => "promptApi",
+            ModelChoice::Openai { .. } => "openai",
+            ModelChoice::Wllama { .. } => "wllama",
+            ModelChoice::Fallback { .. } => "fallback",
+        }
+    }
+}
+
+/// `init`: the agent's tools, model and settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Init {
+    /// The tools, without their `execute` functions (those stay on the page).
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// The model backend.
+    pub model: ModelChoice,
+    /// A partial `AgentConfig`: missing fields take their defaults.
+    #[serde(default)]
+    pub config: Value,
+}
+
+/// `run`: start a task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    /// The page's id for the run; every message about it carries it.
+    pub run_id: String,
+    /// The task.
+    pub task: String,
+    /// The session; runs of one session queue behind each other.
+    #[serde(default = "default_session")]
+    pub session: String,
+}
+
+fn default_session() -> String {
+    "default".to_string()
+}
+
+/// The page's answer to a `toolCall` or a `modelCall`: `ok: true` with the payload, or
+/// `ok: false` with an `error`. One struct rather than a tagged enum because the tag is a boolean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reply<T> {
+    /// The request answered.
+    pub id: RequestId,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// The payload when `ok`.
+    #[serde(flatten)]
+    pub payload: Option<T>,
+    /// The failure when not `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RawFailure>,
+}
+
+/// A tool's result (`toolResult` with `ok: true`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolValue {
+    /// What the tool returned (`null` for `undefined`).
+    pub value: Value,
+    /// Caveats the tool reported with `ctx.warn()`.
+    pub warnings: Vec<String>,
+}
+
+/// A model's answer (`modelResult` with `ok: true`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelText {
+    /// The text the model wrote.
+    pub text: String,
+    /// Token counts, when the backend knows them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+impl<T> Reply<T> {
+    /// A success.
+    pub fn ok(id: RequestId, payload: T) -> Self {
+        Reply { id, ok: true, payload: Some(payload), error: None }
+    }
+
+    /// A failure.
+    pub fn failed(id: RequestId, error: RawFailure) -> Self {
+        Reply { id, ok: false, payload: None, error: Some(error) }
+    }
+
+    /// The payload or the failure; an `ok: false` without an `error` still yields a failure.
+    pub fn into_result(self) -> Result<T, RawFailure> {
+        match (self.ok, self.payload, self.error) {
+            (true, Some(payload), _) => Ok(payload),
+            (false, _, Some(error)) => Err(error),
+            (true, None, _) => Err(protocol_failure("a reply said ok but carried no result")),
+            (false, _, None) => Err(protocol_failure("a reply said ok: false but carried no error")),
+        }
+    }
+}
+
+impl Reply<ToolValue> {
+    /// The tool's output as the engine wants it.
+    pub fn into_tool_output(self) -> Result<ToolOutput, RawFailure> {
+        self.into_result().map(|v| ToolOutput { value: v.value, warnings: v.warnings })
+    }
+}
+
+impl Reply<ModelText> {
+    /// The model's reply as the engine wants it.
+    pub fn into_model_reply(self) -> Result<ModelReply, RawFailure> {
+        self.into_result().map(|m| ModelReply { text: m.text, usage: m.usage })
+    }
+}
+
+/// A message from the page to the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum PageMessage {
+    /// Build the agent. Answered by `ready` or `initFailed`.
+    Init(Init),
+    /// Start a run. Answered by `event`s and one `runEnded` (or `runFailed`).
+    Run(Run),
+    /// Cancel a run; the call under way is aborted.
+    #[serde(rename_all = "camelCase")]
+    Cancel {
+        /// The run.
+        run_id: String,
+    },
+    /// A tool's result.
+    ToolResult(Reply<ToolValue>),
+    /// A custom model's result.
+    ModelResult(Reply<ModelText>),
+    /// Cancel everything and close the worker.
+    Dispose,
+}
+
+/// A message from the worker to the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant)] // a message is built, posted and dropped at once
+pub enum WorkerMessage {
+    /// The agent is built; runs may start.
+    Ready,
+    /// The agent could not be built (bad tool spec, unavailable backend).
+    InitFailed {
+        /// Why.
+        error: RawFailure,
+    },
+    /// Something happened in a run.
+    #[serde(rename_all = "camelCase")]
+    Event {
+        /// The run.
+        run_id: String,
+        /// What happened.
+        event: Event,
+    },
+    /// A run ended, cancelled runs included.
+    #[serde(rename_all = "camelCase")]
+    RunEnded {
+        /// The run.
+        run_id: String,
+        /// How it ended.
+        result: RunResult,
+    },
+    /// A run could not start (no agent yet, a run id already in use).
+    #[serde(rename_all = "camelCase")]
+    RunFailed {
+        /// The run.
+        run_id: String,
+        /// Why.
+        error: RawFailure,
+    },
+    /// Run one attempt of a page tool.
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        /// The request, echoed by `toolResult`.
+        id: RequestId,
+        /// The run asking.
+        run_id: String,
+        /// The tool.
+        tool: String,
+        /// Its validated arguments.
+        args: Value,
+        /// 1 for the first attempt.
+        attempt: u32,
+        /// The attempt's timeout; the worker aborts it with `toolAbort` when it fires.
+        timeout_ms: u64,
+    },
+    /// Abort a tool attempt: its timeout fired or its run was cancelled.
+    ToolAbort {
+        /// The request.
+        id: RequestId,
+    },
+    /// Ask the page's custom model function for a step.
+    #[serde(rename_all = "camelCase")]
+    ModelCall {
+        /// The request, echoed by `modelResult`.
+        id: RequestId,
+        /// The run asking.
+        run_id: String,
+        /// The messages and the step schema.
+        request: ModelRequest,
+    },
+    /// Abort a model call.
+    ModelAbort {
+        /// The request.
+        id: RequestId,
+    },
+    /// A message the worker could not read or act on.
+    Error {
+        /// What was wrong with it.
+        error: RawFailure,
+    },
+}
+
+/// The code of every failure the protocol itself produces.
+pub const PROTOCOL_ERROR: &str = "PROTOCOL_ERROR";
+
+/// A failure of the protocol (a malformed or unexpected message), as a structured failure.
+pub fn protocol_failure(message: impl Into<String>) -> RawFailure {
+    RawFailure { name: Some("DataError".into()), ..RawFailure::coded(PROTOCOL_ERROR, message) }
+}
+
+impl PageMessage {
+    /// Reads a message from its JSON text; a clear, structured failure if it is not one.
+    pub fn from_json(text: &str) -> Result<PageMessage, RawFailure> {
+        serde_json::from_str(text).map_err(|e| {
+            let kind = serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned));
+            let what = kind.map_or_else(|| "a message".to_string(), |k| format!("a `{k}` message"));
+            protocol_failure(format!("the worker could not read {what}: {e}"))
+        })
+    }
+}
+
+impl WorkerMessage {
+    /// The message as JSON text; serialising these types cannot fail (string keys, finite numbers).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            let error = protocol_failure(format!("the worker could not write a message: {e}"));
+            serde_json::json!({ "type": "error", "error": error }).to_string()
+        })
+    }
+}

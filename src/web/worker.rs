@@ -1,0 +1,66 @@
+//! The worker's entry point: `startWorker()` wires a [`WorkerHost`] to the dedicated worker's
+//! `postMessage` and message events. `js/worker.js` calls it once the wasm is initialised.
+
+use std::rc::Rc;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use super::clock::{WebClock, WebRandom};
+use super::host::{Control, WorkerHost};
+use super::protocol::WorkerMessage;
+use super::rpc::Transport;
+
+/// Posts messages to the page as plain objects.
+struct PostMessage(DedicatedWorkerGlobalScope);
+
+impl Transport for PostMessage {
+    fn post(&self, message: &WorkerMessage) {
+        // Our own JSON always parses, and posting a plain object cannot fail to clone.
+        if let Ok(object) = js_sys::JSON::parse(&message.to_json()) {
+            let _ = self.0.post_message(&object);
+        }
+    }
+}
+
+/// Starts the engine in this dedicated worker: every message from the page is handled from now
+/// on. `early` holds messages that arrived while the wasm was loading, handled first, in order.
+///
+/// ```js
+/// import init, { startWorker } from "./keel.js";
+/// await init();
+/// startWorker(bufferedMessages);
+/// ```
+#[wasm_bindgen(js_name = startWorker)]
+pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global()
+        .dyn_into()
+        .map_err(|_| JsError::new("startWorker() must be called in a dedicated worker"))?;
+    let host = WorkerHost::new(
+        Rc::new(PostMessage(scope.clone())),
+        Rc::new(WebClock::new()),
+        Rc::new(WebRandom),
+        Rc::new(wasm_bindgen_futures::spawn_local),
+    );
+    let handle = {
+        let scope = scope.clone();
+        move |data: JsValue| {
+            // `JSON.stringify` of `undefined` is not a string, and of a cyclic value throws: both
+            // become "null", which the host answers with a clear `error` reply.
+            let text = js_sys::JSON::stringify(&data).ok().and_then(|t| t.as_string());
+            if host.handle(text.as_deref().unwrap_or("null")) == Control::Close {
+                scope.set_onmessage(None);
+                scope.close();
+            }
+        }
+    };
+    for data in early.iter().flat_map(|a| a.iter()) {
+        handle(data);
+    }
+    let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| handle(event.data()));
+    scope.set_onmessage(Some(listener.as_ref().unchecked_ref()));
+    // The listener lives as long as the worker.
+    listener.forget();
+    Ok(())
+}

@@ -1,0 +1,111 @@
+// End-to-end: the built package (pkg/) in headless Chromium. The agent runs in its worker, the
+// tools and the scripted model on the page; the scenarios live in scenarios.js.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+  "--disable-quic",
+];
+
+let server;
+let browser;
+let page;
+const pageErrors = [];
+
+before(async () => {
+  server = await serve(ROOT);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  page = await browser.newPage();
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
+  await page.goto(`${server.url}/tests/e2e/page.html`);
+  await page.waitForFunction(() => window.scenariosLoaded === true);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const scenario = (name) => page.evaluate((n) => window.scenarios[n](), name);
+
+test("tools that fail on purpose: retried, aborted, explained, then a final answer", async () => {
+  const { events, viaCallback, result, calls, hung, seen } = await scenario("faultyTools");
+  const types = events.map((e) => e.type);
+  assert.deepEqual(viaCallback, events, "onEvent and the iterator see the same events");
+  assert.equal(types[0], "runStarted");
+  assert.equal(types.at(-1), "runEnded");
+
+  // The ToolError's envelope crossed as data: class, code, and the author's recovery steps.
+  const stale = events.find((e) => e.type === "failure" && e.tool === "click");
+  assert.equal(stale.class, "persistent");
+  assert.equal(stale.code, "STALE_REFERENCE");
+  assert.deepEqual(stale.envelope.recovery, ["Call `snapshot` to get fresh refs.", "Click the new ref of the same button."]);
+  assert.deepEqual(stale.envelope.availableActions, ["snapshot"]);
+  assert.equal(stale.envelope.details.ref, "e5");
+
+  // The hung tool was aborted through its signal when its 150 ms timeout fired.
+  assert.equal(hung.aborted, true);
+  assert.equal(hung.reason, "AbortError");
+  assert.equal(hung.timeoutMs, 150);
+  assert.ok(hung.afterMs >= 140 && hung.afterMs < 2000, `aborted after ${hung.afterMs} ms`);
+  const timeout = events.find((e) => e.type === "failure" && e.tool === "hang" && e.envelope);
+  assert.equal(timeout.code, "TIMEOUT");
+
+  // The 429's Retry-After (1 s) and the 503 were retried by the runtime, not shown to the model.
+  const retries = events.filter((e) => e.type === "retryScheduled");
+  const rate = retries.find((e) => e.tool === "rate_limited");
+  assert.equal(rate.code, "RATE_LIMITED");
+  assert.ok(rate.delayMs >= 1000 && rate.delayMs < 1100, `delay ${rate.delayMs}`);
+  const flaky = retries.find((e) => e.tool === "flaky");
+  assert.equal(flaky.code, "UNAVAILABLE");
+  assert.deepEqual(calls, ["click", "hang", "rate_limited", "rate_limited", "flaky", "flaky"]);
+  const warned = events.find((e) => e.type === "observation" && e.outcome === "warning");
+  assert.match(warned.text, /served from a replica/);
+
+  const final = events.find((e) => e.type === "finalAnswer");
+  assert.deepEqual([final.answer, final.success], ["All done.", true]);
+  assert.equal(result.success, true);
+  assert.equal(result.reason.kind, "final_answer");
+  assert.deepEqual(result.failures.map((f) => f.code), ["STALE_REFERENCE", "TIMEOUT", "RATE_LIMITED", "UNAVAILABLE"]);
+  assert.ok(result.stats.recovered >= 2, JSON.stringify(result.stats));
+  assert.ok(seen.every((s) => s.hasSchema && s.signalIsSignal), "the model got the step schema and a signal");
+});
+
+test("run() cancelled through its AbortSignal aborts the tool under way", async () => {
+  const { reason, success, tool } = await scenario("cancelMidTool");
+  assert.equal(reason.kind, "cancelled");
+  assert.equal(success, false);
+  assert.equal(tool.aborted, true);
+});
+
+test("a second run() on the same session queues behind the first", async () => {
+  const r = await scenario("sessionQueue");
+  assert.deepEqual(r.beforeRelease, [`model:${r.firstRunId}`, "tool:wait"], "the second run waited");
+  assert.deepEqual(r.order.slice(2), [`model:${r.firstRunId}`, `model:${r.secondRunId}`]);
+  assert.deepEqual(r.answers, ["first done", "second done"]);
+  assert.ok(r.secondSawFirst, "the second run's prompt holds the first run's history");
+});
+
+test("a backend this build lacks fails Agent.create with a structured error", async () => {
+  const r = await scenario("unavailableBackend");
+  assert.deepEqual([r.rejected, r.name, r.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
+  assert.match(r.message, /custom/);
+});
+
+test("no uncaught errors in the page", () => {
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,164 @@
+// Scenarios run inside the page against the built package; each returns plain data for the test
+// to assert on. The model is a script: it returns the next step whatever it is asked.
+import { Agent, ToolError } from "/pkg/index.js";
+
+const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
+const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
+
+/** A custom model that replays `steps` in order and records what it was asked. */
+function scripted(steps, seen = []) {
+  let next = 0;
+  return async (messages, { schema, signal, runId }) => {
+    seen.push({ runId, messages, hasSchema: typeof schema === "object", signalIsSignal: signal instanceof AbortSignal });
+    return next < steps.length ? steps[next++] : answer("out of script");
+  };
+}
+
+const tool = (name, execute, extra = {}) => ({
+  name,
+  description: `The ${name} tool.`,
+  inputSchema: { type: "object" },
+  execute,
+  ...extra,
+});
+
+const fast = { retry: { baseDelayMs: 20, jitter: 0, maxRetryAfterMs: 5000 } };
+
+/** Tools that fail on purpose: stale ref, a hang, a 429 with Retry-After, a 503, then an answer. */
+export async function faultyTools() {
+  const seen = [];
+  const calls = [];
+  const hung = {};
+  let rateCalls = 0;
+  let flakyCalls = 0;
+  const agent = await Agent.create({
+    model: {
+      custom: scripted(
+        [act("click", { ref: "e5" }), act("hang"), act("rate_limited"), act("flaky"), answer("All done.")],
+        seen,
+      ),
+    },
+    config: fast,
+    tools: [
+      tool("click", async ({ ref }) => {
+        calls.push("click");
+        throw new ToolError(`Element ${ref} is no longer on the page.`, {
+          code: "STALE_REFERENCE",
+          recovery: ["Call `snapshot` to get fresh refs.", "Click the new ref of the same button."],
+          availableActions: ["snapshot"],
+          details: { ref },
+        });
+      }),
+      tool(
+        "hang",
+        (_args, { signal, timeoutMs }) =>
+          new Promise(() => {
+            calls.push("hang");
+            hung.timeoutMs = timeoutMs;
+            const started = performance.now();
+            signal.addEventListener("abort", () => {
+              hung.aborted = true;
+              hung.reason = signal.reason?.name;
+              hung.afterMs = performance.now() - started;
+            });
+          }),
+        { timeoutMs: 150, maxAttempts: 1 },
+      ),
+      tool("rate_limited", async () => {
+        calls.push("rate_limited");
+        rateCalls += 1;
+        if (rateCalls === 1) throw new Response("slow down", { status: 429, headers: { "Retry-After": "1" } });
+        return { ok: true };
+      }),
+      tool("flaky", async (_args, { attempt, warn }) => {
+        calls.push("flaky");
+        flakyCalls += 1;
+        if (flakyCalls === 1) throw Object.assign(new Error("Service Unavailable"), { status: 503 });
+        warn("served from a replica");
+        return { attempt };
+      }),
+      tool("snapshot", async () => ["e6"]),
+    ],
+  });
+  const viaCallback = [];
+  const run = agent.run("Click the button, then fetch things.", { onEvent: (e) => viaCallback.push(e) });
+  const events = [];
+  for await (const event of run) events.push(event);
+  const result = await run.result;
+  agent.dispose();
+  return { events, viaCallback, result, calls, hung, seen: seen.map(({ messages, ...s }) => s) };
+}
+
+/** A run cancelled through its AbortSignal while a tool is running. */
+export async function cancelMidTool() {
+  const tool_ = {};
+  let started;
+  const running = new Promise((resolve) => (started = resolve));
+  const agent = await Agent.create({
+    model: scripted([act("slow")]),
+    tools: [
+      tool("slow", (_args, { signal }) => {
+        started();
+        return new Promise((_, reject) => {
+          signal.addEventListener("abort", () => {
+            tool_.aborted = true;
+            reject(signal.reason);
+          });
+        });
+      }),
+    ],
+  });
+  const controller = new AbortController();
+  const run = agent.run("Do the slow thing.", { signal: controller.signal });
+  await running;
+  controller.abort();
+  const result = await run.result;
+  // Give the worker's abort message time to arrive if it were late.
+  await new Promise((r) => setTimeout(r, 50));
+  agent.dispose();
+  return { reason: result.reason, success: result.success, tool: tool_ };
+}
+
+/** Two runs on one session: the second waits for the first and sees its history. */
+export async function sessionQueue() {
+  const order = [];
+  const seen = [];
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const steps = [act("wait"), answer("first done"), answer("second done")];
+  const model = scripted(steps, seen);
+  const agent = await Agent.create({
+    model: async (messages, options) => {
+      order.push(`model:${options.runId}`);
+      return model(messages, options);
+    },
+    session: "chat",
+    tools: [tool("wait", async () => (order.push("tool:wait"), await gate, "waited"))],
+  });
+  const first = agent.run("First task: alpha.");
+  const second = agent.run("Second task: beta.");
+  await new Promise((r) => setTimeout(r, 200));
+  const beforeRelease = [...order];
+  release();
+  const [a, b] = await Promise.all([first.result, second.result]);
+  agent.dispose();
+  const secondPrompt = JSON.stringify(seen.find((s) => s.runId === second.runId)?.messages ?? []);
+  return {
+    beforeRelease,
+    order,
+    firstRunId: first.runId,
+    secondRunId: second.runId,
+    answers: [a.answer, b.answer],
+    secondSawFirst: secondPrompt.includes("first done"),
+  };
+}
+
+/** A backend this build does not have: Agent.create rejects with a structured error. */
+export async function unavailableBackend() {
+  try {
+    await Agent.create({ model: "prompt-api", tools: [] });
+    return { rejected: false };
+  } catch (e) {
+    return { rejected: true, name: e.name, code: e.code, message: e.message };
+  }
+}

@@ -1,0 +1,34 @@
+// Compiled with `tsc --noEmit --strict` by `npm test`: the hand-written index.d.ts describes a
+// usage a page author would write, with no `any` to lean on.
+import { Agent, ToolError, type AgentEvent, type RunResult, type Tool } from "../../js/index.js";
+
+const weather: Tool<{ city: string }> = {
+  name: "get_weather",
+  description: "Weather for a city.",
+  inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  timeoutMs: 2000,
+  execute: async ({ city }, { signal, attempt, warn }) => {
+    if (attempt > 1) warn("retried");
+    const response = await fetch(`/weather?city=${encodeURIComponent(city)}`, { signal });
+    if (!response.ok) throw response;
+    if (city === "Atlantis") throw new ToolError("No such city.", { code: "NOT_FOUND", recovery: ["Ask the user."] });
+    return (await response.json()) as { temp: number };
+  },
+};
+
+export async function example(signal: AbortSignal): Promise<string> {
+  const agent = await Agent.create({
+    model: { custom: async (messages, { schema }) => `${messages.length}${schema ? "" : "!"}` },
+    tools: [weather],
+    session: "chat",
+    config: { maxSteps: 6, retry: { baseDelayMs: 100 } },
+  });
+  const run = agent.run("Weather in Paris?", { signal, onEvent: (e: AgentEvent) => void e.type });
+  for await (const event of run) {
+    if (event.type === "retryScheduled") console.log(event.delayMs, event.code);
+    if (event.type === "failure" && event.envelope) console.log(event.envelope.recovery.join("\n"));
+  }
+  const result: RunResult = await run.result;
+  agent.dispose();
+  return result.reason.kind === "fatal" ? result.reason.message : result.answer;
+}
