@@ -120,6 +120,7 @@ impl Agent {
             tools: self.tools.clone(),
             config: self.config.clone(),
             counter: self.counter.clone(),
+            step_schemas: self.step_schemas.clone(),
         }
     }
 
