@@ -62,18 +62,8 @@ impl RunState<'_> {
             Ok(Step::Final { thought, answer }) => (thought, answer),
             _ => (String::new(), self.account(&reason)),
         };
-        if !thought.is_empty() {
-            (self.emit)(&Event::Thought { step, text: thought.clone() });
-        }
-        let turn = Turn {
-            step,
-            thought,
-            action: None,
-            observation: answer.clone(),
-            outcome: Outcome::Final,
-            reply: None,
-        };
-        self.commit(turn).await;
+        self.say_thought(step, &thought);
+        self.commit(Turn::final_answer(step, thought, answer.clone())).await;
         self.finish(answer, false, reason).await
     }
 

@@ -157,15 +157,7 @@ impl<'a> RunState<'a> {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
                 self.log.recover(None);
-                let turn = Turn {
-                    step,
-                    thought,
-                    action: None,
-                    observation: answer.clone(),
-                    outcome: Outcome::Final,
-                    reply: None,
-                };
-                self.commit(turn).await;
+                self.commit(Turn::final_answer(step, thought, answer.clone())).await;
                 Ok(Some(answer))
             }
             Step::Action { thought, tool, args } => {
@@ -259,7 +251,7 @@ impl<'a> RunState<'a> {
         });
     }
 
-    fn say_thought(&self, step: u32, thought: &str) {
+    pub(crate) fn say_thought(&self, step: u32, thought: &str) {
         if !thought.is_empty() {
             (self.emit)(&Event::Thought { step, text: thought.to_string() });
         }

@@ -44,3 +44,10 @@ pub struct Turn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<String>,
 }
+
+impl Turn {
+    /// The step where the model gave its final answer.
+    pub fn final_answer(step: u32, thought: String, answer: String) -> Turn {
+        Turn { step, thought, action: None, observation: answer, outcome: Outcome::Final, reply: None }
+    }
+}

@@ -3,6 +3,31 @@
 //! timers, and thrown JS values read as structured failures.
 #![allow(dead_code)]
 
+/// The wrappers `wasm_bindgen_test` needs in each file: one per shared test, named alike.
+macro_rules! browser_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[wasm_bindgen_test::wasm_bindgen_test]
+            async fn $name() {
+                browser::$name().await;
+            }
+        )*
+    };
+}
+
+/// Every shared test, for [`browser_tests!`].
+macro_rules! all_browser_tests {
+    () => {
+        browser_tests!(
+            sleep_resolves_after_its_delay,
+            dropping_a_sleep_clears_its_timer,
+            replies_are_matched_by_id_and_a_dropped_request_posts_its_abort,
+            a_hung_tool_times_out_under_real_timers_and_is_aborted,
+            thrown_js_values_cross_as_structured_failures,
+        );
+    };
+}
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
