@@ -44,7 +44,10 @@ usage: ./build.sh <command> [args]
                  native (default): cargo run --release --example demo
                  web: build the wasm and serve www/ on http://localhost:$DEMO_PORT/www/
   bench [args]   run bench/run.sh or cargo bench, passing args through
-  size           print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing)
+  size [--write] [--no-ablation]
+                 print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
+                 then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
+                 after wasm-opt (--write: into bench/results/wasm-size.md)
   help           this text (the only command that does not run setup)
 
 Tools not installed by cargo or apt go to \$KEEL_TOOLS_DIR (default: .tools/).
@@ -292,7 +295,7 @@ print_size() {
 		[[ -f $f ]] || continue
 		found=1
 		raw="$(wc -c <"$f")"
-		gz="$(gzip -9 -c "$f" | wc -c)"
+		gz="$(gzip -9 -n -c "$f" | wc -c)"
 		awk -v f="$f" -v r="$raw" -v g="$gz" \
 			'BEGIN {printf "==> size %s: %d bytes (%.1f KiB) raw, %d bytes (%.1f KiB) gzip -9\n", f, r, r / 1024, g, g / 1024}'
 	done
@@ -311,6 +314,8 @@ cmd_size() {
 		wasm_pack_build
 	fi
 	print_size
+	log "bench/size/measure.sh $*"
+	bash bench/size/measure.sh "$@"
 }
 
 # tests/*.rs files that are browser tests: `#![cfg(target_arch = "wasm32")]` near the top.
@@ -434,7 +439,7 @@ main() {
 	test) cmd_test ;;
 	demo) cmd_demo "$@" ;;
 	bench) cmd_bench "$@" ;;
-	size) cmd_size ;;
+	size) cmd_size "$@" ;;
 	esac
 }
 
