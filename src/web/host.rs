@@ -15,6 +15,8 @@ use crate::errors::RawFailure;
 use crate::store::MemoryStore;
 
 use super::js_model::PageModel;
+use super::models::{self, ModelContext};
+use super::openai::{platform_http, Http};
 use super::protocol::{protocol_failure, Init, ModelChoice, PageMessage, WorkerMessage};
 use super::rpc::{PageReply, Rpc, Transport};
 use super::runs::Runs;
@@ -38,15 +40,21 @@ pub(crate) struct Built {
     pub(crate) agent: Agent,
     /// Each tool's attempt timeout, sent with every call.
     pub(crate) timeouts: Rc<Timeouts>,
+    /// The model backend (or chain), built afresh for each run.
+    pub(crate) model: ModelChoice,
+    /// HTTP for the openai backend.
+    pub(crate) http: Rc<dyn Http>,
 }
 
 impl Built {
     /// The agent for one run: calls to the page carry the run's id.
     pub(crate) fn agent_for(&self, rpc: &Rc<Rpc>, run_id: &str) -> Agent {
+        let base = self.agent.effects();
+        let context = ModelContext::for_run(rpc, run_id, self.http.clone(), base.clock.clone());
         let effects = Effects {
-            model: Rc::new(PageModel::new(rpc.clone(), run_id)),
+            model: models::build(&self.model, &context),
             tools: Rc::new(RpcToolHost::new(rpc.clone(), run_id, self.timeouts.clone())),
-            ..self.agent.effects().clone()
+            ..base.clone()
         };
         self.agent.with_effects(effects)
     }
@@ -60,6 +68,7 @@ pub struct WorkerHost {
     pub(crate) spawn: Spawner,
     pub(crate) built: RefCell<Option<Rc<Built>>>,
     pub(crate) runs: Runs,
+    http: RefCell<Rc<dyn Http>>,
     disposed: Cell<bool>,
 }
 
@@ -78,8 +87,15 @@ impl WorkerHost {
             spawn,
             built: RefCell::new(None),
             runs: Runs::default(),
+            http: RefCell::new(platform_http()),
             disposed: Cell::new(false),
         })
+    }
+
+    /// Replaces the HTTP transport of agents built from now on (`fetch` in the browser; tests
+    /// script it).
+    pub fn set_http(&self, http: Rc<dyn Http>) {
+        *self.http.borrow_mut() = http;
     }
 
     /// The pending-request table (tests look at it).
@@ -133,19 +149,7 @@ impl WorkerHost {
         if self.built.borrow().is_some() {
             return Err(protocol_failure("the agent is already built: send `init` once per worker"));
         }
-        if init.model != ModelChoice::Custom {
-            return Err(RawFailure {
-                name: Some("NotSupportedError".into()),
-                ..RawFailure::coded(
-                    "MODEL_UNAVAILABLE",
-                    format!(
-                        "the `{}` model backend is not in this build of keel yet; pass \
-                         `model: {{ custom: async (messages, {{ schema, signal }}) => text }}`",
-                        init.model.kind()
-                    ),
-                )
-            });
-        }
+        models::check(&init.model)?;
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
         } else {
@@ -162,7 +166,7 @@ impl WorkerHost {
         };
         let agent =
             Agent::new(effects, init.tools, config).map_err(|e| invalid("INVALID_TOOLS", e.to_string()))?;
-        Ok(Built { agent, timeouts })
+        Ok(Built { agent, timeouts, model: init.model, http: self.http.borrow().clone() })
     }
 
     fn dispose(&self) {

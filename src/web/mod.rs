@@ -4,6 +4,9 @@
 //! - [`protocol`]: the page↔worker messages (plain serde types);
 //! - [`rpc`]: the pending-request table (request id → reply; a dropped request posts its abort);
 //! - [`tool_host`] and [`js_model`]: the tool host and the `custom` model backend over that table;
+//! - [`openai`]: the OpenAI-compatible chat-completions backend (pure; `fetch` on wasm32);
+//! - [`fallback`]: a chain of backends, the next on unavailability or a persistent failure;
+//! - [`models`]: the backends a `ModelChoice` names, checked at `init` and built per run;
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
 //!   dispose).
 //!
@@ -11,8 +14,11 @@
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
 //! `Math.random`) and `js_error` (a thrown JS value → [`crate::errors::RawFailure`]).
 
+pub mod fallback;
 pub mod host;
 pub mod js_model;
+pub mod models;
+pub mod openai;
 pub mod protocol;
 pub mod rpc;
 mod runs;

@@ -11,13 +11,16 @@ use crate::engine::{Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usag
 use crate::errors::RawFailure;
 use crate::tools::ToolSpec;
 
+use super::openai::ResponseFormat;
+
 /// A request id of the worker's pending-request table.
 pub type RequestId = u64;
 
 /// Which model backend the worker should use.
 ///
-/// Only `custom` is built in this version; the other kinds are reserved so that the page and the
-/// worker already agree on their names, and the worker answers them with a clear `initFailed`.
+/// `custom`, `openai` and `fallback` are built in this version; the other kinds are reserved so that
+/// the page and the worker already agree on their names, and the worker answers them with a clear
+/// `initFailed` (or, inside a fallback chain, moves past them with a warning).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -36,6 +39,9 @@ pub enum ModelChoice {
         /// A bearer token, if the server wants one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         api_key: Option<String>,
+        /// How the step schema is sent (`jsonSchema` unless the server needs another shape).
+        #[serde(default)]
+        response_format: ResponseFormat,
     },
     /// A GGUF model in the browser through wllama.
     #[serde(rename_all = "camelCase")]

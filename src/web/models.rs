@@ -1,0 +1,155 @@
+//! The model backends a [`ModelChoice`] names, built per run: `check` at `init` (a clear
+//! `initFailed` for a bad or missing backend), `build` when a run starts (a custom model's calls
+//! carry the run's id; a fallback chain starts again from its first choice and warns in that run).
+//!
+//! Chain members are built by the same function as a lone backend, so a new kind plugs in here
+//! once. A kind this build lacks is an `initFailed` on its own, and in a chain a member that fails
+//! with `MODEL_UNAVAILABLE`, so the chain moves past it with a warning.
+
+use std::rc::Rc;
+
+use futures_util::future::LocalBoxFuture;
+use futures_util::FutureExt;
+
+use crate::engine::{Clock, Event, Model, ModelReply, ModelRequest};
+use crate::errors::RawFailure;
+
+use super::fallback::{Backend, FallbackModel, WarningSink};
+use super::js_model::PageModel;
+use super::openai::{Http, OpenaiConfig, OpenaiModel};
+use super::protocol::{ModelChoice, WorkerMessage};
+use super::rpc::Rpc;
+
+/// What a run's backends are made from.
+pub struct ModelContext {
+    /// The page, for the custom model.
+    pub rpc: Rc<Rpc>,
+    /// The run the calls belong to.
+    pub run_id: String,
+    /// HTTP for the openai backend.
+    pub http: Rc<dyn Http>,
+    /// The clock, for Retry-After dates.
+    pub clock: Rc<dyn Clock>,
+    /// Where a fallback chain's warnings go.
+    pub warn: WarningSink,
+}
+
+impl ModelContext {
+    /// The context of run `run_id`: warnings become that run's `warning` events.
+    pub fn for_run(rpc: &Rc<Rpc>, run_id: &str, http: Rc<dyn Http>, clock: Rc<dyn Clock>) -> Self {
+        let (events, id) = (rpc.clone(), run_id.to_string());
+        let warn: WarningSink = Rc::new(move |message| {
+            let event = Event::Warning { step: None, message };
+            events.post(&WorkerMessage::Event { run_id: id.clone(), event });
+        });
+        ModelContext { rpc: rpc.clone(), run_id: run_id.to_string(), http, clock, warn }
+    }
+}
+
+/// Checks a choice at `init`: a backend this build lacks, a malformed `openai` option, or a chain
+/// with nothing this build can run is a structured failure saying what to pass instead.
+pub fn check(choice: &ModelChoice) -> Result<(), RawFailure> {
+    match choice {
+        ModelChoice::Custom => Ok(()),
+        ModelChoice::Openai { base_url, model, .. } => {
+            let url = base_url.trim();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(invalid(format!(
+                    "openai.baseUrl must be an http(s) URL such as http://127.0.0.1:8080/v1, not {base_url:?}"
+                )));
+            }
+            if model.trim().is_empty() {
+                return Err(invalid("openai.model must name the model the server should run".into()));
+            }
+            Ok(())
+        }
+        ModelChoice::Fallback { chain } => {
+            let mut runnable = false;
+            for member in chain {
+                match check(member) {
+                    Ok(()) => runnable = true,
+                    Err(e) if e.code.as_deref() == Some("MODEL_UNAVAILABLE") => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if runnable {
+                Ok(())
+            } else {
+                Err(missing(&format!("a fallback chain of {} backend(s) this build cannot run", chain.len())))
+            }
+        }
+        other => Err(missing(&format!("the `{}` model backend", other.kind()))),
+    }
+}
+
+/// The model for one run.
+pub fn build(choice: &ModelChoice, context: &ModelContext) -> Rc<dyn Model> {
+    match choice {
+        ModelChoice::Fallback { chain } => {
+            let mut backends = Vec::new();
+            flatten(chain, context, &mut backends);
+            Rc::new(FallbackModel::new(backends, context.warn.clone()))
+        }
+        lone => backend(lone, context).model,
+    }
+}
+
+/// A chain's members, nested chains spliced in place.
+fn flatten(chain: &[ModelChoice], context: &ModelContext, out: &mut Vec<Backend>) {
+    for member in chain {
+        match member {
+            ModelChoice::Fallback { chain } => flatten(chain, context, out),
+            one => out.push(backend(one, context)),
+        }
+    }
+}
+
+/// One backend and its label.
+fn backend(choice: &ModelChoice, context: &ModelContext) -> Backend {
+    let (label, model): (String, Rc<dyn Model>) = match choice {
+        ModelChoice::Custom => {
+            ("custom".into(), Rc::new(PageModel::new(context.rpc.clone(), &context.run_id)))
+        }
+        ModelChoice::Openai { base_url, model, api_key, response_format } => {
+            let config = OpenaiConfig {
+                base_url: base_url.clone(),
+                model: model.clone(),
+                api_key: api_key.clone(),
+                response_format: *response_format,
+            };
+            let openai = OpenaiModel::new(config, context.http.clone(), context.clock.clone());
+            (format!("openai {model} at {base_url}"), Rc::new(openai))
+        }
+        other => {
+            let failure = missing(&format!("the `{}` model backend", other.kind()));
+            (other.kind().to_string(), Rc::new(Missing(failure)))
+        }
+    };
+    Backend { label, model }
+}
+
+/// A backend this build lacks, as a chain member: every call fails with why.
+struct Missing(RawFailure);
+
+impl Model for Missing {
+    fn complete<'a>(&'a self, _: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        futures_util::future::ready(Err(self.0.clone())).boxed_local()
+    }
+}
+
+fn missing(what: &str) -> RawFailure {
+    RawFailure {
+        name: Some("NotSupportedError".into()),
+        ..RawFailure::coded(
+            "MODEL_UNAVAILABLE",
+            format!(
+                "{what} is not in this build of keel yet; pass `model: {{ custom: async (messages, \
+                 {{ schema, signal }}) => text }}` or `{{ openai: {{ baseUrl, model }} }}`"
+            ),
+        )
+    }
+}
+
+fn invalid(message: String) -> RawFailure {
+    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_MODEL", message) }
+}

@@ -1,0 +1,147 @@
+//! The OpenAI-compatible chat-completions backend (llama.cpp's `llama-server`, llama-cpp-python,
+//! Ollama, LM Studio, vLLM, OpenAI itself): one `POST {baseUrl}/chat/completions` per step, called
+//! with `fetch` from the worker.
+//!
+//! Everything that decides is pure and tested natively: [`request`] builds the call, [`response`]
+//! reads the answer or the failure, and [`OpenaiModel`] ties them to an [`Http`] transport. Only
+//! `fetch.rs` (wasm32) touches the browser: `fetch` with an `AbortController` that is aborted when
+//! the call's future is dropped, which is how the loop's timeouts and cancellation reach the server.
+//!
+//! CORS: the page's origin is not the server's, so the server must answer the preflight (`OPTIONS`,
+//! for `Content-Type: application/json` and `Authorization`) and send `Access-Control-Allow-Origin`;
+//! `llama-server`, Ollama (`OLLAMA_ORIGINS`) and LM Studio can. A cross-origin script sees
+//! `Retry-After` only if the server lists it in `Access-Control-Expose-Headers`; without it a 429 is
+//! still retried, with the retry policy's own backoff.
+
+pub mod request;
+pub mod response;
+
+#[cfg(target_arch = "wasm32")]
+pub mod fetch;
+
+use std::rc::Rc;
+
+use futures_util::future::LocalBoxFuture;
+use futures_util::FutureExt;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Clock, Model, ModelReply, ModelRequest};
+use crate::errors::RawFailure;
+
+/// How the step schema is handed to the server (`responseFormat` of the `openai` model option).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ResponseFormat {
+    /// `{"type": "json_schema", "json_schema": {"name", "strict": false, "schema"}}`: OpenAI's
+    /// format, which `llama-server`, LM Studio, vLLM and Ollama read too.
+    #[default]
+    JsonSchema,
+    /// `{"type": "json_object", "schema"}`: the Anyscale-style format llama-cpp-python's server
+    /// reads (it rejects `json_schema` with an HTTP 500); `llama-server` reads it too.
+    JsonObject,
+    /// No `response_format`: for servers that support neither (the step is still parsed and
+    /// validated, with repairs and format errors, as for any unconstrained backend).
+    None,
+}
+
+/// Where and what to ask: the `openai` model option.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenaiConfig {
+    /// The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    /// The model name the server expects.
+    pub model: String,
+    /// Sent as `Authorization: Bearer <key>` when set.
+    pub api_key: Option<String>,
+    /// How the step schema is sent.
+    pub response_format: ResponseFormat,
+}
+
+/// One HTTP `POST` to make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// The full URL.
+    pub url: String,
+    /// Header names and values.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: String,
+}
+
+/// What came back: the status, the headers the backend reads, and the body as text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpResponse {
+    /// The HTTP status.
+    pub status: u16,
+    /// Header names (lower case) and values; only [`response::READ_HEADERS`] are needed.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: String,
+}
+
+impl HttpResponse {
+    /// A header's value, by its lower-case name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends an HTTP request: `fetch` in the browser, a script in tests.
+pub trait Http {
+    /// Sends `request`. A network failure is a `TypeError` whose message says "Failed to fetch";
+    /// dropping the future must abort the request.
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> LocalBoxFuture<'a, Result<HttpResponse, RawFailure>>;
+}
+
+/// The transport for builds with no `fetch` (native): every call fails, saying so.
+pub struct NoHttp;
+
+impl Http for NoHttp {
+    fn send<'a>(&'a self, _: &'a HttpRequest) -> LocalBoxFuture<'a, Result<HttpResponse, RawFailure>> {
+        let failure = RawFailure {
+            name: Some("NotSupportedError".into()),
+            ..RawFailure::coded(
+                "MODEL_UNAVAILABLE",
+                "this build of keel has no `fetch`: the openai backend runs in a browser",
+            )
+        };
+        futures_util::future::ready(Err(failure)).boxed_local()
+    }
+}
+
+/// This platform's transport: `fetch` on wasm32, [`NoHttp`] elsewhere.
+pub fn platform_http() -> Rc<dyn Http> {
+    #[cfg(target_arch = "wasm32")]
+    return Rc::new(fetch::FetchHttp);
+    #[cfg(not(target_arch = "wasm32"))]
+    Rc::new(NoHttp)
+}
+
+/// A model behind an OpenAI-compatible server.
+pub struct OpenaiModel {
+    config: OpenaiConfig,
+    http: Rc<dyn Http>,
+    clock: Rc<dyn Clock>,
+}
+
+impl OpenaiModel {
+    /// The model `config` describes, reached through `http`; `clock` dates Retry-After values.
+    pub fn new(config: OpenaiConfig, http: Rc<dyn Http>, clock: Rc<dyn Clock>) -> Self {
+        OpenaiModel { config, http, clock }
+    }
+}
+
+impl Model for OpenaiModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        async move {
+            let http_request = request::build(&self.config, request);
+            let answer =
+                self.http.send(&http_request).await.map_err(|e| request::on_network(e, &http_request))?;
+            response::read(&answer, &http_request.url, self.clock.now_ms())
+        }
+        .boxed_local()
+    }
+}

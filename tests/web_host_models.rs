@@ -1,0 +1,201 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! The worker host with the `openai` and `fallback` model choices: a run against a scripted HTTP
+//! server (a 429 retried after its Retry-After, then steps), a chain handing over to the page's
+//! custom model with a warning event, and the init checks.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use futures_executor::LocalPool;
+use futures_util::future::LocalBoxFuture;
+use futures_util::task::LocalSpawnExt;
+use futures_util::FutureExt;
+use keel::engine::{Clock, Random};
+use keel::errors::RawFailure;
+use keel::web::host::WorkerHost;
+use keel::web::openai::{Http, HttpRequest, HttpResponse};
+use keel::web::protocol::WorkerMessage;
+use keel::web::rpc::Transport;
+use serde_json::{json, Value};
+
+#[derive(Default)]
+struct Recorder(RefCell<Vec<Value>>);
+
+impl Transport for Recorder {
+    fn post(&self, message: &WorkerMessage) {
+        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
+    }
+}
+
+/// Time that never passes: retry waits (a few seconds at most here) end at once, and timeouts
+/// (15 s and more) never fire. The delays are read from the events.
+struct Instant;
+impl Clock for Instant {
+    fn now_ms(&self) -> u64 {
+        1_000
+    }
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        if ms <= 5_000 {
+            futures_util::future::ready(()).boxed_local()
+        } else {
+            futures_util::future::pending().boxed_local()
+        }
+    }
+}
+
+struct Half;
+impl Random for Half {
+    fn unit(&self) -> f64 {
+        0.5
+    }
+}
+
+/// An OpenAI-compatible server as a script of (status, Retry-After, body).
+#[derive(Default)]
+struct Server {
+    script: RefCell<VecDeque<(u16, Option<&'static str>, String)>>,
+    sent: RefCell<Vec<Value>>,
+}
+
+impl Http for Server {
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> LocalBoxFuture<'a, Result<HttpResponse, RawFailure>> {
+        self.sent.borrow_mut().push(serde_json::from_str(&request.body).unwrap());
+        let (status, retry_after, body) = self.script.borrow_mut().pop_front().expect("scripted");
+        let headers = retry_after.map(|v| ("retry-after".to_string(), v.to_string())).into_iter().collect();
+        futures_util::future::ready(Ok(HttpResponse { status, headers, body })).boxed_local()
+    }
+}
+
+fn completion(step: Value) -> String {
+    json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": step.to_string()}}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20}})
+    .to_string()
+}
+
+struct Worker {
+    pool: LocalPool,
+    host: Rc<WorkerHost>,
+    posted: Rc<Recorder>,
+    server: Rc<Server>,
+}
+
+impl Worker {
+    fn new(script: Vec<(u16, Option<&'static str>, String)>) -> Worker {
+        let pool = LocalPool::new();
+        let spawner = pool.spawner();
+        let posted = Rc::new(Recorder::default());
+        let spawn = Rc::new(move |f: LocalBoxFuture<'static, ()>| spawner.spawn_local(f).unwrap());
+        let host = WorkerHost::new(posted.clone(), Rc::new(Instant), Rc::new(Half), spawn);
+        let server = Rc::new(Server { script: RefCell::new(script.into()), ..Default::default() });
+        host.set_http(server.clone());
+        Worker { pool, host, posted, server }
+    }
+
+    fn send(&mut self, message: Value) {
+        self.host.handle(&message.to_string());
+        self.pool.run_until_stalled();
+    }
+
+    fn last(&self) -> Value {
+        self.posted.0.borrow().last().cloned().unwrap()
+    }
+
+    fn events(&self) -> Vec<Value> {
+        self.posted.0.borrow().iter().filter(|m| m["type"] == "event").map(|m| m["event"].clone()).collect()
+    }
+}
+
+fn init(model: Value) -> Value {
+    json!({"type": "init", "model": model, "config": {"retry": {"jitter": 0}},
+        "tools": [{"name": "get_weather", "description": "Weather.", "inputSchema": {"type": "object"}}]})
+}
+
+const OPENAI: &str = "http://127.0.0.1:8080/v1";
+
+#[test]
+fn an_openai_run_retries_a_429_after_its_retry_after_and_sends_the_step_schema() {
+    let act = json!({"thought": "look", "action": {"tool": "get_weather", "args": {"city": "Paris"}}});
+    let mut w = Worker::new(vec![
+        (429, Some("1"), r#"{"error":{"message":"slow down","code":"rate_limit_exceeded"}}"#.into()),
+        (503, None, "".into()),
+        (200, None, completion(act)),
+        (200, None, completion(json!({"thought": "done", "final_answer": "Sunny."}))),
+    ]);
+    w.send(init(json!({"kind": "openai", "baseUrl": OPENAI, "model": "m"})));
+    assert_eq!(w.last()["type"], "ready");
+    w.send(json!({"type": "run", "runId": "r1", "task": "Weather in Paris?"}));
+    let call = w.last();
+    assert_eq!((call["type"].as_str(), call["tool"].as_str()), (Some("toolCall"), Some("get_weather")));
+    w.send(json!({"type": "toolResult", "id": call["id"], "ok": true, "value": {"temp": 21}}));
+    let ended = w.last();
+    assert_eq!(ended["type"], "runEnded");
+    assert_eq!(
+        (ended["result"]["answer"].as_str(), ended["result"]["success"].as_bool()),
+        (Some("Sunny."), Some(true))
+    );
+    let retries: Vec<Value> = w.events().into_iter().filter(|e| e["type"] == "retryScheduled").collect();
+    assert_eq!(retries[0]["code"], "RATE_LIMITED");
+    assert_eq!(retries[0]["delayMs"], 1_000, "the Retry-After, not the backoff");
+    assert_eq!(retries[1]["code"], "UNAVAILABLE");
+    let sent = w.server.sent.borrow();
+    assert_eq!(sent.len(), 4);
+    let format = &sent[0]["response_format"];
+    assert_eq!(
+        (format["type"].as_str(), format["json_schema"]["name"].as_str()),
+        (Some("json_schema"), Some("step"))
+    );
+    let branches = format["json_schema"]["schema"]["anyOf"].as_array().expect("the step schema's branches");
+    assert_eq!(branches[0]["properties"]["action"]["properties"]["tool"]["const"], "get_weather");
+    assert_eq!(ended["result"]["counts"]["promptTokens"], 200, "usage counted: {}", ended["result"]);
+}
+
+#[test]
+fn a_chain_hands_over_from_an_unauthorised_server_to_the_custom_model_with_a_warning() {
+    let mut w = Worker::new(vec![(401, None, r#"{"error":{"message":"Incorrect API key"}}"#.into())]);
+    w.send(init(json!({"kind": "fallback", "chain": [
+        {"kind": "openai", "baseUrl": OPENAI, "model": "m", "apiKey": "bad"}, {"kind": "custom"}]})));
+    assert_eq!(w.last()["type"], "ready");
+    w.send(json!({"type": "run", "runId": "r1", "task": "Hi"}));
+    let call = w.last();
+    assert_eq!((call["type"].as_str(), call["runId"].as_str()), (Some("modelCall"), Some("r1")));
+    let warning = w.events().into_iter().find(|e| e["type"] == "warning").expect("a warning");
+    let text = warning["message"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "Model backend 1 of 2 (openai m at http://127.0.0.1:8080/v1) failed with MODEL_UNAVAILABLE"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Falling back to backend 2 (custom)"), "{text}");
+    let step = json!({"thought": "", "final_answer": "Hello."}).to_string();
+    w.send(json!({"type": "modelResult", "id": call["id"], "ok": true, "text": step}));
+    assert_eq!(w.last()["result"]["success"], true);
+}
+
+#[test]
+fn init_checks_the_model_option() {
+    let mut w = Worker::new(vec![]);
+    w.send(init(json!({"kind": "openai", "baseUrl": "127.0.0.1:8080", "model": "m"})));
+    let failed = w.last();
+    assert_eq!(
+        (failed["type"].as_str(), failed["error"]["code"].as_str()),
+        (Some("initFailed"), Some("INVALID_MODEL"))
+    );
+    assert!(failed["error"]["message"].as_str().unwrap().contains("baseUrl"));
+    w.send(init(json!({"kind": "openai", "baseUrl": OPENAI, "model": " "})));
+    assert_eq!(w.last()["error"]["code"], "INVALID_MODEL");
+    w.send(init(
+        json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "wllama", "modelUrl": "x"}]}),
+    ));
+    assert_eq!(w.last()["error"]["code"], "MODEL_UNAVAILABLE");
+    w.send(init(json!({"kind": "fallback", "chain": []})));
+    assert_eq!(w.last()["error"]["code"], "MODEL_UNAVAILABLE");
+    // A member this build lacks is skipped at run time, with a warning; the chain still builds.
+    w.send(init(json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "custom"}]})));
+    assert_eq!(w.last()["type"], "ready");
+    w.send(json!({"type": "run", "runId": "r", "task": "t"}));
+    assert_eq!(w.last()["type"], "modelCall");
+    let warning = w.events().into_iter().find(|e| e["type"] == "warning").expect("a warning");
+    assert!(warning["message"].as_str().unwrap().contains("(promptApi) failed with MODEL_UNAVAILABLE"));
+}
