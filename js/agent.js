@@ -15,8 +15,9 @@ function modelChoice(model) {
   if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
   if (Array.isArray(model)) {
     const links = model.map(modelChoice);
-    const custom = links.find((l) => l.custom)?.custom;
-    return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom };
+    const customs = new Set(links.map((l) => l.custom).filter(Boolean));
+    if (customs.size > 1) throw new TypeError("Agent.create: a model fallback chain takes at most one custom function");
+    return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom: [...customs][0] };
   }
   if (model && typeof model === "object") {
     if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };

@@ -111,12 +111,42 @@ export interface ModelOutput {
 /** The author's model: returns the text of one step. */
 export type CustomModel = (messages: ChatMessage[], options: ModelCallOptions) => Promise<string | ModelOutput>;
 
-/** A model backend. Only `custom` is in this build; the others answer with MODEL_UNAVAILABLE. */
+/**
+ * How the step schema reaches an OpenAI-compatible server: `"jsonSchema"` (OpenAI's
+ * `response_format: {type: "json_schema"}`; llama-server, LM Studio, vLLM, Ollama; the default),
+ * `"jsonObject"` (`{type: "json_object", schema}`: llama-cpp-python's server), or `"none"`.
+ */
+export type ResponseFormat = "jsonSchema" | "jsonObject" | "none";
+
+/**
+ * An OpenAI-compatible chat-completions server, called with `fetch` from the worker. It must allow
+ * the page's origin (CORS) and, for Retry-After to be honoured, expose that header.
+ *
+ * ```js
+ * model: { openai: { baseUrl: "http://127.0.0.1:8080/v1", model: "qwen2.5-0.5b-instruct" } }
+ * ```
+ */
+export interface OpenaiModel {
+  /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
+  baseUrl: string;
+  model: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  responseFormat?: ResponseFormat;
+}
+
+/**
+ * A model backend: `custom` or `openai` (`"prompt-api"` and `wllama` answer MODEL_UNAVAILABLE in
+ * this build), or an array of them: a fallback chain, first choice first. The chain moves to the
+ * next backend when one is unavailable or fails persistently (a `warning` event says so), and stays
+ * there for the rest of the run; transient failures are retried on the same backend. At most one
+ * custom function per chain.
+ */
 export type ModelOption =
   | CustomModel
   | { custom: CustomModel }
   | "prompt-api"
-  | { openai: { baseUrl: string; model: string; apiKey?: string } }
+  | { openai: OpenaiModel }
   | { wllama: { modelUrl: string } }
   | ModelOption[];
 

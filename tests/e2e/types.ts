@@ -1,6 +1,6 @@
 // Compiled with `tsc --noEmit --strict` by `npm test`: the hand-written index.d.ts describes a
 // usage a page author would write, with no `any` to lean on.
-import { Agent, ToolError, type AgentEvent, type RunResult, type Tool } from "../../js/index.js";
+import { Agent, ToolError, type AgentEvent, type CustomModel, type RunResult, type Tool } from "../../js/index.js";
 
 const weather: Tool<{ city: string }> = {
   name: "get_weather",
@@ -31,4 +31,21 @@ export async function example(signal: AbortSignal): Promise<string> {
   const result: RunResult = await run.result;
   agent.dispose();
   return result.reason.kind === "fatal" ? result.reason.message : result.answer;
+}
+
+// A fallback chain: an OpenAI-compatible server first, the page's own model if it cannot answer.
+export async function chain(custom: CustomModel): Promise<AgentEvent[]> {
+  const agent = await Agent.create({
+    model: [
+      { openai: { baseUrl: "http://127.0.0.1:8080/v1", model: "qwen2.5-0.5b-instruct", responseFormat: "jsonObject" } },
+      { custom },
+    ],
+  });
+  const events: AgentEvent[] = [];
+  for await (const event of agent.run("Hello")) {
+    if (event.type === "warning") console.log(event.message);
+    events.push(event);
+  }
+  agent.dispose();
+  return events;
 }

@@ -1,0 +1,67 @@
+// Page-side scenarios for the OpenAI-compatible backend: the agent's worker calls the scripted
+// server (openai-server.mjs) with fetch; each scenario returns plain data for the test.
+import { Agent } from "/pkg/index.js";
+
+const weather = (calls) => ({
+  name: "get_weather",
+  description: "Weather for a city.",
+  inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  execute: async ({ city }) => {
+    calls.push(city);
+    return { city, sky: "sunny", temp: 21 };
+  },
+});
+
+const fast = { retry: { baseDelayMs: 20, jitter: 0, maxRetryAfterMs: 5000 } };
+
+async function runAll(agent, task, options) {
+  const run = agent.run(task, options);
+  const events = [];
+  for await (const event of run) events.push(event);
+  return { events, result: await run.result };
+}
+
+/** One backend that answers 429 (Retry-After: 1), then 503, then a tool call, then the answer. */
+export async function retries({ server }) {
+  const calls = [];
+  const agent = await Agent.create({
+    model: { openai: { baseUrl: `${server}/flaky/v1`, model: "scripted-model" } },
+    tools: [weather(calls)],
+    config: fast,
+  });
+  const out = await runAll(agent, "What's the weather in Paris?");
+  agent.dispose();
+  return { ...out, calls, origin: location.origin };
+}
+
+/** A chain: a server refusing the key (401), then a working one. */
+export async function fallback({ server }) {
+  const calls = [];
+  const agent = await Agent.create({
+    model: [
+      { openai: { baseUrl: `${server}/locked/v1`, model: "first-choice", apiKey: "sk-wrong" } },
+      { openai: { baseUrl: `${server}/open/v1/`, model: "second-choice", responseFormat: "jsonObject" } },
+    ],
+    tools: [weather(calls)],
+    config: fast,
+  });
+  const out = await runAll(agent, "What's the weather in Oslo?");
+  agent.dispose();
+  return { ...out, calls };
+}
+
+/** A run cancelled while the server is still generating: the fetch is aborted. The test exposes
+ * `waitForHungRequest` (resolves once the server holds the request). */
+export async function cancelDuringRequest({ server }) {
+  const agent = await Agent.create({
+    model: { openai: { baseUrl: `${server}/hang/v1`, model: "slow" } },
+    tools: [],
+  });
+  const controller = new AbortController();
+  const run = agent.run("Think for a long time.", { signal: controller.signal });
+  await window.waitForHungRequest();
+  controller.abort();
+  const result = await run.result;
+  agent.dispose();
+  return { reason: result.reason.kind, success: result.success };
+}

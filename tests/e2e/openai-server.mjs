@@ -1,0 +1,80 @@
+// A scripted OpenAI-compatible chat-completions server for the tests, on 127.0.0.1 and a free port
+// (so another origin than the page's: CORS is exercised, preflight included).
+//
+// Routes by the path's first segment: `/<route>/v1/chat/completions` answers from `routes[route]`, a
+// list of replies used in order (the last one repeats); a reply is `{ status, headers, body }` or
+// `"hang"` (never answers; the test reads whether the client aborted). Every request is recorded.
+import { createServer } from "node:http";
+
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "content-type, authorization, accept",
+  "access-control-expose-headers": "retry-after, retry-after-ms",
+};
+
+/** A 200 chat completion whose message content is `step` (an object, sent as JSON text). */
+export function completion(step) {
+  return {
+    status: 200,
+    body: {
+      id: "chatcmpl-test",
+      object: "chat.completion",
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(step) } }],
+      usage: { prompt_tokens: 120, completion_tokens: 24, total_tokens: 144 },
+    },
+  };
+}
+
+/** Starts the server; resolves to { url, requests, hung, close }. */
+export function openaiServer(routes) {
+  const requests = [];
+  const hung = [];
+  const used = new Map();
+  const server = createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk) => (text += chunk));
+    request.on("end", () => {
+      const path = new URL(request.url, "http://x").pathname;
+      const route = path.split("/")[1];
+      let body;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text;
+      }
+      requests.push({ method: request.method, path, route, headers: request.headers, body });
+      if (request.method === "OPTIONS") {
+        response.writeHead(204, CORS).end();
+        return;
+      }
+      const script = routes[route];
+      if (!script || request.method !== "POST" || !path.endsWith("/v1/chat/completions")) {
+        response.writeHead(404, { ...CORS, "content-type": "application/json" });
+        response.end(JSON.stringify({ error: { message: `no route ${request.method} ${path}` } }));
+        return;
+      }
+      const index = used.get(route) ?? 0;
+      used.set(route, index + 1);
+      const reply = script[Math.min(index, script.length - 1)];
+      if (reply === "hang") {
+        const entry = { route, aborted: false };
+        hung.push(entry);
+        response.on("close", () => (entry.aborted = !response.writableEnded));
+        return;
+      }
+      response.writeHead(reply.status, { ...CORS, "content-type": "application/json", ...(reply.headers ?? {}) });
+      response.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {}));
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      const close = () => {
+        server.closeAllConnections();
+        return new Promise((r) => server.close(r));
+      };
+      resolve({ url: `http://127.0.0.1:${port}`, requests, hung, close });
+    });
+  });
+}

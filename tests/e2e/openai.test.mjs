@@ -1,0 +1,113 @@
+// End-to-end: the built package's OpenAI-compatible backend in headless Chromium, against a
+// scripted chat-completions server on another port (CORS, preflight, Retry-After exposure).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+import { completion, openaiServer } from "./openai-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"];
+
+const act = (tool, args) => ({ thought: `call ${tool}`, action: { tool, args } });
+const answer = (text) => ({ thought: "done", final_answer: text });
+
+let site;
+let api;
+let browser;
+let page;
+const pageErrors = [];
+
+before(async () => {
+  site = await serve(ROOT);
+  api = await openaiServer({
+    flaky: [
+      { status: 429, headers: { "retry-after": "1" }, body: { error: { message: "Rate limit reached", code: "rate_limit_exceeded" } } },
+      { status: 503, body: { error: { message: "Loading model", type: "unavailable_error" } } },
+      completion(act("get_weather", { city: "Paris" })),
+      completion(answer("It is sunny in Paris.")),
+    ],
+    locked: [{ status: 401, body: { error: { message: "Incorrect API key provided", code: "invalid_api_key" } } }],
+    open: [completion(act("get_weather", { city: "Oslo" })), completion(answer("Sunny in Oslo."))],
+    hang: ["hang"],
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  page = await browser.newPage();
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
+  await page.exposeFunction("waitForHungRequest", async () => {
+    for (let i = 0; i < 500 && api.hung.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    return api.hung.length;
+  });
+  await page.goto(`${site.url}/tests/e2e/page.html`);
+  await page.waitForFunction(() => window.scenariosLoaded === true);
+});
+
+after(async () => {
+  await browser?.close();
+  await api?.close();
+  await site?.close();
+});
+
+const scenario = (name) =>
+  page.evaluate(async ([n, server]) => (await import("/tests/e2e/openai-scenarios.js"))[n]({ server }), [name, api.url]);
+
+const posts = (route) => api.requests.filter((r) => r.route === route && r.method === "POST");
+
+test("openai backend: a 429 waits its Retry-After, a 503 is retried, then a tool call and the answer", async () => {
+  const { events, result, calls, origin } = await scenario("retries");
+  assert.equal(result.success, true, JSON.stringify(result.reason));
+  assert.equal(result.answer, "It is sunny in Paris.");
+  assert.deepEqual(calls, ["Paris"]);
+
+  const retries = events.filter((e) => e.type === "retryScheduled");
+  assert.deepEqual(retries.map((e) => [e.tool, e.code]), [[null, "RATE_LIMITED"], [null, "UNAVAILABLE"]]);
+  assert.ok(retries[0].delayMs >= 1000 && retries[0].delayMs < 1100, `Retry-After delay ${retries[0].delayMs}`);
+
+  // What the server received: the step schema as response_format, from another origin.
+  const sent = posts("flaky");
+  assert.equal(sent.length, 4);
+  const body = sent[0].body;
+  assert.deepEqual([body.model, body.temperature, body.stream, typeof body.seed], ["scripted-model", 0, false, "number"]);
+  assert.equal(body.messages[0].role, "system");
+  assert.equal(body.response_format.type, "json_schema");
+  assert.equal(body.response_format.json_schema.name, "step");
+  const branches = body.response_format.json_schema.schema.anyOf;
+  assert.equal(branches[0].properties.action.properties.tool.const, "get_weather");
+  assert.ok(branches.at(-1).properties.final_answer, "the final-answer branch");
+  assert.equal(sent[0].headers.origin, origin);
+  assert.notEqual(new URL(api.url).port, new URL(origin).port, "cross-origin");
+  assert.ok(api.requests.some((r) => r.route === "flaky" && r.method === "OPTIONS"), "a CORS preflight");
+  assert.equal(sent[0].headers.authorization, undefined, "no key, no Authorization");
+});
+
+test("openai backend: a fallback chain moves past an unauthorised server with a warning", async () => {
+  const { events, result, calls } = await scenario("fallback");
+  assert.equal(result.success, true, JSON.stringify(result.reason));
+  assert.deepEqual(calls, ["Oslo"]);
+  const warnings = events.filter((e) => e.type === "warning");
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0].message, /^Model backend 1 of 2 \(openai first-choice at http:\/\/127\.0\.0\.1:\d+\/locked\/v1\) failed with MODEL_UNAVAILABLE: HTTP 401/);
+  assert.match(warnings[0].message, /Falling back to backend 2 \(openai second-choice at .*\/open\/v1\/\)/);
+  assert.equal(posts("locked").length, 1, "not retried: a wrong key is no passing state");
+  assert.equal(posts("locked")[0].headers.authorization, "Bearer sk-wrong");
+  const open = posts("open");
+  assert.equal(open.length, 2, "the rest of the run stays on the second backend");
+  assert.equal(open[0].body.response_format.type, "json_object");
+  assert.ok(open[0].body.response_format.schema.anyOf, "llama-cpp-python's shape");
+});
+
+test("openai backend: cancelling the run aborts the request under way", async () => {
+  const { reason, success } = await scenario("cancelDuringRequest");
+  assert.deepEqual([reason, success], ["cancelled", false]);
+  for (let i = 0; i < 100 && !api.hung[0]?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(api.hung[0]?.aborted, true, "the server saw the connection closed before it answered");
+});
+
+test("openai backend: no uncaught errors in the page", () => {
+  assert.deepEqual(pageErrors, []);
+});
