@@ -24,6 +24,7 @@ macro_rules! all_browser_tests {
             replies_are_matched_by_id_and_a_dropped_request_posts_its_abort,
             a_hung_tool_times_out_under_real_timers_and_is_aborted,
             thrown_js_values_cross_as_structured_failures,
+            fetch_failures_are_network_failures_with_where_and_why,
         );
     };
 }
@@ -204,4 +205,23 @@ pub async fn thrown_js_values_cross_as_structured_failures() {
     assert_eq!(tool(&fetch), (FailureClass::Transient, ErrorCode::Network));
     assert_eq!(raw_failure(&JsValue::from_str("plain")).message, "plain");
     assert!(raw_failure(&JsValue::UNDEFINED).message.contains("undefined"));
+}
+
+pub async fn fetch_failures_are_network_failures_with_where_and_why() {
+    use keel::engine::{Message, Model, ModelRequest, Role};
+    use keel::web::openai::{platform_http, OpenaiConfig, OpenaiModel, ResponseFormat};
+    // Port 1 is refused (and on Chromium's blocked list): fetch rejects with its network TypeError.
+    let config = OpenaiConfig {
+        base_url: "http://127.0.0.1:1/v1".into(),
+        model: "m".into(),
+        api_key: None,
+        response_format: ResponseFormat::JsonSchema,
+    };
+    let model = OpenaiModel::new(config, platform_http(), Rc::new(WebClock::new()));
+    let request = ModelRequest { messages: vec![Message::new(Role::User, "hi")], schema: None };
+    let failure = model.complete(&request).await.unwrap_err();
+    assert_eq!(failure.name.as_deref(), Some("TypeError"), "{failure:?}");
+    assert!(failure.message.contains("http://127.0.0.1:1/v1/chat/completions"), "{}", failure.message);
+    let found = classify(&failure, Origin::Model);
+    assert_eq!((found.class, found.code), (FailureClass::Transient, ErrorCode::Network));
 }
