@@ -286,3 +286,16 @@ fn malformed_messages_get_an_error_reply_and_dispose_closes() {
     assert_eq!(w.host.rpc().pending_count(), 0);
     assert_eq!(w.send(json!({"type": "run", "runId": "r3", "task": "t"})), Control::Close);
 }
+
+#[test]
+fn an_unreadable_init_or_run_is_answered_where_the_page_waits() {
+    let mut w = Worker::ready(json!({}));
+    w.send(json!({"type": "run", "runId": "r9", "task": 42}));
+    let failed = w.next();
+    assert_eq!((failed["type"].as_str(), failed["runId"].as_str()), (Some("runFailed"), Some("r9")));
+    assert_eq!(failed["error"]["code"], "PROTOCOL_ERROR");
+    w.send(json!({"type": "init", "tools": "not a list", "model": {"kind": "custom"}}));
+    let failed = w.next();
+    assert_eq!(failed["type"], "initFailed");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("could not read the `init` message"));
+}

@@ -112,7 +112,7 @@ impl WorkerHost {
         let message = match PageMessage::from_json(text) {
             Ok(message) => message,
             Err(error) => {
-                self.rpc.post(&WorkerMessage::Error { error });
+                self.rpc.post(&WorkerMessage::unreadable(text, error));
                 return Control::Continue;
             }
         };

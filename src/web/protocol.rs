@@ -290,13 +290,25 @@ impl PageMessage {
             let kind = serde_json::from_str::<Value>(text)
                 .ok()
                 .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned));
-            let what = kind.map_or_else(|| "a message".to_string(), |k| format!("a `{k}` message"));
+            let what = kind.map_or_else(|| "a message".to_string(), |k| format!("the `{k}` message"));
             protocol_failure(format!("the worker could not read {what}: {e}"))
         })
     }
 }
 
 impl WorkerMessage {
+    /// The reply to a message the worker could not read: addressed to what the page is waiting for
+    /// (an `init` → `initFailed`, a `run` → `runFailed` for its id), so no promise is left hanging.
+    pub fn unreadable(text: &str, error: RawFailure) -> WorkerMessage {
+        let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+        let run_id = value.get("runId").and_then(Value::as_str).map(str::to_owned);
+        match (value.get("type").and_then(Value::as_str), run_id) {
+            (Some("init"), _) => WorkerMessage::InitFailed { error },
+            (Some("run"), Some(run_id)) => WorkerMessage::RunFailed { run_id, error },
+            _ => WorkerMessage::Error { error },
+        }
+    }
+
     /// The message as JSON text; serialising these types cannot fail (string keys, finite numbers).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|e| {
