@@ -14,8 +14,8 @@ use crate::engine::{Agent, AgentConfig, Clock, Effects, Random};
 use crate::errors::RawFailure;
 use crate::store::MemoryStore;
 
-use super::js_model::PageModel;
-use super::protocol::{protocol_failure, Init, ModelChoice, PageMessage, WorkerMessage};
+use super::model_source::{page_models, ModelSource, Opener};
+use super::protocol::{protocol_failure, Init, PageMessage, WorkerMessage};
 use super::rpc::{PageReply, Rpc, Transport};
 use super::runs::Runs;
 use super::tool_host::{RpcToolHost, Timeouts};
@@ -38,13 +38,15 @@ pub(crate) struct Built {
     pub(crate) agent: Agent,
     /// Each tool's attempt timeout, sent with every call.
     pub(crate) timeouts: Rc<Timeouts>,
+    /// Where each run's model comes from.
+    pub(crate) models: Rc<dyn ModelSource>,
 }
 
 impl Built {
     /// The agent for one run: calls to the page carry the run's id.
     pub(crate) fn agent_for(&self, rpc: &Rc<Rpc>, run_id: &str) -> Agent {
         let effects = Effects {
-            model: Rc::new(PageModel::new(rpc.clone(), run_id)),
+            model: self.models.for_run(rpc, run_id),
             tools: Rc::new(RpcToolHost::new(rpc.clone(), run_id, self.timeouts.clone())),
             ..self.agent.effects().clone()
         };
@@ -60,6 +62,10 @@ pub struct WorkerHost {
     pub(crate) spawn: Spawner,
     pub(crate) built: RefCell<Option<Rc<Built>>>,
     pub(crate) runs: Runs,
+    /// Opens the backends the worker runs itself.
+    opener: RefCell<Option<Opener>>,
+    /// An `init` is opening its backend.
+    opening: Cell<bool>,
     disposed: Cell<bool>,
 }
 
@@ -78,8 +84,15 @@ impl WorkerHost {
             spawn,
             built: RefCell::new(None),
             runs: Runs::default(),
+            opener: RefCell::new(None),
+            opening: Cell::new(false),
             disposed: Cell::new(false),
         })
+    }
+
+    /// Lets the worker run the backends `opener` opens itself, instead of asking the page.
+    pub fn set_opener(&self, opener: Opener) {
+        *self.opener.borrow_mut() = Some(opener);
     }
 
     /// The pending-request table (tests look at it).
@@ -118,8 +131,36 @@ impl WorkerHost {
         Control::Continue
     }
 
-    fn init(&self, init: Init) {
-        let reply = match self.build(init) {
+    /// Builds the agent, after opening its backend when the worker runs it itself (asynchronously:
+    /// `ready` or `initFailed` comes once the backend answered).
+    fn init(self: &Rc<Self>, init: Init) {
+        if self.built.borrow().is_some() || self.opening.get() {
+            let error = protocol_failure("the agent is already built: send `init` once per worker");
+            self.rpc.post(&WorkerMessage::InitFailed { error });
+            return;
+        }
+        let opening = self.opener.borrow().as_ref().and_then(|open| open(&init.model));
+        let Some(opening) = opening else {
+            let models = page_models(&init.model);
+            self.finish_init(init, models);
+            return;
+        };
+        self.opening.set(true);
+        let host = self.clone();
+        (self.spawn)(Box::pin(async move {
+            let models = opening.await;
+            host.opening.set(false);
+            match models {
+                Ok(models) if host.disposed.get() => models.dispose(),
+                models => host.finish_init(init, models),
+            }
+        }));
+    }
+
+    fn finish_init(&self, init: Init, models: Result<Rc<dyn ModelSource>, RawFailure>) {
+        let built =
+            models.and_then(|models| self.build(init, models.clone()).inspect_err(|_| models.dispose()));
+        let reply = match built {
             Ok(built) => {
                 *self.built.borrow_mut() = Some(Rc::new(built));
                 WorkerMessage::Ready
@@ -129,23 +170,7 @@ impl WorkerHost {
         self.rpc.post(&reply);
     }
 
-    fn build(&self, init: Init) -> Result<Built, RawFailure> {
-        if self.built.borrow().is_some() {
-            return Err(protocol_failure("the agent is already built: send `init` once per worker"));
-        }
-        if init.model != ModelChoice::Custom {
-            return Err(RawFailure {
-                name: Some("NotSupportedError".into()),
-                ..RawFailure::coded(
-                    "MODEL_UNAVAILABLE",
-                    format!(
-                        "the `{}` model backend is not in this build of keel yet; pass \
-                         `model: {{ custom: async (messages, {{ schema, signal }}) => text }}`",
-                        init.model.kind()
-                    ),
-                )
-            });
-        }
+    fn build(&self, init: Init, models: Rc<dyn ModelSource>) -> Result<Built, RawFailure> {
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
         } else {
@@ -154,7 +179,7 @@ impl WorkerHost {
         };
         let timeouts = Rc::new(Timeouts::new(&init.tools, config.tool_timeout_ms));
         let effects = Effects {
-            model: Rc::new(PageModel::new(self.rpc.clone(), "")),
+            model: models.for_run(&self.rpc, ""),
             tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
             store: Rc::new(MemoryStore::new()),
             clock: self.clock.clone(),
@@ -162,7 +187,7 @@ impl WorkerHost {
         };
         let agent =
             Agent::new(effects, init.tools, config).map_err(|e| invalid("INVALID_TOOLS", e.to_string()))?;
-        Ok(Built { agent, timeouts })
+        Ok(Built { agent, timeouts, models })
     }
 
     fn dispose(&self) {
@@ -170,7 +195,10 @@ impl WorkerHost {
         self.runs.cancel_all();
         let failure = RawFailure::named("AbortError", "the agent was disposed");
         self.rpc.fail_all(&failure);
-        self.built.borrow_mut().take();
+        let built = self.built.borrow_mut().take();
+        if let Some(built) = built {
+            built.models.dispose();
+        }
     }
 }
 

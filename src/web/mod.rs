@@ -3,16 +3,20 @@
 //!
 //! - [`protocol`]: the page↔worker messages (plain serde types);
 //! - [`rpc`]: the pending-request table (request id → reply; a dropped request posts its abort);
-//! - [`tool_host`] and [`js_model`]: the tool host and the `custom` model backend over that table;
+//! - [`tool_host`] and [`js_model`]: the tool host and the models the page runs (`custom`, and the
+//!   Prompt API on the web) over that table;
+//! - [`model_source`]: where each run's model comes from (the page, or a backend the worker runs);
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
 //!   dispose).
 //!
 //! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
-//! `Math.random`) and `js_error` (a thrown JS value → [`crate::errors::RawFailure`]).
+//! `Math.random`), `js_error` (a thrown JS value → [`crate::errors::RawFailure`]) and `prompt_api`
+//! (the Prompt API called from the worker, where the worker has `LanguageModel`).
 
 pub mod host;
 pub mod js_model;
+pub mod model_source;
 pub mod protocol;
 pub mod rpc;
 mod runs;
@@ -22,5 +26,7 @@ pub mod tool_host;
 pub mod clock;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;
+#[cfg(target_arch = "wasm32")]
+pub mod prompt_api;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -130,6 +130,9 @@ pub struct ModelText {
     /// Token counts, when the backend knows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The model's context window in tokens, when the backend knows it (the Prompt API's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<usize>,
 }
 
 impl<T> Reply<T> {
