@@ -1,5 +1,7 @@
 // The page side of keel: the Agent handle. It starts the engine's worker, runs the tools and the
-// custom model when the worker asks, and streams each run's events back.
+// model (the custom function, or the Prompt API: on the web only the page has `LanguageModel`) when
+// the worker asks, and streams each run's events back.
+import { openPromptApi } from "./backends/prompt-api.js";
 import { fromRawFailure, toRawFailure } from "./errors.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
@@ -57,14 +59,16 @@ export class Agent {
   #custom;
   #session;
   #onError;
+  #promptApi;
   #runs = new Map();
   #calls = new Map();
   #nextRun = 1;
   #disposed = false;
   #init;
 
-  constructor(token, worker, tools, custom, session, onError) {
+  constructor(token, worker, tools, custom, session, onError, promptApi) {
     if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
+    this.#promptApi = promptApi;
     this.#worker = worker;
     this.#tools = tools;
     this.#custom = custom;
@@ -91,11 +95,21 @@ export class Agent {
     const { choice, custom } = modelChoice(model);
     const specs = tools.map(toolSpec);
     const byName = new Map(tools.map((t) => [t.name, t]));
+    // Checked here first, so an unavailable model fails fast with no worker started. A worker that
+    // has `LanguageModel` itself (Chrome extensions) calls it directly and leaves this one idle.
+    let promptApi;
+    if (choice.kind === "promptApi") {
+      try {
+        promptApi = await openPromptApi();
+      } catch (e) {
+        throw fromRawFailure(toRawFailure(e));
+      }
+    }
     const spawned =
       worker instanceof Worker
         ? worker
         : new Worker(worker ?? new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
-    const agent = new Agent(CREATE, spawned, byName, custom, session, onError);
+    const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi);
     try {
       await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });
     } catch (e) {
@@ -150,6 +164,7 @@ export class Agent {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
     this.#worker.terminate();
+    this.#promptApi?.dispose();
     for (const controller of this.#calls.values()) controller.abort(abortError("the agent was disposed"));
     this.#calls.clear();
     this.#failAll(abortError("the agent was disposed"));
@@ -240,6 +255,12 @@ export class Agent {
   }
 
   async #callModel({ request, runId }, { signal }) {
+    if (!this.#custom && this.#promptApi) {
+      // Download progress is the run's event, shaped as the engine's `modelDownload`.
+      const onDownload = ({ loaded, total }) =>
+        this.#runs.get(runId)?.[PUSH]({ type: "modelDownload", loaded, total: total ?? null });
+      return this.#promptApi.complete(request.messages, { schema: request.schema ?? undefined, signal, onDownload });
+    }
     if (!this.#custom) throw new ToolMissing("the custom model");
     const out = await this.#custom(request.messages, { schema: request.schema ?? undefined, signal, runId });
     const text = typeof out === "string" ? out : out?.text;

@@ -111,7 +111,11 @@ export interface ModelOutput {
 /** The author's model: returns the text of one step. */
 export type CustomModel = (messages: ChatMessage[], options: ModelCallOptions) => Promise<string | ModelOutput>;
 
-/** A model backend. Only `custom` is in this build; the others answer with MODEL_UNAVAILABLE. */
+/**
+ * A model backend. `custom` and `"prompt-api"` (Chrome's built-in Gemini Nano through the Prompt API;
+ * `Agent.create` rejects with a NotSupportedError, code MODEL_UNAVAILABLE, where it is unavailable)
+ * are in this build; the others answer with MODEL_UNAVAILABLE.
+ */
 export type ModelOption =
   | CustomModel
   | { custom: CustomModel }
@@ -225,6 +229,8 @@ export type AgentEvent =
   | { type: "observation"; step: number; text: string; outcome: Outcome }
   | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
   | { type: "warning"; step: number | null; message: string }
+  /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
+  | { type: "modelDownload"; loaded: number; total: number | null }
   | {
       type: "failure";
       step: number;

@@ -20,7 +20,8 @@
 // - Prompt validation: a system message after any input → TypeError, `prefix` not on a last
 //   assistant message → SyntaxError, `omitResponseConstraintInput` without a constraint → TypeError.
 // - Replies from a script: a string, `{ error: name, message?, requested?, quota? }` (thrown as that
-//   DOMException; TypeError/RangeError as JS errors), or `{ hang: true }` (answers only by aborting).
+//   DOMException; TypeError/RangeError as JS errors), `{ hang: true }` (answers only by aborting), or
+//   `{ text, overflow: true }` (fires the overflow event, as after an eviction, then answers `text`).
 // - `signal` aborts → its reason (an AbortError); `destroy()` aborts calls under way (AbortError) and
 //   later calls fail with InvalidStateError (Chrome's behaviour); `clone()` copies usage and history.
 // Not modelled: promptStreaming, append, multimodal content, tools, sampling options, real text.
@@ -168,11 +169,13 @@ export function installFakeLanguageModel(options = {}, global = globalThis) {
         }
         const reply = state.replies.length ? state.replies.shift() : JSON.stringify({ thought: "done", final_answer: "out of script" });
         if (reply?.hang) await new Promise(() => {});
-        if (typeof reply === "object") throw domError(reply.error, reply.message, { requested: reply.requested, quota: reply.quota });
-        const used = requested + tokens(reply);
+        if (reply?.overflow) this.#overflowed();
+        if (typeof reply === "object" && reply.text === undefined) throw domError(reply.error, reply.message, { requested: reply.requested, quota: reply.quota });
+        const text = typeof reply === "object" ? reply.text : reply;
+        const used = requested + tokens(text);
         this.#usage += used;
         this.#pairs.push(used);
-        return reply;
+        return text;
       });
     }
 
