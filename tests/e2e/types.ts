@@ -32,3 +32,13 @@ export async function example(signal: AbortSignal): Promise<string> {
   agent.dispose();
   return result.reason.kind === "fatal" ? result.reason.message : result.answer;
 }
+
+export async function onDevice(): Promise<number | null> {
+  const agent = await Agent.create({ model: "prompt-api", tools: [weather] });
+  let downloaded: number | null = null;
+  for await (const event of agent.run("Weather in Oslo?")) {
+    if (event.type === "modelDownload") downloaded = event.loaded / (event.total ?? 1);
+  }
+  agent.dispose();
+  return downloaded;
+}
