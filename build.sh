@@ -260,15 +260,15 @@ wasm_pack_build() {
 	package_js
 }
 
-# The npm package's JS surface (js/*.js, js/*.d.ts) next to wasm-pack's glue, and its package.json:
-# the wrapper's entry points and an exports map instead of wasm-pack's raw glue.
+# The npm package's JS surface (js/**/*.js, js/**/*.d.ts) next to wasm-pack's glue, and its
+# package.json: the wrapper's entry points and an exports map instead of wasm-pack's raw glue.
 package_js() {
-	cp js/*.js js/*.d.ts "$PKG_DIR/"
+	cp -R js/. "$PKG_DIR/"
 	node --input-type=module - "$PKG_DIR" <<'NODE'
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 const dir = process.argv[2];
 const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8"));
-const js = readdirSync("js").filter((f) => f.endsWith(".js") || f.endsWith(".d.ts"));
+const js = readdirSync("js", { recursive: true }).filter((f) => f.endsWith(".js") || f.endsWith(".d.ts"));
 Object.assign(pkg, {
   name: "keel-agent",
   type: "module",

@@ -1,5 +1,7 @@
 // The page side of keel: the Agent handle. It starts the engine's worker, runs the tools and the
-// custom model when the worker asks, and streams each run's events back.
+// model (the custom function, or the Prompt API: on the web only the page has `LanguageModel`) when
+// the worker asks, and streams each run's events back.
+import { openPromptApi } from "./backends/prompt-api.js";
 import { fromRawFailure, toRawFailure } from "./errors.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
@@ -30,6 +32,11 @@ function modelChoice(model) {
   );
 }
 
+/** Whether a model choice, or any member of its chain, is the Prompt API. */
+function usesPromptApi(choice) {
+  return choice.kind === "promptApi" || (choice.kind === "fallback" && choice.chain.some(usesPromptApi));
+}
+
 function toolSpec(tool) {
   if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
     throw new TypeError("Agent.create: each tool needs a `name` and an `execute(args, { signal })` function");
@@ -58,14 +65,16 @@ export class Agent {
   #custom;
   #session;
   #onError;
+  #promptApi;
   #runs = new Map();
   #calls = new Map();
   #nextRun = 1;
   #disposed = false;
   #init;
 
-  constructor(token, worker, tools, custom, session, onError) {
+  constructor(token, worker, tools, custom, session, onError, promptApi) {
     if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
+    this.#promptApi = promptApi;
     this.#worker = worker;
     this.#tools = tools;
     this.#custom = custom;
@@ -92,11 +101,28 @@ export class Agent {
     const { choice, custom } = modelChoice(model);
     const specs = tools.map(toolSpec);
     const byName = new Map(tools.map((t) => [t.name, t]));
+    // Checked here first, so an unavailable model fails fast with no worker started. A worker that
+    // has `LanguageModel` itself (Chrome extensions) calls it directly and leaves this one idle.
+    // In a fallback chain an unavailable Prompt API is not fatal: its calls fail with why, and the
+    // chain moves on to its next backend.
+    let promptApi;
+    if (choice.kind === "promptApi") {
+      try {
+        promptApi = await openPromptApi();
+      } catch (e) {
+        throw fromRawFailure(toRawFailure(e));
+      }
+    } else if (choice.kind === "fallback" && usesPromptApi(choice)) {
+      promptApi = await openPromptApi().catch((e) => ({
+        complete: () => Promise.reject(e),
+        dispose: () => {},
+      }));
+    }
     const spawned =
       worker instanceof Worker
         ? worker
         : new Worker(worker ?? new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
-    const agent = new Agent(CREATE, spawned, byName, custom, session, onError);
+    const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi);
     try {
       await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });
     } catch (e) {
@@ -151,6 +177,7 @@ export class Agent {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
     this.#worker.terminate();
+    this.#promptApi?.dispose();
     for (const controller of this.#calls.values()) controller.abort(abortError("the agent was disposed"));
     this.#calls.clear();
     this.#failAll(abortError("the agent was disposed"));
@@ -240,7 +267,14 @@ export class Agent {
     return { value: jsonValue(value), warnings };
   }
 
-  async #callModel({ request, runId }, { signal }) {
+  async #callModel({ request, runId, backend }, { signal }) {
+    if (backend === "promptApi") {
+      if (!this.#promptApi) throw new ToolMissing("the Prompt API backend");
+      // Download progress is the run's event, shaped as the engine's `modelDownload`.
+      const onDownload = ({ loaded, total }) =>
+        this.#runs.get(runId)?.[PUSH]({ type: "modelDownload", loaded, total: total ?? null });
+      return this.#promptApi.complete(request.messages, { schema: request.schema ?? undefined, signal, onDownload });
+    }
     if (!this.#custom) throw new ToolMissing("the custom model");
     const out = await this.#custom(request.messages, { schema: request.schema ?? undefined, signal, runId });
     const text = typeof out === "string" ? out : out?.text;

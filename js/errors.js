@@ -16,7 +16,8 @@ const strings = (v) => {
   const out = v.filter((s) => typeof s === "string");
   return out.length ? out : undefined;
 };
-const ms = (v) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined);
+const amount = (v) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined);
+const ms = amount;
 const status = (v) => {
   const n = typeof v === "string" ? Number(v) : v;
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
@@ -67,6 +68,14 @@ function details(v) {
   }
 }
 
+// A QuotaExceededError's `requested` and `quota` (the Prompt API's context tokens), which the
+// engine reads from the details to shrink its prompt budget.
+function withQuota(fields, e) {
+  const quota = { requested: amount(e.requested), quota: amount(e.quota) };
+  if (quota.requested === undefined || quota.quota === undefined) return fields;
+  return { ...fields, ...quota };
+}
+
 function hints(e) {
   let cls = CLASSES.includes(e.class) ? e.class : undefined;
   if (cls === undefined && typeof e.retryable === "boolean") cls = e.retryable ? "transient" : "persistent";
@@ -77,7 +86,7 @@ function hints(e) {
     recovery: strings(e.recovery),
     availableActions: strings(e.availableActions),
     expected: typeof e.expected === "boolean" ? e.expected : undefined,
-    details: details(e.details),
+    details: withQuota(details(e.details), e),
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }

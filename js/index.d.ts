@@ -136,8 +136,9 @@ export interface OpenaiModel {
 }
 
 /**
- * A model backend: `custom` or `openai` (`"prompt-api"` and `wllama` answer MODEL_UNAVAILABLE in
- * this build), or an array of them: a fallback chain, first choice first. The chain moves to the
+ * A model backend: `custom`, `openai` or `"prompt-api"` (Chrome's built-in Gemini Nano; on its own,
+ * `Agent.create` rejects with a NotSupportedError, code MODEL_UNAVAILABLE, where it is unavailable;
+ * `wllama` answers MODEL_UNAVAILABLE in this build), or an array of them: a fallback chain, first choice first. The chain moves to the
  * next backend when one is unavailable or fails persistently (a `warning` event says so), and stays
  * there for the rest of the run; transient failures are retried on the same backend. At most one
  * custom function per chain.
@@ -255,6 +256,8 @@ export type AgentEvent =
   | { type: "observation"; step: number; text: string; outcome: Outcome }
   | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
   | { type: "warning"; step: number | null; message: string }
+  /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
+  | { type: "modelDownload"; loaded: number; total: number | null }
   | {
       type: "failure";
       step: number;

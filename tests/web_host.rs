@@ -243,7 +243,7 @@ fn init_and_run_failures_are_structured() {
         (failed["type"].as_str(), failed["error"]["code"].as_str()),
         (Some("runFailed"), Some("PROTOCOL_ERROR"))
     );
-    w.send(json!({"type": "init", "model": {"kind": "promptApi"}}));
+    w.send(json!({"type": "init", "model": {"kind": "wllama", "modelUrl": "m.gguf"}}));
     let failed = w.next();
     assert_eq!(
         (failed["type"].as_str(), failed["error"]["code"].as_str()),

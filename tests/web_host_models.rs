@@ -186,16 +186,33 @@ fn init_checks_the_model_option() {
     w.send(init(json!({"kind": "openai", "baseUrl": OPENAI, "model": " "})));
     assert_eq!(w.last()["error"]["code"], "INVALID_MODEL");
     w.send(init(
-        json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "wllama", "modelUrl": "x"}]}),
+        json!({"kind": "fallback", "chain": [{"kind": "wllama", "modelUrl": "x"}, {"kind": "wllama", "modelUrl": "y"}]}),
     ));
     assert_eq!(w.last()["error"]["code"], "MODEL_UNAVAILABLE");
     w.send(init(json!({"kind": "fallback", "chain": []})));
     assert_eq!(w.last()["error"]["code"], "MODEL_UNAVAILABLE");
     // A member this build lacks is skipped at run time, with a warning; the chain still builds.
-    w.send(init(json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "custom"}]})));
+    w.send(init(
+        json!({"kind": "fallback", "chain": [{"kind": "wllama", "modelUrl": "x"}, {"kind": "custom"}]}),
+    ));
     assert_eq!(w.last()["type"], "ready");
     w.send(json!({"type": "run", "runId": "r", "task": "t"}));
     assert_eq!(w.last()["type"], "modelCall");
     let warning = w.events().into_iter().find(|e| e["type"] == "warning").expect("a warning");
-    assert!(warning["message"].as_str().unwrap().contains("(promptApi) failed with MODEL_UNAVAILABLE"));
+    assert!(warning["message"].as_str().unwrap().contains("(wllama) failed with MODEL_UNAVAILABLE"));
+    assert_eq!(w.last()["backend"], "custom", "the page is told which of its backends answers");
+}
+
+#[test]
+fn a_chain_of_the_prompt_api_and_a_custom_function_names_the_page_backend_of_each_call() {
+    let mut w = Worker::new(vec![]);
+    w.send(init(json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "custom"}]})));
+    assert_eq!(w.last()["type"], "ready");
+    w.send(json!({"type": "run", "runId": "r", "task": "t"}));
+    let call = w.last();
+    assert_eq!((call["type"].as_str(), call["backend"].as_str()), (Some("modelCall"), Some("promptApi")));
+    w.send(json!({"type": "modelResult", "id": call["id"], "ok": false,
+                  "error": {"name": "NotSupportedError", "message": "no Gemini Nano here"}}));
+    let call = w.last();
+    assert_eq!((call["type"].as_str(), call["backend"].as_str()), (Some("modelCall"), Some("custom")));
 }

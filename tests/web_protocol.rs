@@ -121,10 +121,12 @@ fn worker_messages_are_tagged_and_camel_cased() {
     let model = WorkerMessage::ModelCall {
         id: 5,
         run_id: "r".into(),
+        backend: "promptApi".into(),
         request: ModelRequest { messages: vec![Message::new(Role::System, "s")], schema: None },
     };
     let value: Value = serde_json::from_str(&model.to_json()).unwrap();
     assert_eq!(value["request"]["messages"][0], json!({"role": "system", "content": "s"}));
+    assert_eq!(value["backend"], "promptApi");
     let event = WorkerMessage::Event { run_id: "r".into(), event: Event::StepStarted { step: 1 } };
     let value: Value = serde_json::from_str(&event.to_json()).unwrap();
     assert_eq!(value, json!({"type": "event", "runId": "r", "event": {"type": "stepStarted", "step": 1}}));

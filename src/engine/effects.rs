@@ -75,6 +75,12 @@ pub trait Model {
         &'a self,
         request: &'a ModelRequest,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>>;
+
+    /// The model's context window in tokens, once the backend knows it (the Prompt API's
+    /// `contextWindow`): the loop then keeps its prompt budget within it, less room for the reply.
+    fn context_window(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// One attempt at one tool call.

@@ -65,6 +65,14 @@ pub enum Event {
         /// What failed.
         code: ErrorCode,
     },
+    /// Progress of the model's download while its backend gets ready (the Prompt API's
+    /// `downloadprogress`): emitted by the backend during a model call, not by the loop.
+    ModelDownload {
+        /// How much is downloaded: a fraction of `total` (the Prompt API reports 0 to 1 of 1).
+        loaded: f64,
+        /// The whole, when known.
+        total: Option<f64>,
+    },
     /// A caveat: a tool's partial success, a storage problem, a fallback taken.
     Warning {
         /// The step, when it belongs to one.

@@ -28,6 +28,9 @@ impl RunState<'_> {
         let mut transient_attempts = 0;
         let mut failed = Vec::new();
         loop {
+            if let Some(window) = effects.model.context_window() {
+                self.context_tokens = self.context_tokens.min(window_budget(window));
+            }
             let input = PromptInput {
                 tools: agent.tools.specs(),
                 task: &self.task,
@@ -130,6 +133,12 @@ impl RunState<'_> {
     }
 }
 
+/// The prompt budget a context window of `window` tokens allows: an eighth is kept for the reply
+/// (1,152 of Gemini Nano's 9,216 tokens; a step is rarely over 300).
+fn window_budget(window: usize) -> usize {
+    window - window / 8
+}
+
 /// The budget after an overflow: scaled by what the backend reported (`quota / requested`, the
 /// Prompt API's QuotaExceededError fields) when it did, else by two thirds; with a 10% margin,
 /// since the estimate was evidently too low.
@@ -154,5 +163,11 @@ mod tests {
         let details = serde_json::from_value(serde_json::json!({"requested": 12000, "quota": 6000})).unwrap();
         let measured = plain.clone().with_hints(FailureHints { details, ..Default::default() });
         assert_eq!(shrunk_budget(9000, &measured), 4050);
+    }
+
+    #[test]
+    fn a_known_window_keeps_an_eighth_for_the_reply() {
+        assert_eq!(window_budget(9216), 8064);
+        assert_eq!(window_budget(0), 0);
     }
 }

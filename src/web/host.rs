@@ -14,7 +14,7 @@ use crate::engine::{Agent, AgentConfig, Clock, Effects, Random};
 use crate::errors::RawFailure;
 use crate::store::MemoryStore;
 
-use super::js_model::PageModel;
+use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
 use super::openai::{platform_http, Http};
 use super::protocol::{protocol_failure, Init, ModelChoice, PageMessage, WorkerMessage};
@@ -44,13 +44,21 @@ pub(crate) struct Built {
     pub(crate) model: ModelChoice,
     /// HTTP for the openai backend.
     pub(crate) http: Rc<dyn Http>,
+    /// The Prompt API, when the worker opened it itself.
+    pub(crate) worker_prompt_api: Option<Rc<dyn ModelSource>>,
+    /// The context window a page backend reported, shared between runs.
+    pub(crate) page_window: Rc<Cell<Option<usize>>>,
 }
 
 impl Built {
     /// The agent for one run: calls to the page carry the run's id.
     pub(crate) fn agent_for(&self, rpc: &Rc<Rpc>, run_id: &str) -> Agent {
         let base = self.agent.effects();
-        let context = ModelContext::for_run(rpc, run_id, self.http.clone(), base.clock.clone());
+        let context = ModelContext {
+            worker_prompt_api: self.worker_prompt_api.clone(),
+            page_window: self.page_window.clone(),
+            ..ModelContext::for_run(rpc, run_id, self.http.clone(), base.clock.clone())
+        };
         let effects = Effects {
             model: models::build(&self.model, &context),
             tools: Rc::new(RpcToolHost::new(rpc.clone(), run_id, self.timeouts.clone())),
@@ -69,6 +77,10 @@ pub struct WorkerHost {
     pub(crate) built: RefCell<Option<Rc<Built>>>,
     pub(crate) runs: Runs,
     http: RefCell<Rc<dyn Http>>,
+    /// Opens the backends the worker runs itself.
+    opener: RefCell<Option<Opener>>,
+    /// An `init` is opening its backend.
+    opening: Cell<bool>,
     disposed: Cell<bool>,
 }
 
@@ -88,6 +100,8 @@ impl WorkerHost {
             built: RefCell::new(None),
             runs: Runs::default(),
             http: RefCell::new(platform_http()),
+            opener: RefCell::new(None),
+            opening: Cell::new(false),
             disposed: Cell::new(false),
         })
     }
@@ -96,6 +110,11 @@ impl WorkerHost {
     /// script it).
     pub fn set_http(&self, http: Rc<dyn Http>) {
         *self.http.borrow_mut() = http;
+    }
+
+    /// Lets the worker run the backends `opener` opens itself, instead of asking the page.
+    pub fn set_opener(&self, opener: Opener) {
+        *self.opener.borrow_mut() = Some(opener);
     }
 
     /// The pending-request table (tests look at it).
@@ -134,8 +153,41 @@ impl WorkerHost {
         Control::Continue
     }
 
-    fn init(&self, init: Init) {
-        let reply = match self.build(init) {
+    /// Builds the agent, after opening its backend when the worker runs it itself (asynchronously:
+    /// `ready` or `initFailed` comes once the backend answered).
+    fn init(self: &Rc<Self>, init: Init) {
+        if self.built.borrow().is_some() || self.opening.get() {
+            let error = protocol_failure("the agent is already built: send `init` once per worker");
+            self.rpc.post(&WorkerMessage::InitFailed { error });
+            return;
+        }
+        let opening = self.opener.borrow().as_ref().and_then(|open| open(&init.model));
+        let Some(opening) = opening else {
+            self.finish_init(init, Ok(None));
+            return;
+        };
+        self.opening.set(true);
+        let host = self.clone();
+        (self.spawn)(Box::pin(async move {
+            let opened = opening.await;
+            host.opening.set(false);
+            match opened {
+                Ok(source) if host.disposed.get() => source.dispose(),
+                opened => host.finish_init(init, opened.map(Some)),
+            }
+        }));
+    }
+
+    /// Builds the agent over the Prompt API the worker opened, if it did.
+    fn finish_init(&self, init: Init, opened: Result<Option<Rc<dyn ModelSource>>, RawFailure>) {
+        let built = opened.and_then(|source| {
+            self.build(init, source.clone()).inspect_err(|_| {
+                if let Some(source) = &source {
+                    source.dispose();
+                }
+            })
+        });
+        let reply = match built {
             Ok(built) => {
                 *self.built.borrow_mut() = Some(Rc::new(built));
                 WorkerMessage::Ready
@@ -145,10 +197,7 @@ impl WorkerHost {
         self.rpc.post(&reply);
     }
 
-    fn build(&self, init: Init) -> Result<Built, RawFailure> {
-        if self.built.borrow().is_some() {
-            return Err(protocol_failure("the agent is already built: send `init` once per worker"));
-        }
+    fn build(&self, init: Init, worker_prompt_api: Option<Rc<dyn ModelSource>>) -> Result<Built, RawFailure> {
         models::check(&init.model)?;
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
@@ -158,7 +207,10 @@ impl WorkerHost {
         };
         let timeouts = Rc::new(Timeouts::new(&init.tools, config.tool_timeout_ms));
         let effects = Effects {
-            model: Rc::new(PageModel::new(self.rpc.clone(), "")),
+            model: models::build(
+                &init.model,
+                &ModelContext::for_run(&self.rpc, "", self.http.borrow().clone(), self.clock.clone()),
+            ),
             tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
             store: Rc::new(MemoryStore::new()),
             clock: self.clock.clone(),
@@ -166,7 +218,15 @@ impl WorkerHost {
         };
         let agent =
             Agent::new(effects, init.tools, config).map_err(|e| invalid("INVALID_TOOLS", e.to_string()))?;
-        Ok(Built { agent, timeouts, model: init.model, http: self.http.borrow().clone() })
+        let page_window = Rc::default();
+        Ok(Built {
+            agent,
+            timeouts,
+            model: init.model,
+            http: self.http.borrow().clone(),
+            worker_prompt_api,
+            page_window,
+        })
     }
 
     fn dispose(&self) {
@@ -174,7 +234,12 @@ impl WorkerHost {
         self.runs.cancel_all();
         let failure = RawFailure::named("AbortError", "the agent was disposed");
         self.rpc.fail_all(&failure);
-        self.built.borrow_mut().take();
+        let built = self.built.borrow_mut().take();
+        if let Some(built) = built {
+            if let Some(source) = &built.worker_prompt_api {
+                source.dispose();
+            }
+        }
     }
 }
 

@@ -1,7 +1,9 @@
-//! The `custom` model backend: each request is a `modelCall` to the page, which runs the author's
-//! `async (messages, {schema, signal}) => text` and answers with `modelResult`. Dropping the call (a
-//! timeout, a cancelled run) posts `modelAbort`, which aborts the function's signal.
+//! Models the page runs: each request is a `modelCall` to the page, which runs the author's
+//! `async (messages, {schema, signal}) => text` (`custom`) or the Prompt API (`promptApi`, on the web
+//! only the page has `LanguageModel`) and answers with `modelResult`. Dropping the call (a timeout, a
+//! cancelled run) posts `modelAbort`, which aborts the call's signal on the page.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -17,12 +19,22 @@ use super::rpc::{wrong_reply, AbortKind, PageReply, Rpc};
 pub struct PageModel {
     rpc: Rc<Rpc>,
     run_id: String,
+    /// The page backend that answers (`custom`, `promptApi`).
+    backend: &'static str,
+    /// The context window the page reported, shared by every run's model.
+    window: Rc<Cell<Option<usize>>>,
 }
 
 impl PageModel {
-    /// The page's model for the run `run_id`, asked through `rpc`.
-    pub fn new(rpc: Rc<Rpc>, run_id: impl Into<String>) -> Self {
-        PageModel { rpc, run_id: run_id.into() }
+    /// The page's `backend` (`custom`, `promptApi`) for the run `run_id`, asked through `rpc`.
+    pub fn new(rpc: Rc<Rpc>, run_id: impl Into<String>, backend: &'static str) -> Self {
+        PageModel { rpc, run_id: run_id.into(), backend, window: Rc::default() }
+    }
+
+    /// The same, remembering the context window the page reports in `window` (shared between runs).
+    pub fn sharing_window(mut self, window: Rc<Cell<Option<usize>>>) -> Self {
+        self.window = window;
+        self
     }
 }
 
@@ -34,15 +46,26 @@ impl Model for PageModel {
         let pending = self.rpc.request(AbortKind::Model, |id| WorkerMessage::ModelCall {
             id,
             run_id: self.run_id.clone(),
+            backend: self.backend.to_string(),
             request: request.clone(),
         });
         async move {
             let id = pending.id();
             match pending.await? {
-                PageReply::Model(reply) => reply.into_model_reply(),
+                PageReply::Model(reply) => {
+                    let text = reply.into_result()?;
+                    if text.context_window.is_some() {
+                        self.window.set(text.context_window);
+                    }
+                    Ok(ModelReply { text: text.text, usage: text.usage })
+                }
                 PageReply::Tool(_) => Err(wrong_reply(id, "modelResult")),
             }
         }
         .boxed_local()
+    }
+
+    fn context_window(&self) -> Option<usize> {
+        self.window.get()
     }
 }

@@ -3,20 +3,24 @@
 //!
 //! - [`protocol`]: the page↔worker messages (plain serde types);
 //! - [`rpc`]: the pending-request table (request id → reply; a dropped request posts its abort);
-//! - [`tool_host`] and [`js_model`]: the tool host and the `custom` model backend over that table;
+//! - [`tool_host`] and [`js_model`]: the tool host and the models the page runs (`custom`, and the
+//!   Prompt API on the web) over that table;
 //! - [`openai`]: the OpenAI-compatible chat-completions backend (pure; `fetch` on wasm32);
 //! - [`fallback`]: a chain of backends, the next on unavailability or a persistent failure;
 //! - [`models`]: the backends a `ModelChoice` names, checked at `init` and built per run;
+//! - [`model_source`]: where the Prompt API runs (the page, or the worker where it has `LanguageModel`);
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
 //!   dispose).
 //!
 //! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
-//! `Math.random`) and `js_error` (a thrown JS value → [`crate::errors::RawFailure`]).
+//! `Math.random`), `js_error` (a thrown JS value → [`crate::errors::RawFailure`]) and `prompt_api`
+//! (the Prompt API called from the worker, where the worker has `LanguageModel`).
 
 pub mod fallback;
 pub mod host;
 pub mod js_model;
+pub mod model_source;
 pub mod models;
 pub mod openai;
 pub mod protocol;
@@ -28,5 +32,7 @@ pub mod tool_host;
 pub mod clock;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;
+#[cfg(target_arch = "wasm32")]
+pub mod prompt_api;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -6,6 +6,7 @@
 //! once. A kind this build lacks is an `initFailed` on its own, and in a chain a member that fails
 //! with `MODEL_UNAVAILABLE`, so the chain moves past it with a warning.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -16,6 +17,7 @@ use crate::errors::RawFailure;
 
 use super::fallback::{Backend, FallbackModel, WarningSink};
 use super::js_model::PageModel;
+use super::model_source::ModelSource;
 use super::openai::{Http, OpenaiConfig, OpenaiModel};
 use super::protocol::{ModelChoice, WorkerMessage};
 use super::rpc::Rpc;
@@ -32,6 +34,10 @@ pub struct ModelContext {
     pub clock: Rc<dyn Clock>,
     /// Where a fallback chain's warnings go.
     pub warn: WarningSink,
+    /// The Prompt API, when the worker opened it itself (an extension's worker); else the page runs it.
+    pub worker_prompt_api: Option<Rc<dyn ModelSource>>,
+    /// The context window a page backend reported, shared between runs.
+    pub page_window: Rc<Cell<Option<usize>>>,
 }
 
 impl ModelContext {
@@ -42,7 +48,22 @@ impl ModelContext {
             let event = Event::Warning { step: None, message };
             events.post(&WorkerMessage::Event { run_id: id.clone(), event });
         });
-        ModelContext { rpc: rpc.clone(), run_id: run_id.to_string(), http, clock, warn }
+        ModelContext {
+            rpc: rpc.clone(),
+            run_id: run_id.to_string(),
+            http,
+            clock,
+            warn,
+            worker_prompt_api: None,
+            page_window: Rc::default(),
+        }
+    }
+
+    /// A model the page runs, labelled so the page knows which of its backends answers.
+    fn page(&self, backend: &'static str) -> Rc<dyn Model> {
+        Rc::new(
+            PageModel::new(self.rpc.clone(), &self.run_id, backend).sharing_window(self.page_window.clone()),
+        )
     }
 }
 
@@ -50,7 +71,8 @@ impl ModelContext {
 /// with nothing this build can run is a structured failure saying what to pass instead.
 pub fn check(choice: &ModelChoice) -> Result<(), RawFailure> {
     match choice {
-        ModelChoice::Custom => Ok(()),
+        // The page checks the Prompt API's availability before it starts the worker.
+        ModelChoice::Custom | ModelChoice::PromptApi => Ok(()),
         ModelChoice::Openai { base_url, model, .. } => {
             let url = base_url.trim();
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -107,8 +129,13 @@ fn flatten(chain: &[ModelChoice], context: &ModelContext, out: &mut Vec<Backend>
 /// One backend and its label.
 fn backend(choice: &ModelChoice, context: &ModelContext) -> Backend {
     let (label, model): (String, Rc<dyn Model>) = match choice {
-        ModelChoice::Custom => {
-            ("custom".into(), Rc::new(PageModel::new(context.rpc.clone(), &context.run_id)))
+        ModelChoice::Custom => ("custom".into(), context.page("custom")),
+        ModelChoice::PromptApi => {
+            let model = match &context.worker_prompt_api {
+                Some(source) => source.for_run(&context.rpc, &context.run_id),
+                None => context.page("promptApi"),
+            };
+            ("prompt-api".into(), model)
         }
         ModelChoice::Openai { base_url, model, api_key, response_format } => {
             let config = OpenaiConfig {
@@ -143,8 +170,8 @@ fn missing(what: &str) -> RawFailure {
         ..RawFailure::coded(
             "MODEL_UNAVAILABLE",
             format!(
-                "{what} is not in this build of keel yet; pass `model: {{ custom: async (messages, \
-                 {{ schema, signal }}) => text }}` or `{{ openai: {{ baseUrl, model }} }}`"
+                "{what} is not in this build of keel yet; pass `model: \"prompt-api\"`, \
+                 `{{ openai: {{ baseUrl, model }} }}` or `{{ custom: async (messages, {{ schema, signal }}) => text }}`"
             ),
         )
     }

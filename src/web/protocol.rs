@@ -136,6 +136,9 @@ pub struct ModelText {
     /// Token counts, when the backend knows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The model's context window in tokens, when the backend knows it (the Prompt API's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<usize>,
 }
 
 impl<T> Reply<T> {
@@ -260,6 +263,8 @@ pub enum WorkerMessage {
         id: RequestId,
         /// The run asking.
         run_id: String,
+        /// Which of the page's backends answers: `custom` or `promptApi` (a chain may hold both).
+        backend: String,
         /// The messages and the step schema.
         request: ModelRequest,
     },

@@ -43,6 +43,8 @@ pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
         Rc::new(WebRandom),
         Rc::new(wasm_bindgen_futures::spawn_local),
     );
+    // Where the worker has `LanguageModel` (Chrome extensions), it calls it directly.
+    host.set_opener(super::prompt_api::opener());
     let handle = {
         let scope = scope.clone();
         move |data: JsValue| {

@@ -1,7 +1,10 @@
 //! Browser tests shared by `web_window.rs` (a window) and `web_worker.rs` (a dedicated worker):
 //! the clock's timers, the RPC table with a recording transport, the worker host under real
-//! timers, and thrown JS values read as structured failures.
+//! timers, thrown JS values read as structured failures, and the Prompt API backend (`prompt_api`).
 #![allow(dead_code)]
+
+mod prompt_api;
+pub use prompt_api::*;
 
 /// The wrappers `wasm_bindgen_test` needs in each file: one per shared test, named alike.
 macro_rules! browser_tests {
@@ -25,6 +28,11 @@ macro_rules! all_browser_tests {
             a_hung_tool_times_out_under_real_timers_and_is_aborted,
             thrown_js_values_cross_as_structured_failures,
             fetch_failures_are_network_failures_with_where_and_why,
+            prompt_api_availability_states_and_download_progress,
+            prompt_api_sessions_context_accounting_and_overflow,
+            each_prompt_api_error_name_is_classified,
+            a_dropped_prompt_api_call_is_aborted_and_dispose_destroys_the_sessions,
+            the_worker_calls_the_prompt_api_itself_when_it_has_language_model,
         );
     };
 }

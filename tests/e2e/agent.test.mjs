@@ -100,9 +100,30 @@ test("a second run() on the same session queues behind the first", async () => {
   assert.ok(r.secondSawFirst, "the second run's prompt holds the first run's history");
 });
 
-test("a backend this build lacks fails Agent.create with a structured error", async () => {
+test('model: "prompt-api" against the fake LanguageModel: download, overflow compacted, tool failure recovered', async () => {
+  const { events, result, created, prompts, liveBeforeDispose, liveAfterDispose } = await scenario("promptApiRun");
+  const downloads = events.filter((e) => e.type === "modelDownload");
+  assert.deepEqual(downloads.map((e) => [e.loaded, e.total]), [[0, 1], [0.5, 1], [1, 1]]);
+  assert.equal(events.indexOf(downloads[0]), 2, "the download comes in the first step, before its thought");
+  const overflow = events.find((e) => e.type === "warning" && /compacting/.test(e.message));
+  assert.match(overflow.message, /compacting to \d+ tokens/);
+  const failure = events.find((e) => e.type === "failure" && e.tool === "lookup");
+  assert.deepEqual([failure.class, failure.code], ["persistent", "NOT_FOUND"]);
+  assert.deepEqual([result.answer, result.success], ["Found b.", true]);
+  assert.deepEqual(result.failures.map((f) => [f.code, f.recovered]), [["NOT_FOUND", true], ["CONTEXT_OVERFLOW", true]]);
+  assert.ok(result.counts.promptTokens > 0, "token counts from measureContextUsage");
+  // One base session holds the system prompt; each call prompts the rest, constrained, abortable.
+  assert.deepEqual(created, [["system"]]);
+  assert.ok(prompts.length >= 3 && prompts.every((p) => p.roles[0] === "user" && !p.roles.includes("system")));
+  assert.ok(prompts.every((p) => p.constrained && p.omitted && p.aborts), JSON.stringify(prompts));
+  assert.equal(liveBeforeDispose, 1, "the clones are destroyed after each call");
+  assert.equal(liveAfterDispose, 0, "dispose() destroys the base session");
+});
+
+test('model: "prompt-api" where Chrome has no usable model fails Agent.create with a clear, structured error', async () => {
   const r = await scenario("unavailableBackend");
   assert.deepEqual([r.rejected, r.name, r.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
+  assert.match(r.message, /Chrome's built-in model is not available (on this device \(availability: unavailable\)|in this browser)/);
   assert.match(r.message, /custom/);
 });
 

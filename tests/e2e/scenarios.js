@@ -1,6 +1,7 @@
 // Scenarios run inside the page against the built package; each returns plain data for the test
 // to assert on. The model is a script: it returns the next step whatever it is asked.
 import { Agent, ToolError } from "/pkg/index.js";
+import { installFakeLanguageModel } from "/tests/fakes/language-model.js";
 
 const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
 const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
@@ -151,6 +152,55 @@ export async function sessionQueue() {
     answers: [a.answer, b.answer],
     secondSawFirst: secondPrompt.includes("first done"),
   };
+}
+
+/**
+ * `model: "prompt-api"` on a page whose LanguageModel is the spec-following fake: the model must be
+ * downloaded, overflows its context once, and a tool fails before the answer.
+ */
+export async function promptApiRun() {
+  const fake = installFakeLanguageModel({
+    availability: "downloadable",
+    replies: [
+      act("lookup", { id: "a" }),
+      { error: "QuotaExceededError", message: "The input is too large.", requested: 12000, quota: 6000 },
+      act("lookup", { id: "b" }),
+      answer("Found b."),
+    ],
+  });
+  try {
+    const agent = await Agent.create({
+      model: "prompt-api",
+      tools: [
+        tool("lookup", async ({ id }) => {
+          if (id === "a") throw new ToolError("No record a.", { code: "NOT_FOUND", recovery: ["Look up b instead."] });
+          return { id, found: true };
+        }),
+      ],
+    });
+    const run = agent.run("Find the record.");
+    const events = [];
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+    const liveBeforeDispose = fake.live();
+    agent.dispose();
+    const prompts = fake.log.prompts.map((p) => ({
+      roles: p.input.map((m) => m.role),
+      constrained: typeof p.options.responseConstraint === "object",
+      omitted: p.options.omitResponseConstraintInput,
+      aborts: p.options.signal instanceof AbortSignal,
+    }));
+    return {
+      events,
+      result,
+      created: fake.log.created.map((c) => c.initialPrompts.map((m) => m.role)),
+      prompts,
+      liveBeforeDispose,
+      liveAfterDispose: fake.live(),
+    };
+  } finally {
+    fake.uninstall();
+  }
 }
 
 /** A backend this build does not have: Agent.create rejects with a structured error. */

@@ -49,3 +49,13 @@ export async function chain(custom: CustomModel): Promise<AgentEvent[]> {
   agent.dispose();
   return events;
 }
+
+export async function onDevice(): Promise<number | null> {
+  const agent = await Agent.create({ model: "prompt-api", tools: [weather] });
+  let downloaded: number | null = null;
+  for await (const event of agent.run("Weather in Oslo?")) {
+    if (event.type === "modelDownload") downloaded = event.loaded / (event.total ?? 1);
+  }
+  agent.dispose();
+  return downloaded;
+}
