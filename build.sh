@@ -43,7 +43,9 @@ usage: ./build.sh <command> [args]
   demo [native|web]
                  native (default): cargo run --release --example demo
                  web: build the wasm and serve www/ on http://localhost:$DEMO_PORT/www/
-  bench [args]   run bench/run.sh or cargo bench, passing args through
+  bench [browser|size|recovery] [args]
+                 run bench/run.sh (./build.sh bench help): by default the browser benchmark
+                 -> bench/results/browser.md
   size [--write] [--no-ablation]
                  print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
                  then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
