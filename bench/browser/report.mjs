@@ -36,7 +36,16 @@ function stepTables(steps) {
       .filter((a) => a.split)
       .map((a) => [a.config, mp(a.split.step), mp(a.split.modelRtt), mp(a.split.toolRtt), mp(a.split.engine), `${a.promptChars.first.median} → ${a.promptChars.last.median}`]),
   );
-  return { overall, kinds, split };
+  // Where the tail is, in this run's own figures.
+  const reading = steps.agents
+    .filter((a) => a.split)
+    .map(
+      (a) =>
+        `${a.config}: p95 ${ms(a.split.step.p95)} ms a step, of which the engine's own p95 is ${ms(a.split.engine.p95)} ms ` +
+        `and the two round trips' ${ms(a.split.modelRtt.p95)} + ${ms(a.split.toolRtt.p95)} ms`,
+    )
+    .join("; ");
+  return { overall, kinds, split, reading };
 }
 
 export function markdown(result) {
@@ -56,7 +65,7 @@ ${headline(result)}
 | date | ${machine.date} |
 | commit | ${machine.commit} |
 | machine | \`${machine.uname}\` |
-| cores (nproc) | ${machine.nproc}; load average at start ${machine.loadavg.join(", ")} |
+| cores (nproc) | ${machine.nproc}; load average (1, 5, 15 min) ${machine.loadavg.join(", ")} at the start, ${machine.loadavgEnd?.join(", ")} at the end |
 | browser | ${machine.chromium}, headless, the end-to-end tests' flags |
 | rustc | ${machine.rustc} |
 | node | ${machine.node} |
@@ -90,6 +99,10 @@ rest of the step: parsing the model's step, validating the args, classifying and
 history, the next prompt, and posting the step's events. Medians do not add up exactly.
 
 ${t.split}
+
+In this run: ${t.reading}. Every figure is wall time, so a busy machine's preemption lands in all
+of them; a round trip also waits for two thread wake-ups (the page's main thread, then the
+worker's), which is where a loaded machine's tail tends to show. The load average is above.
 
 ## Worker cold start
 

@@ -105,6 +105,7 @@ try {
   };
   process.stdout.write(`    cold start: ${loads} loads each, empty cache and cached...\n`);
   cold = await coldStart({ browser, url: `${server.url}/bench/browser/cold.html`, loads, requests, watch });
+  machine.loadavgEnd = loadavg().map((x) => Math.round(x * 100) / 100);
   const result = {
     command: (process.env.KEEL_BENCH_COMMAND ?? `node bench/browser/run.mjs ${process.argv.slice(2).join(" ")}`).trim(),
     machine,
