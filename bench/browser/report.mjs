@@ -118,6 +118,14 @@ ${table(
   [coldRow("first load", cold.first), coldRow("cached", cold.cached)],
 )}
 
+${
+  cold.cached.create.median > cold.first.create.median
+    ? `Cached loads were not faster than first loads in this run, though their wasm came from the
+cache (last column). The cause is not established here; one candidate is Chromium's compiled-wasm
+code cache being read in full where a first load compiles lazily.
+`
+    : ""
+}
 ## Size
 
 The files of pkg/ as shipped (its package.json \`files\`): raw, \`gzip -9 -n\`, and brotli quality 11.

@@ -39,7 +39,7 @@ const { values: opts } = parseArgs({
   options: {
     runs: { type: "string", default: "120" },
     warmup: { type: "string", default: "10" },
-    loads: { type: "string", default: "20" },
+    loads: { type: "string", default: "30" },
     out: { type: "string", default: join(ROOT, "bench/results") },
   },
 });
