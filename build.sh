@@ -43,7 +43,9 @@ usage: ./build.sh <command> [args]
   demo [native|web]
                  native (default): cargo run --release --example demo
                  web: build the wasm and serve www/ on http://localhost:$DEMO_PORT/www/
-  bench [args]   run bench/run.sh or cargo bench, passing args through
+  bench [browser|size|recovery] [args]
+                 run bench/run.sh (./build.sh bench help): by default the browser benchmark
+                 -> bench/results/browser.md
   size [--write] [--no-ablation]
                  print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
                  then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
@@ -74,6 +76,12 @@ take_setup_lock() {
 		info "another keel setup is installing tools; waiting for it"
 		flock 9
 	fi
+}
+
+# The lock would otherwise stay held (and inherited) for the whole build or test.
+release_setup_lock() {
+	if [[ $SETUP_LOCKED == 2 ]]; then exec 9>&-; fi
+	SETUP_LOCKED=0
 }
 
 apt_install() {
@@ -205,11 +213,11 @@ ensure_wasm_opt() {
 	export PATH="$TOOLS_DIR/node_modules/.bin:$PATH"
 }
 
-# Installs node dependencies for any of NODE_PROJECTS that has a package.json, when they were never
-# installed or package.json / package-lock.json changed since.
+# Installs node dependencies for any of the given directories that has a package.json, when they
+# were never installed or package.json / package-lock.json changed since.
 ensure_node_deps() {
 	local dir stamp
-	for dir in "${NODE_PROJECTS[@]}"; do
+	for dir in "$@"; do
 		[[ -f $dir/package.json ]] || continue
 		# Our own stamp: npm leaves no node_modules at all for a package.json without dependencies.
 		stamp="$dir/node_modules/.keel-installed"
@@ -240,10 +248,8 @@ setup() {
 	ensure_chromium
 	ensure_node
 	ensure_wasm_opt
-	ensure_node_deps
-	# The lock would otherwise stay held (and inherited) for the whole build or test.
-	if [[ $SETUP_LOCKED == 2 ]]; then exec 9>&-; fi
-	SETUP_LOCKED=0
+	ensure_node_deps "${NODE_PROJECTS[@]}"
+	release_setup_lock
 	CHROMIUM_PATH="$(command -v chromium || true)"
 	export CHROMIUM_PATH
 	log "setup ok in $((SECONDS - t0))s: rustc $RUSTC_VERSION + $WASM_TARGET, wasm-pack $WASM_PACK_VERSION," \
@@ -333,6 +339,9 @@ E2E_DIR=tests/e2e
 
 e2e_tests() {
 	wasm_pack_build
+	# The Vite consumer depends on file:../../../pkg, so it installs once pkg/ exists.
+	ensure_node_deps "$E2E_DIR/vite-app"
+	release_setup_lock
 	(cd "$E2E_DIR" && npm test)
 }
 

@@ -118,10 +118,14 @@ export class Agent {
         dispose: () => {},
       }));
     }
+    // `new Worker(new URL("./worker.js", import.meta.url), …)` spelt out literally: bundlers
+    // (Vite, webpack, Parcel) recognise only this form, and then bundle the worker and its wasm.
     const spawned =
       worker instanceof Worker
         ? worker
-        : new Worker(worker ?? new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
+        : worker
+          ? new Worker(worker, { type: "module", name: "keel" })
+          : new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
     const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi);
     try {
       await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });

@@ -12,10 +12,14 @@ const TYPES = {
   ".ts": "text/plain; charset=utf-8",
 };
 
-/** Serves `root`; resolves to { url, close }. */
-export function serve(root) {
+/**
+ * Serves `root`; resolves to { url, close }. `headers` are added to every response (the benchmark
+ * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path.
+ */
+export function serve(root, { headers = {}, onRequest } = {}) {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
+    onRequest?.(path);
     const file = join(root, path);
     if (!file.startsWith(root + sep)) {
       response.writeHead(403).end();
@@ -23,7 +27,7 @@ export function serve(root) {
     }
     try {
       const body = await readFile(file);
-      response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      response.writeHead(200, { ...headers, "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
       response.end(body);
     } catch {
       response.writeHead(404).end("not found");
