@@ -21,12 +21,26 @@ function modelChoice(model) {
   if (model && typeof model === "object") {
     if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };
     if (model.openai) return { choice: { kind: "openai", ...model.openai } };
-    if (model.wllama) return { choice: { kind: "wllama", ...model.wllama } };
   }
   throw new TypeError(
     "Agent.create: `model` must be { custom: async (messages, { schema, signal }) => text } " +
       '(or "prompt-api", { openai }, { wllama }, or an array of these)',
   );
+}
+
+/**
+ * Backends that run on the page become custom functions before the worker hears of them: wllama
+ * (`{ wllama: options }`, from keel-agent/wllama, loaded here so that a failed download fails
+ * `create`). The functions made are pushed to `owned`, for the agent to dispose.
+ */
+async function pageModel(model, owned) {
+  if (Array.isArray(model)) return Promise.all(model.map((m) => pageModel(m, owned)));
+  if (!model || typeof model !== "object" || !model.wllama) return model;
+  const { wllamaModel } = await import("./wllama.js");
+  const fn = wllamaModel(model.wllama);
+  owned.push(fn);
+  await fn.load();
+  return { custom: fn };
 }
 
 function toolSpec(tool) {
@@ -55,6 +69,7 @@ export class Agent {
   #worker;
   #tools;
   #custom;
+  #owned = [];
   #session;
   #onError;
   #runs = new Map();
@@ -87,15 +102,24 @@ export class Agent {
    * ```
    */
   static async create(options = {}) {
-    const { model, tools = [], session = "default", config, worker, onError } = options;
-    const { choice, custom } = modelChoice(model);
+    const { tools = [], session = "default", config, worker, onError } = options;
     const specs = tools.map(toolSpec);
+    const owned = [];
+    let choice;
+    let custom;
+    try {
+      ({ choice, custom } = modelChoice(await pageModel(options.model, owned)));
+    } catch (e) {
+      for (const fn of owned) fn.dispose();
+      throw e;
+    }
     const byName = new Map(tools.map((t) => [t.name, t]));
     const spawned =
       worker instanceof Worker
         ? worker
         : new Worker(worker ?? new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
     const agent = new Agent(CREATE, spawned, byName, custom, session, onError);
+    agent.#owned = owned;
     try {
       await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });
     } catch (e) {
@@ -150,6 +174,7 @@ export class Agent {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
     this.#worker.terminate();
+    for (const fn of this.#owned) fn.dispose();
     for (const controller of this.#calls.values()) controller.abort(abortError("the agent was disposed"));
     this.#calls.clear();
     this.#failAll(abortError("the agent was disposed"));

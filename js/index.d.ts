@@ -1,6 +1,8 @@
 // Types of keel-agent's JS surface (hand-written: the wrapper adds the behaviour). The engine's
 // own records mirror the Rust types in src/engine and src/store.
 
+import type { WllamaOptions } from "./wllama.js";
+
 /** A JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -111,13 +113,17 @@ export interface ModelOutput {
 /** The author's model: returns the text of one step. */
 export type CustomModel = (messages: ChatMessage[], options: ModelCallOptions) => Promise<string | ModelOutput>;
 
-/** A model backend. Only `custom` is in this build; the others answer with MODEL_UNAVAILABLE. */
+/**
+ * A model backend. `custom` and `wllama` (a GGUF model in the page; needs the optional peer
+ * dependency `@wllama/wllama`, see keel-agent/wllama) are in this build; the others answer with
+ * MODEL_UNAVAILABLE.
+ */
 export type ModelOption =
   | CustomModel
   | { custom: CustomModel }
   | "prompt-api"
   | { openai: { baseUrl: string; model: string; apiKey?: string } }
-  | { wllama: { modelUrl: string } }
+  | { wllama: WllamaOptions }
   | ModelOption[];
 
 export interface ToolContext {
@@ -205,9 +211,16 @@ export interface Envelope {
 }
 
 export interface FailureStats {
+  /** Failed calls. */
   faults: number;
+  /** Failed attempts, retries included. */
+  failedAttempts: number;
+  /** Faults the runtime retried. */
   retried: number;
+  /** Faults a later retry or step recovered from. */
   recovered: number;
+  /** recovered / faults, from 0 to 1; 1 when there was no fault. */
+  recoveryRate: number;
 }
 
 export type EndReason =
