@@ -286,7 +286,7 @@ Object.assign(pkg, {
     "./package.json": "./package.json",
   },
   files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/"],
-  sideEffects: ["./worker.js", "./snippets/*"],
+  sideEffects: ["./worker.js", "./wllama.js", "./snippets/*"],
   // Only keel-agent/wllama imports it: an optional peer, so other pages never download it.
   peerDependencies: { "@wllama/wllama": "^3.8.1" },
   peerDependenciesMeta: { "@wllama/wllama": { optional: true } },

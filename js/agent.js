@@ -1,6 +1,7 @@
 // The page side of keel: the Agent handle. It starts the engine's worker, runs the tools and the
 // custom model when the worker asks, and streams each run's events back.
 import { fromRawFailure, toRawFailure } from "./errors.js";
+import { pageBackend } from "./page-backends.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
 const CREATE = Symbol("keel.create");
@@ -29,15 +30,21 @@ function modelChoice(model) {
 }
 
 /**
- * Backends that run on the page become custom functions before the worker hears of them: wllama
- * (`{ wllama: options }`, from keel-agent/wllama, loaded here so that a failed download fails
- * `create`). The functions made are pushed to `owned`, for the agent to dispose.
+ * Backends that run on the page become custom functions before the worker hears of them:
+ * `{ wllama: options }` once keel-agent/wllama is imported. The model is loaded here, so a failed
+ * download fails `create`; the functions made are pushed to `owned`, for the agent to dispose.
  */
 async function pageModel(model, owned) {
   if (Array.isArray(model)) return Promise.all(model.map((m) => pageModel(m, owned)));
   if (!model || typeof model !== "object" || !model.wllama) return model;
-  const { wllamaModel } = await import("./wllama.js");
-  const fn = wllamaModel(model.wllama);
+  const factory = pageBackend("wllama");
+  if (!factory) {
+    const error = new Error(
+      'the wllama backend is not loaded: `import "keel-agent/wllama"` first (it needs the @wllama/wllama package)',
+    );
+    throw Object.assign(error, { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" });
+  }
+  const fn = factory(model.wllama);
   owned.push(fn);
   await fn.load();
   return { custom: fn };

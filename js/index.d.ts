@@ -114,9 +114,9 @@ export interface ModelOutput {
 export type CustomModel = (messages: ChatMessage[], options: ModelCallOptions) => Promise<string | ModelOutput>;
 
 /**
- * A model backend. `custom` and `wllama` (a GGUF model in the page; needs the optional peer
- * dependency `@wllama/wllama`, see keel-agent/wllama) are in this build; the others answer with
- * MODEL_UNAVAILABLE.
+ * A model backend. `custom` and `wllama` (a GGUF model in the page: `import "keel-agent/wllama"`
+ * first, which needs the optional peer dependency `@wllama/wllama`) are in this build; the others
+ * answer with MODEL_UNAVAILABLE.
  */
 export type ModelOption =
   | CustomModel

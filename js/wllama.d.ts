@@ -45,7 +45,8 @@ export interface WllamaModel extends CustomModel {
 }
 
 /**
- * A keel model function backed by a GGUF model that wllama runs in the page; failures are thrown as
+ * A keel model function backed by a GGUF model that wllama runs in the page (importing this module
+ * also lets `Agent.create` take `model: { wllama: options }`); failures are thrown as
  * errors keel classifies (NetworkError, OperationError, QuotaExceededError, NotSupportedError,
  * AbortError).
  */

@@ -1,10 +1,12 @@
 // keel-agent/wllama: a GGUF model run in the page by wllama (llama.cpp in WebAssembly), as a keel
 // model function. A separate entry point so that `@wllama/wllama` (an optional peer dependency,
-// ~9 MB of wasm) is loaded only by pages that use it.
+// ~9 MB of wasm) is loaded only by pages that use it. Importing it also lets `Agent.create` take
+// `model: { wllama: options }`.
 //
 // It runs on the page, not in keel's worker: wllama starts its own worker for llama.cpp, and the
 // engine reaches the model through the same RPC as a custom model function.
 import { Wllama, WllamaAbortError, WllamaError, WllamaRuntimeError } from "@wllama/wllama";
+import { registerPageBackend } from "./page-backends.js";
 
 const DEFAULTS = { nCtx: 4096, maxTokens: 320, temperature: 0 };
 
@@ -19,15 +21,21 @@ const BY_TYPE = {
   unknown_error: { name: "OperationError", code: "UNAVAILABLE" },
 };
 
-/** A wllama failure as an Error keel reads by name and code (never by message). */
-function failure(e, signal, doing) {
+const UNLOADABLE = { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" };
+
+/**
+ * A wllama failure as an Error keel reads by name and code (never by message). Loading fails for
+ * good unless wllama says the download broke (an HTTP 404 arrives as a plain Error); a completion's
+ * unknown failure is retried.
+ */
+function failure(e, signal, doing, loading = false) {
   if (signal?.aborted) return signal.reason ?? new DOMException("aborted", "AbortError");
   if (e instanceof WllamaAbortError || e?.name === "AbortError") return new DOMException("aborted", "AbortError");
   const message = `wllama ${doing}: ${e?.message ?? String(e)}`;
-  let kind = { name: "OperationError", code: "UNAVAILABLE" };
+  let kind = loading ? UNLOADABLE : { name: "OperationError", code: "UNAVAILABLE" };
   if (e instanceof WllamaError) kind = BY_TYPE[e.type] ?? kind;
   // A crash of the wasm runtime (out of memory, a trap) leaves the instance unusable.
-  else if (e instanceof WllamaRuntimeError) kind = { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" };
+  else if (e instanceof WllamaRuntimeError) kind = UNLOADABLE;
   else if (e instanceof TypeError) kind = { name: "NetworkError", code: "NETWORK_ERROR" }; // fetch failed
   const error = new Error(message, { cause: e });
   error.name = kind.name;
@@ -88,7 +96,7 @@ export function wllamaModel(options) {
         });
       } catch (e) {
         loading = undefined;
-        throw failure(e, signal, `could not load ${modelUrl}`);
+        throw failure(e, signal, `could not load ${modelUrl}`, true);
       }
       return instance;
     })();
@@ -134,3 +142,5 @@ export function wllamaModel(options) {
     },
   });
 }
+
+registerPageBackend("wllama", wllamaModel);

@@ -114,6 +114,8 @@ async function ensureAgent() {
   const onProgress = ({ loaded, total }) => showProgress(loaded, total);
   const { model, config } = agentOptions(backend, { faults, openai, onProgress });
   setStatus(backend === "smollm2" ? "Loading the model…" : "Starting the engine…");
+  // Only this backend needs wllama (~9 MB of wasm): load its entry point on demand.
+  if (backend === "smollm2") await import("keel-agent/wllama");
   try {
     agent = await Agent.create({ model, config, tools: demo.tools, session: "demo" });
   } finally {
@@ -187,6 +189,7 @@ async function run() {
     ui.answer.className = "answer failed";
     setStatus("Failed", "err");
   } finally {
+    trace.stop();
     controller = undefined;
     setRunning(false);
   }

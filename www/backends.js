@@ -19,9 +19,10 @@ export async function promptApiStatus() {
     return { state: "missing", text: "not in this browser" };
   }
   try {
-    const state = await globalThis.LanguageModel.availability();
-    const text = { available: "available", downloadable: "downloadable", downloading: "downloading…" }[state];
-    return { state, text: text ?? "unavailable on this device" };
+    const text = [{ type: "text", languages: ["en"] }];
+    const state = await globalThis.LanguageModel.availability({ expectedInputs: text, expectedOutputs: text });
+    const label = { available: "available", downloadable: "downloadable", downloading: "downloading…" }[state];
+    return { state, text: label ?? "unavailable on this device" };
   } catch (e) {
     return { state: "unavailable", text: `unavailable (${e.name})` };
   }

@@ -44,6 +44,18 @@ const CLASS_HELP = {
   fatal: "the run stops",
 };
 
+// Validation issues as rows: where, what is wrong, what was expected, what was sent.
+function issuesView(issues) {
+  const cell = (v) => (v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v));
+  return h("table.issues", {},
+    h("thead", {}, h("tr", {}, ["Field", "Problem", "Expected", "Sent"].map((t) => h("th", { text: t })))),
+    h("tbody", {}, issues.map((i) => h("tr", {},
+      h("td", {}, h("code", { text: cell(i.path) || "(args)" })),
+      h("td", { text: cell(i.kind).replaceAll("_", " ") }),
+      h("td", { text: cell(i.expected) + (i.suggestion ? ` (did you mean ${i.suggestion}?)` : "") }),
+      h("td", {}, i.sent === undefined ? "" : h("code", { text: cell(i.sent) }))))));
+}
+
 function envelopeView(env) {
   const list = (items, ordered) =>
     items?.length ? h(ordered ? "ol" : "ul", {}, items.map((i) => h("li", { text: i }))) : undefined;
@@ -52,7 +64,7 @@ function envelopeView(env) {
     ["Recovery", list(env.recovery, true)],
     ["Available", env.availableActions?.length ? h("div.tags", {}, env.availableActions.map((a) => h("code", { text: a }))) : undefined],
     ["Sent", env.sent == null ? undefined : h("pre.code", { text: json(env.sent) })],
-    ["Issues", env.issues?.length ? h("pre.code", { text: json(env.issues) }) : undefined],
+    ["Issues", env.issues?.length ? issuesView(env.issues) : undefined],
     ["Retry after", env.retryAfterMs == null ? undefined : document.createTextNode(seconds(env.retryAfterMs))],
   ].filter(([, v]) => v);
   return h(
@@ -69,6 +81,7 @@ export class Trace {
   #list;
   #steps = new Map();
   #countdowns = new Set();
+  #pending;
   #started = 0;
 
   constructor(list) {
@@ -101,9 +114,34 @@ export class Trace {
 
   #append(step, el) {
     this.#stopCountdowns();
+    this.#clearPending();
     (step === null || step === undefined ? this.#list : this.#group(step)).append(el);
     el.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
     return el;
+  }
+
+  // A "waiting for…" row with its elapsed time, until the next event replaces it.
+  #wait(step, text) {
+    const elapsed = h("span.elapsed");
+    const el = this.#append(step, h("li.item.pending", { "data-kind": "pending" }, h("span.spinner"),
+      h("div.body", {}, h("span", { text }), elapsed)));
+    const t0 = performance.now();
+    const timer = setInterval(() => (elapsed.textContent = seconds(performance.now() - t0)), 500);
+    this.#pending = () => {
+      clearInterval(timer);
+      el.remove();
+    };
+  }
+
+  #clearPending() {
+    this.#pending?.();
+    this.#pending = undefined;
+  }
+
+  /** Stops the timers (the run ended or failed). */
+  stop() {
+    this.#stopCountdowns();
+    this.#clearPending();
   }
 
   #stopCountdowns() {
@@ -121,6 +159,7 @@ export class Trace {
     switch (e.type) {
       case "stepStarted":
         this.#group(e.step);
+        this.#wait(e.step, "The model is writing its next step…");
         break;
       case "thought":
         if (e.text) this.#append(e.step, this.#item("thought", "Thought", h("p", { text: e.text })));
@@ -128,6 +167,7 @@ export class Trace {
       case "action":
         this.#append(e.step, this.#item("action", h("span", {}, "Action ", h("code.tool", { text: e.tool })),
           h("pre.code", { text: json(e.args) })));
+        this.#wait(e.step, `Running ${e.tool}…`);
         break;
       case "observation": {
         const label = { ok: "Observation", warning: "Observation · with a warning", failed: "Observation · what the model is told", final: "Observation" }[e.outcome] ?? "Observation";
@@ -198,6 +238,7 @@ export class Trace {
 
   /** A failure outside any run event (the agent could not start, the run was rejected). */
   error(err) {
+    this.stop();
     this.#append(null, this.#item("failure", h("span", {}, h("span.badge.fatal", { text: err.name ?? "Error" }), " ",
       err.code ? h("code.code", { text: err.code }) : ""), h("p", { text: err.message }),
       err.hints && Object.keys(err.hints).length ? h("pre.code", { text: json(err.hints) }) : undefined));

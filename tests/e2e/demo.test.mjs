@@ -111,6 +111,40 @@ test("a backend that cannot start shows its structured error", async () => {
   await page.check("input[name=backend][value=scripted]");
 });
 
+test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot load fails create() with a structured error", async () => {
+  const other = await browser.newPage();
+  try {
+    await other.goto(server.url);
+    await other.waitForSelector("body[data-ready=true]");
+    const r = await other.evaluate(async () => {
+      const { Agent } = await import("keel-agent");
+      const tryCreate = (modelUrl) =>
+        Agent.create({ model: { wllama: { modelUrl } } }).then(
+          (agent) => (agent.dispose(), { rejected: false }),
+          (e) => ({ rejected: true, name: e.name, code: e.code, message: e.message }),
+        );
+      const before = await tryCreate("/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+      const { wllamaModel } = await import("keel-agent/wllama");
+      const missing = await tryCreate("/models/missing.gguf");
+      let threw = "";
+      try {
+        wllamaModel({});
+      } catch (e) {
+        threw = e.name;
+      }
+      return { before, missing, threw };
+    });
+    assert.deepEqual([r.before.rejected, r.before.name, r.before.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
+    assert.match(r.before.message, /import "keel-agent\/wllama"/);
+    assert.equal(r.missing.rejected, true);
+    assert.ok(["NetworkError", "NotSupportedError"].includes(r.missing.name), JSON.stringify(r.missing));
+    assert.match(r.missing.message, /missing\.gguf/);
+    assert.equal(r.threw, "TypeError");
+  } finally {
+    await other.close();
+  }
+});
+
 test("no uncaught errors in the demo page", () => {
   assert.deepEqual(pageErrors, []);
 });
