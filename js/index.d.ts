@@ -1,6 +1,8 @@
 // Types of keel-agent's JS surface (hand-written: the wrapper adds the behaviour). The engine's
 // own records mirror the Rust types in src/engine and src/store.
 
+import type { WllamaOptions } from "./wllama.js";
+
 /** A JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -138,7 +140,8 @@ export interface OpenaiModel {
 /**
  * A model backend: `custom`, `openai` or `"prompt-api"` (Chrome's built-in Gemini Nano; on its own,
  * `Agent.create` rejects with a NotSupportedError, code MODEL_UNAVAILABLE, where it is unavailable;
- * `wllama` answers MODEL_UNAVAILABLE in this build), or an array of them: a fallback chain, first choice first. The chain moves to the
+ * `wllama`: a GGUF model in the page, after `import "keel-agent/wllama"`, which needs the optional
+ * peer dependency `@wllama/wllama`), or an array of them: a fallback chain, first choice first. The chain moves to the
  * next backend when one is unavailable or fails persistently (a `warning` event says so), and stays
  * there for the rest of the run; transient failures are retried on the same backend. At most one
  * custom function per chain.
@@ -148,7 +151,7 @@ export type ModelOption =
   | { custom: CustomModel }
   | "prompt-api"
   | { openai: OpenaiModel }
-  | { wllama: { modelUrl: string } }
+  | { wllama: WllamaOptions }
   | ModelOption[];
 
 export interface ToolContext {
@@ -236,9 +239,16 @@ export interface Envelope {
 }
 
 export interface FailureStats {
+  /** Failed calls. */
   faults: number;
+  /** Failed attempts, retries included. */
+  failedAttempts: number;
+  /** Faults the runtime retried. */
   retried: number;
+  /** Faults a later retry or step recovered from. */
   recovered: number;
+  /** recovered / faults, from 0 to 1; 1 when there was no fault. */
+  recoveryRate: number;
 }
 
 export type EndReason =

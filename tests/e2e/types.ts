@@ -1,6 +1,7 @@
 // Compiled with `tsc --noEmit --strict` by `npm test`: the hand-written index.d.ts describes a
 // usage a page author would write, with no `any` to lean on.
 import { Agent, ToolError, type AgentEvent, type CustomModel, type RunResult, type Tool } from "../../js/index.js";
+import { wllamaModel, type WllamaProgress } from "../../js/wllama.js";
 
 const weather: Tool<{ city: string }> = {
   name: "get_weather",
@@ -58,4 +59,19 @@ export async function onDevice(): Promise<number | null> {
   }
   agent.dispose();
   return downloaded;
+}
+
+// keel-agent/wllama: a GGUF model in the page, passed as a custom model or as `{ wllama }`.
+
+export async function local(): Promise<Agent[]> {
+  const model = wllamaModel({
+    modelUrl: "/models/SmolLM2-135M-Instruct.Q4_1.gguf",
+    onProgress: ({ loaded, total }: WllamaProgress) => console.log(loaded / total),
+  });
+  await model.load();
+  const threads: number | undefined = model.info()?.threads;
+  console.log(threads);
+  const a = await Agent.create({ model: { custom: model }, tools: [weather] });
+  const b = await Agent.create({ model: { wllama: { modelUrl: "/m.gguf", nCtx: 2048 } }, tools: [weather] });
+  return [a, b];
 }

@@ -1,0 +1,158 @@
+// End-to-end: the demo page (www/) as served by www/server.mjs, in headless Chromium. The scripted
+// model runs a task while the fault panel makes the tools fail; the trace must show the recovery.
+// A screenshot lands in tests/e2e/artifacts/demo.png (git-ignored) for a human to judge.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serveDemo } from "../../www/server.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ARTIFACTS = join(HERE, "artifacts");
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"];
+
+let server;
+let browser;
+let page;
+const pageErrors = [];
+
+before(async () => {
+  // No model files: the test never loads the real model, and the page must cope without it.
+  server = await serveDemo({ modelsDir: mkdtempSync(join(tmpdir(), "keel-models-")) });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
+  await page.goto(server.url);
+  await page.waitForSelector("body[data-ready=true]");
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const toggle = (fault) => page.click(`label[for=fault-${fault}]`);
+const items = (selector) =>
+  page.$$eval(selector, (els) => els.map((el) => ({ ...el.dataset, text: el.textContent })));
+
+test("the page is cross-origin isolated and finds no SmolLM2 file to offer", async () => {
+  assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+  assert.match(await page.textContent('[data-backend=smollm2] .state'), /not fetched/);
+  // Nothing usable but the scripted model here: it is the default.
+  assert.equal(await page.$eval("input[name=backend]:checked", (i) => i.value), "scripted");
+});
+
+test("a scripted run with faults: retries with their delays, failures with envelopes, the answer", async () => {
+  await page.check("input[name=backend][value=scripted]");
+  for (const fault of ["timeout", "unavailable", "rateLimited", "stale", "wrongArgs"]) await toggle(fault);
+  await page.fill("#task", "What's the weather in Paris? Then subscribe me to the newsletter and tell me my latest invoice.");
+  await page.click("#run");
+  await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+
+  // Transient faults, retried by the runtime with their delay shown.
+  const retries = await items(".item.retry");
+  const unavailable = retries.find((r) => r.code === "UNAVAILABLE");
+  const rate = retries.find((r) => r.code === "RATE_LIMITED");
+  assert.match(retries.find((r) => r.code === "TIMEOUT")?.text ?? "", /get_weather failed with TIMEOUT/);
+  assert.ok(unavailable, JSON.stringify(retries));
+  assert.match(unavailable.text, /list_invoices failed with UNAVAILABLE \(attempt 1\)/);
+  assert.ok(Number(rate.delayMs) >= 2000, `Retry-After honoured: ${rate.delayMs} ms`);
+  assert.match(rate.text, /retried after 2\.\d s/);
+
+  // Persistent faults: class, code and the recovery envelope the model got.
+  const failures = await items(".item.failure");
+  const stale = failures.find((f) => f.code === "STALE_REFERENCE");
+  assert.equal(stale.class, "persistent");
+  assert.match(stale.text, /Recovery envelope/);
+  assert.match(stale.text, /Call `snapshot` to get fresh refs\./);
+  const wrong = failures.find((f) => f.code === "INVALID_ARGS");
+  assert.equal(wrong?.class, "persistent", JSON.stringify(failures.map((f) => f.code)));
+  assert.match(wrong.text, /city/);
+  const transient = failures.filter((f) => f.class === "transient").map((f) => f.code);
+  assert.deepEqual(transient.sort(), ["RATE_LIMITED", "TIMEOUT", "UNAVAILABLE"]);
+
+  // Thought / action / observation, then the answer and the stats.
+  assert.ok((await items(".item.thought")).length >= 5);
+  assert.ok((await items(".item.action")).some((a) => /snapshot/.test(a.text)));
+  assert.ok((await items('.item.observation[data-outcome="warning"]')).some((o) => /first page/.test(o.text)));
+  assert.equal(await page.getAttribute("#answer-card", "data-success"), "true");
+  const answer = await page.textContent("#answer");
+  assert.match(answer, /INV-1042/);
+  assert.match(answer, /18°C, light rain in Paris/);
+  const stat = (k) => page.textContent(`[data-stat=${k}]`);
+  assert.equal(await stat("faults"), "5");
+  assert.equal(await stat("retried"), "3");
+  assert.equal(await stat("recovered"), "5");
+  assert.equal(await stat("rate"), "100%");
+
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // The page at the top, the trace scrolled to the first retry.
+  await page.evaluate(() => {
+    window.scrollTo(0, 0);
+    const list = document.querySelector("#trace");
+    const first = list.querySelector(".item.failure");
+    list.scrollTop = first.offsetTop - list.offsetTop - 120;
+  });
+  await page.screenshot({ path: join(ARTIFACTS, "demo.png") });
+  await page.evaluate(() => {
+    const list = document.querySelector("#trace");
+    list.scrollTop = list.querySelector(".item.retry").offsetTop - list.offsetTop - 200;
+  });
+  await page.screenshot({ path: join(ARTIFACTS, "demo-retries.png") });
+  await page.evaluate(() => window.scrollTo(0, document.querySelector("#backend-card").offsetTop - 80));
+  await page.screenshot({ path: join(ARTIFACTS, "demo-controls.png") });
+  await page.screenshot({ path: join(ARTIFACTS, "demo-full.png"), fullPage: true });
+});
+
+test("a backend that cannot start shows its structured error", async () => {
+  // Debian's Chromium has LanguageModel but no model: Agent.create fails with MODEL_UNAVAILABLE.
+  await page.check("input[name=backend][value=prompt-api]");
+  await page.click("#run");
+  await page.waitForSelector("#backend-error:not([hidden])");
+  assert.match(await page.textContent("#backend-error"), /MODEL_UNAVAILABLE/);
+  assert.match(await page.textContent("#answer"), /could not start/);
+  await page.check("input[name=backend][value=scripted]");
+});
+
+test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot load fails create() with a structured error", async () => {
+  const other = await browser.newPage();
+  try {
+    await other.goto(server.url);
+    await other.waitForSelector("body[data-ready=true]");
+    const r = await other.evaluate(async () => {
+      const { Agent } = await import("keel-agent");
+      const tryCreate = (modelUrl) =>
+        Agent.create({ model: { wllama: { modelUrl } } }).then(
+          (agent) => (agent.dispose(), { rejected: false }),
+          (e) => ({ rejected: true, name: e.name, code: e.code, message: e.message }),
+        );
+      const before = await tryCreate("/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+      const { wllamaModel } = await import("keel-agent/wllama");
+      const missing = await tryCreate("/models/missing.gguf");
+      let threw = "";
+      try {
+        wllamaModel({});
+      } catch (e) {
+        threw = e.name;
+      }
+      return { before, missing, threw };
+    });
+    assert.deepEqual([r.before.rejected, r.before.name, r.before.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
+    assert.match(r.before.message, /import "keel-agent\/wllama"/);
+    assert.equal(r.missing.rejected, true);
+    assert.ok(["NetworkError", "NotSupportedError"].includes(r.missing.name), JSON.stringify(r.missing));
+    assert.match(r.missing.message, /missing\.gguf/);
+    assert.equal(r.threw, "TypeError");
+  } finally {
+    await other.close();
+  }
+});
+
+test("no uncaught errors in the demo page", () => {
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,100 @@
+// The "Scripted model" backend: a keel custom model that replays a canned scenario, so the demo is
+// deterministic and testable without a real model. It plans from the task's keywords and the fault
+// switches at the first step of a run, then writes one step per call, as a small model would:
+// JSON with a thought and an action, or the final answer. It never reads the observations; the
+// runtime's recoveries (retries, waits) are invisible to it, and the failures it must handle
+// (wrong-type args, stale ref) are in its plan because the panel said they would happen.
+
+const step = (thought, tool, args) => JSON.stringify({ thought, action: { tool, args } });
+const final = (thought, text) => JSON.stringify({ thought, final_answer: text });
+
+function cityOf(task) {
+  const m = /\b(?:in|for|at)\s+([A-Z][a-zà-ÿ]+)/.exec(task);
+  return m ? m[1] : "Paris";
+}
+
+/** The steps for `task` with the faults `on`; each part of the task adds its calls. */
+export function plan(task, on) {
+  const t = task.toLowerCase();
+  const wantsWeather = /weather|forecast|temperature|rain/.test(t);
+  const wantsNewsletter = /newsletter|subscribe/.test(t);
+  const wantsInvoice = /invoice|bill/.test(t);
+  const all = !wantsWeather && !wantsNewsletter && !wantsInvoice;
+  const steps = [];
+  const answer = [];
+  if (wantsWeather || all) {
+    const city = cityOf(task);
+    const days = /(\d)\s*days?/.exec(t)?.[1];
+    if (on.wrongArgs) {
+      steps.push(step(`The user wants the weather in ${city}. I'll ask for three days in kelvin.`, "get_weather", {
+        city: 42,
+        unit: "kelvin",
+        days: "three",
+        cty: city,
+      }));
+    }
+    const args = { city, unit: "c", ...(days ? { days: Number(days) } : {}) };
+    steps.push(step(on.wrongArgs ? "The city must be a string and the unit c or f; fixing the call." : `Get the weather in ${city}.`, "get_weather", args));
+    answer.push(`the weather in ${city} is whatever get_weather reported above`);
+  }
+  if (wantsNewsletter || all) {
+    steps.push(step("The Subscribe button was e5 when the page loaded.", "click", { ref: "e5" }));
+    if (on.stale) {
+      steps.push(step("e5 is stale; the recovery plan says to take a fresh snapshot.", "snapshot", {}));
+      steps.push(step("The Subscribe button is now e7.", "click", { ref: "e7" }));
+    }
+    answer.push("you are subscribed to the newsletter");
+  }
+  if (wantsInvoice || all) {
+    steps.push(step("List the invoices to find the latest one.", "list_invoices", {}));
+    steps.push(step("INV-1042 is the newest; get its details.", "get_invoice", { id: "INV-1042" }));
+    answer.push("your latest invoice is INV-1042 (€49.00, paid on 2026-05-31)");
+  }
+  return { steps, answer };
+}
+
+function sentence(parts, weather) {
+  const text = parts.map((p) => (p.startsWith("the weather") ? weather : p)).join("; ");
+  return text.charAt(0).toUpperCase() + text.slice(1) + ".";
+}
+
+// The weather as the last get_weather observation told it, so the answer quotes what happened.
+function weatherFrom(messages) {
+  for (const m of [...messages].reverse()) {
+    const hit = /"now":\s*"([^"]+)"/.exec(m.content) ?? /now[^\w]+([0-9]+°[CF][^"\n<]*)/.exec(m.content);
+    const city = /"city":\s*"([^"]+)"/.exec(m.content);
+    if (hit) return `it is ${hit[1]} in ${city ? city[1] : "the city"}`;
+  }
+  return "I could not read the weather";
+}
+
+/**
+ * A scripted model: `faults()` is read at the first step of each run. `delayMs` paces the steps
+ * like a model thinking (0 in tests that want speed).
+ */
+export function scriptedModel(faults, { delayMs = 300 } = {}) {
+  const runs = new Map();
+  return async (messages, { signal, runId }) => {
+    if (!runs.has(runId)) {
+      const task = messages.filter((m) => m.role === "user")[0]?.content ?? "";
+      runs.set(runId, { ...plan(taskOf(task), faults()), next: 0 });
+    }
+    const run = runs.get(runId);
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, delayMs);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
+    });
+    if (run.next < run.steps.length) return run.steps[run.next++];
+    runs.delete(runId);
+    return final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages)));
+  };
+}
+
+// keel's prompt wraps the task; the scripted model only needs the user's words.
+function taskOf(prompt) {
+  const all = [...prompt.matchAll(/^Task: (.+)$/gm)];
+  return (all.length ? all[all.length - 1][1] : prompt).trim();
+}

@@ -1,0 +1,258 @@
+// The live trace: keel's events as a timeline grouped by step. Retries count their delay down,
+// failures show their class, code and recovery envelope.
+
+/** `h("div.a.b", {attr}, ...children)`: a small element builder. */
+export function h(tag, attrs = {}, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const el = document.createElement(name);
+  if (classes.length) el.className = classes.join(" ");
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") el.textContent = v;
+    else if (k.startsWith("data-") || k === "role" || k === "title" || k.startsWith("aria-")) el.setAttribute(k, v);
+    else el[k] = v;
+  }
+  for (const c of children.flat(Infinity)) if (c !== undefined && c !== null && c !== false) el.append(c);
+  return el;
+}
+
+// Line icons (stroke paths on a 24×24 grid), so the trace needs no emoji font.
+const ICONS = {
+  start: '<circle cx="12" cy="12" r="10"/><path d="M10 8l6 4-6 4z"/>',
+  thought: '<path d="M21 11.5a8.4 8.4 0 0 1-12.8 7.5L3 21l1.9-5.2A8.5 8.5 0 1 1 21 11.5z"/>',
+  action: '<path d="M6 4l14 8-14 8z"/>',
+  observation: '<path d="M2 12s3.5-7 10-7 10 7 10 7-3.5 7-10 7S2 12 2 12z"/><circle cx="12" cy="12" r="3"/>',
+  retry: '<path d="M21 12a9 9 0 1 1-2.6-6.4L21 8"/><path d="M21 3v5h-5"/>',
+  warning: '<path d="M10.3 3.9L1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z"/><path d="M12 9v4M12 17h.01"/>',
+  failure: '<circle cx="12" cy="12" r="10"/><path d="M15 9l-6 6M9 9l6 6"/>',
+  final: '<circle cx="12" cy="12" r="10"/><path d="M8 12l3 3 5-6"/>',
+  end: '<rect x="5" y="5" width="14" height="14" rx="2"/>',
+};
+
+function icon(name) {
+  const span = h("span.icon");
+  span.innerHTML = `<svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">${ICONS[name]}</svg>`;
+  return span;
+}
+
+const json = (v) => JSON.stringify(v, null, 2);
+const seconds = (ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+
+const CLASS_HELP = {
+  transient: "retried by the runtime",
+  persistent: "the model gets a recovery plan",
+  fatal: "the run stops",
+};
+
+// Validation issues as rows: where, what is wrong, what was expected, what was sent.
+function issuesView(issues) {
+  const cell = (v) => (v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v));
+  return h("table.issues", {},
+    h("thead", {}, h("tr", {}, ["Field", "Problem", "Expected", "Sent"].map((t) => h("th", { text: t })))),
+    h("tbody", {}, issues.map((i) => h("tr", {},
+      h("td", {}, h("code", { text: cell(i.path) || "(args)" })),
+      h("td", { text: cell(i.kind).replaceAll("_", " ") }),
+      h("td", { text: cell(i.expected) + (i.suggestion ? ` (did you mean ${i.suggestion}?)` : "") }),
+      h("td", {}, i.sent === undefined ? "" : h("code", { text: cell(i.sent) }))))));
+}
+
+function envelopeView(env) {
+  const list = (items, ordered) =>
+    items?.length ? h(ordered ? "ol" : "ul", {}, items.map((i) => h("li", { text: i }))) : undefined;
+  const rows = [
+    ["Causes", list(env.causes)],
+    ["Recovery", list(env.recovery, true)],
+    ["Available", env.availableActions?.length ? h("div.tags", {}, env.availableActions.map((a) => h("code", { text: a }))) : undefined],
+    ["Sent", env.sent == null ? undefined : h("code.inline", { text: JSON.stringify(env.sent) })],
+    ["Issues", env.issues?.length ? issuesView(env.issues) : undefined],
+    ["Retry after", env.retryAfterMs == null ? undefined : document.createTextNode(seconds(env.retryAfterMs))],
+  ].filter(([, v]) => v);
+  return h(
+    "details.envelope",
+    { open: true },
+    h("summary", {}, "Recovery envelope"),
+    h("dl", {}, rows.map(([k, v]) => [h("dt", { text: k }), h("dd", {}, v)])),
+    h("details.raw", {}, h("summary", {}, "Envelope JSON"), h("pre.code", { text: json(env) })),
+  );
+}
+
+/** The trace panel bound to its `<ol>`. */
+export class Trace {
+  #list;
+  #steps = new Map();
+  #countdowns = new Set();
+  #pending;
+  #started = 0;
+
+  constructor(list) {
+    this.#list = list;
+  }
+
+  /** Clears the panel for a new run. */
+  start(task, backend) {
+    this.#stopCountdowns();
+    this.#steps.clear();
+    this.#list.replaceChildren();
+    this.#started = performance.now();
+    this.#append(null, h("li.item.start", { "data-kind": "start" }, icon("start"),
+      h("div.body", {}, h("div.label", { text: `Run started · ${backend}` }), h("div.task", { text: task }))));
+  }
+
+  #group(step) {
+    if (step === null || step === undefined) return this.#list;
+    let group = this.#steps.get(step);
+    if (!group) {
+      const items = h("ol.items");
+      group = h("li.step", { "data-step": step }, h("div.step-head", {}, h("span.step-n", { text: `Step ${step}` }),
+        h("span.step-t", { text: `+${seconds(performance.now() - this.#started)}` })), items);
+      this.#list.append(group);
+      this.#steps.set(step, items);
+      return items;
+    }
+    return group;
+  }
+
+  #append(step, el) {
+    this.#stopCountdowns();
+    this.#clearPending();
+    (step === null || step === undefined ? this.#list : this.#group(step)).append(el);
+    el.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
+    return el;
+  }
+
+  // A "waiting for…" row with its elapsed time, until the next event replaces it.
+  #wait(step, text) {
+    const elapsed = h("span.elapsed");
+    const el = this.#append(step, h("li.item.pending", { "data-kind": "pending" }, h("span.spinner"),
+      h("div.body", {}, h("span", { text }), elapsed)));
+    const t0 = performance.now();
+    const timer = setInterval(() => (elapsed.textContent = seconds(performance.now() - t0)), 500);
+    this.#pending = () => {
+      clearInterval(timer);
+      el.remove();
+    };
+  }
+
+  #clearPending() {
+    this.#pending?.();
+    this.#pending = undefined;
+  }
+
+  /** Stops the timers (the run ended or failed). */
+  stop() {
+    this.#stopCountdowns();
+    this.#clearPending();
+  }
+
+  #stopCountdowns() {
+    for (const stop of this.#countdowns) stop();
+    this.#countdowns.clear();
+  }
+
+  #item(kind, label, ...body) {
+    const base = kind.split(".")[0];
+    return h(`li.item.${kind}`, { "data-kind": base }, icon(base), h("div.body", {}, h("div.label", {}, label), ...body));
+  }
+
+  /** One keel event. */
+  event(e) {
+    switch (e.type) {
+      case "stepStarted":
+        this.#group(e.step);
+        this.#wait(e.step, "The model is writing its next step…");
+        break;
+      case "thought":
+        if (e.text) this.#append(e.step, this.#item("thought", "Thought", h("p", { text: e.text })));
+        break;
+      case "action":
+        this.#append(e.step, this.#item("action", h("span", {}, "Action ", h("code.tool", { text: e.tool })),
+          h("code.args", { text: JSON.stringify(e.args) })));
+        this.#wait(e.step, `Running ${e.tool}…`);
+        break;
+      case "observation": {
+        const label = { ok: "Observation", warning: "Observation · with a warning", failed: "Observation · what the model is told", final: "Observation" }[e.outcome] ?? "Observation";
+        const el = this.#item(`observation.${e.outcome}`, label, h("pre.obs", { text: e.text }));
+        el.dataset.outcome = e.outcome;
+        this.#append(e.step, el);
+        break;
+      }
+      case "retryScheduled":
+        this.#retry(e);
+        break;
+      case "warning":
+        this.#append(e.step, this.#item("warning", "Warning", h("p", { text: e.message })));
+        break;
+      case "failure": {
+        const el = this.#item("failure", h("span", {},
+          h(`span.badge.${e.class}`, { text: e.class, title: CLASS_HELP[e.class] }), " ",
+          h("code.code", { text: e.code }), e.tool ? h("span.muted", { text: ` in ${e.tool}` }) : ""),
+          h("p", { text: e.message }), e.envelope ? envelopeView(e.envelope) : undefined);
+        el.dataset.class = e.class;
+        el.dataset.code = e.code;
+        this.#append(e.step, el);
+        break;
+      }
+      case "finalAnswer":
+        this.#append(e.step, this.#item(`final.${e.success ? "ok" : "failed"}`,
+          e.success ? "Final answer" : "Final answer · incomplete", h("p", { text: e.answer })));
+        break;
+      case "runEnded": {
+        const s = e.stats;
+        this.#append(null, h("li.item.end", { "data-kind": "end" }, icon("end"),
+          h("div.body", {}, h("div.label", { text: `Run ended · ${describe(e.reason)} · ${seconds(performance.now() - this.#started)}` }),
+            h("div.muted", { text: `${s.faults} faults · ${s.retried} retried · ${s.recovered} recovered` }))));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // A retry row whose delay counts down until the retry starts (the next event).
+  #retry(e) {
+    const left = h("strong.countdown", { text: seconds(e.delayMs) });
+    const bar = h("span.fill");
+    const el = this.#item("retry", h("span", {}, h("code.tool", { text: e.tool ?? "model" }), ` failed with `,
+      h("code.code", { text: e.code }), ` (attempt ${e.attempt})`),
+      h("div.retry-line", {}, h("span", { text: "retrying in " }), left, h("span.track", {}, bar)));
+    el.dataset.code = e.code;
+    el.dataset.delayMs = String(e.delayMs);
+    this.#append(e.step, el);
+    const until = performance.now() + e.delayMs;
+    let frame = 0;
+    const tick = () => {
+      const ms = Math.max(0, until - performance.now());
+      left.textContent = seconds(ms);
+      bar.style.width = `${100 - (100 * ms) / Math.max(1, e.delayMs)}%`;
+      if (ms > 0) frame = requestAnimationFrame(tick);
+    };
+    tick();
+    this.#countdowns.add(() => {
+      cancelAnimationFrame(frame);
+      el.classList.add("done");
+      left.textContent = seconds(e.delayMs);
+      bar.style.width = "100%";
+      el.querySelector(".retry-line span").textContent = "retried after ";
+    });
+  }
+
+  /** A failure outside any run event (the agent could not start, the run was rejected). */
+  error(err) {
+    this.stop();
+    this.#append(null, this.#item("failure", h("span", {}, h("span.badge.fatal", { text: err.name ?? "Error" }), " ",
+      err.code ? h("code.code", { text: err.code }) : ""), h("p", { text: err.message }),
+      err.hints && Object.keys(err.hints).length ? h("pre.code", { text: json(err.hints) }) : undefined));
+  }
+}
+
+/** An EndReason in words. */
+export function describe(reason) {
+  switch (reason?.kind) {
+    case "final_answer": return "final answer";
+    case "max_steps": return `step limit (${reason.steps})`;
+    case "consecutive_failures": return `${reason.failures} failures in a row`;
+    case "fatal": return `stopped: ${reason.code}`;
+    case "cancelled": return "cancelled";
+    default: return "ended";
+  }
+}
