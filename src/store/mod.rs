@@ -1,15 +1,25 @@
 //! Persistence: the `Store` trait the engine writes through, the records it writes, and an
 //! in-memory store for tests and pages that need no durability.
+//!
+//! The durable store (IndexedDB, `web::idb`) is built on pure parts kept here and tested
+//! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
+//! plans, the [`retention`] policy, the [`session`] record and export.
 
+pub mod layout;
 mod memory;
+mod options;
+pub mod query;
 mod records;
+pub mod retention;
+pub mod session;
 mod stats;
 
 use futures_util::future::LocalBoxFuture;
 
 pub use memory::MemoryStore;
+pub use options::{IdbOptions, StoreChoice};
 pub use records::{EndReason, FailureRecord, RunCounts, RunRecord, RunStatus, TurnRecord};
-pub use stats::FailureStats;
+pub use stats::{FailureBreakdown, FailureStats, NO_TOOL};
 
 /// A storage failure. The engine reports it as a warning and keeps running: losing a record is
 /// better than losing the run.
