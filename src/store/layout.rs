@@ -1,9 +1,9 @@
 //! The IndexedDB layout as data: object stores, their keys and indexes, the migrations that build
 //! them, and the key ranges the queries use. Pure, so the layout and the key encoding are tested
-//! natively; `web/idb` only interprets it.
+//! natively; `web/indexeddb` only interprets it.
 //!
 //! Records are stored as the JSON of their Rust type (camelCase fields), so key paths name those
-//! fields. Turns also carry `seq`, their write order within the session (see `web/idb`).
+//! fields. Turns also carry `seq`, their write order within the session (see `web/indexeddb`).
 
 use serde_json::{json, Value};
 

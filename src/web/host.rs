@@ -12,7 +12,6 @@ use futures_util::future::LocalBoxFuture;
 
 use crate::engine::{Agent, AgentConfig, Clock, Effects, Random};
 use crate::errors::RawFailure;
-use crate::store::MemoryStore;
 
 use super::js_model::PageModel;
 use super::protocol::{protocol_failure, Init, ModelChoice, PageMessage, WorkerMessage};
@@ -146,6 +145,7 @@ impl WorkerHost {
                 )
             });
         }
+        let store = super::stores::store_for(&init.config, &self.spawn)?;
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
         } else {
@@ -156,7 +156,7 @@ impl WorkerHost {
         let effects = Effects {
             model: Rc::new(PageModel::new(self.rpc.clone(), "")),
             tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
-            store: Rc::new(MemoryStore::new()),
+            store,
             clock: self.clock.clone(),
             random: self.random.clone(),
         };

@@ -9,17 +9,21 @@
 //!
 //! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
-//! `Math.random`) and `js_error` (a thrown JS value → [`crate::errors::RawFailure`]).
+//! `Math.random`), `js_error` (a thrown JS value → [`crate::errors::RawFailure`]) and `indexeddb`
+//! (the durable store).
 
 pub mod host;
 pub mod js_model;
 pub mod protocol;
 pub mod rpc;
 mod runs;
+mod stores;
 pub mod tool_host;
 
 #[cfg(target_arch = "wasm32")]
 pub mod clock;
+#[cfg(target_arch = "wasm32")]
+pub mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;
 #[cfg(target_arch = "wasm32")]
