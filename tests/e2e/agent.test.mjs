@@ -100,6 +100,19 @@ test("a second run() on the same session queues behind the first", async () => {
   assert.ok(r.secondSawFirst, "the second run's prompt holds the first run's history");
 });
 
+test("the worker committed both runs and their turns to IndexedDB, in order", async () => {
+  const { runs, turns } = await scenario("storedChat");
+  assert.deepEqual(runs, [
+    { task: "First task: alpha.", status: "succeeded", answer: "first done" },
+    { task: "Second task: beta.", status: "succeeded", answer: "second done" },
+  ]);
+  assert.deepEqual(
+    turns.map((t) => [t.step, t.outcome, t.seq]),
+    [[1, "ok", 0], [2, "final", 1], [1, "final", 2]],
+  );
+  assert.equal(new Set(turns.map((t) => t.runId)).size, 2);
+});
+
 test("a backend this build lacks fails Agent.create with a structured error", async () => {
   const r = await scenario("unavailableBackend");
   assert.deepEqual([r.rejected, r.name, r.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
