@@ -197,6 +197,18 @@ export interface AgentConfig {
   contextTokens: number;
   constrainOutput: boolean;
   instructions: string | null;
+  /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
+  store: "indexeddb" | "memory" | StoreOptions;
+}
+
+/** IndexedDB settings (every field optional). */
+export interface StoreOptions {
+  /** The database's name (default `keel`). */
+  name?: string;
+  /** How much history to keep: whole runs, oldest first. Defaults: 1000 runs, 90 days, every 200 writes. */
+  retention?: { maxRuns?: number | null; maxAgeMs?: number | null; everyWrites?: number };
+  /** How long to wait for other tabs holding an older version open before failing (default 3000). */
+  blockedTimeoutMs?: number;
 }
 
 export interface AgentOptions {

@@ -3,7 +3,10 @@
 
 #[macro_use]
 mod browser;
+#[macro_use]
+mod browser_idb;
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 all_browser_tests!();
+idb_browser_tests!();

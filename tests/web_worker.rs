@@ -4,7 +4,10 @@
 
 #[macro_use]
 mod browser;
+#[macro_use]
+mod browser_idb;
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
 all_browser_tests!();
+idb_browser_tests!();

@@ -1,15 +1,25 @@
 //! Persistence: the `Store` trait the engine writes through, the records it writes, and an
 //! in-memory store for tests and pages that need no durability.
+//!
+//! The durable store (IndexedDB, `web::indexeddb`) is built on pure parts kept here and tested
+//! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
+//! plans, the [`retention`] policy, the [`session`] record and export.
 
+pub mod layout;
 mod memory;
+mod options;
+pub mod query;
 mod records;
+pub mod retention;
+pub mod session;
 mod stats;
 
 use futures_util::future::LocalBoxFuture;
 
 pub use memory::MemoryStore;
+pub use options::{IdbOptions, StoreChoice};
 pub use records::{EndReason, FailureRecord, RunCounts, RunRecord, RunStatus, TurnRecord};
-pub use stats::FailureStats;
+pub use stats::{FailureBreakdown, FailureStats, NO_TOOL};
 
 /// A storage failure. The engine reports it as a warning and keeps running: losing a record is
 /// better than losing the run.
@@ -22,6 +32,10 @@ pub enum StoreError {
     /// The storage cannot be used (closed, blocked, not supported).
     #[error("storage is unavailable: {0}")]
     Unavailable(String),
+    /// The storage was full: older history was pruned by the retention policy and the write went
+    /// through on a second try. Still an error, so that the page is warned that history was lost.
+    #[error("storage was full, so older history was pruned: {0}")]
+    Pruned(String),
     /// A record could not be written or read.
     #[error("storage failed: {0}")]
     Failed(String),

@@ -12,7 +12,6 @@ use futures_util::future::LocalBoxFuture;
 
 use crate::engine::{Agent, AgentConfig, Clock, Effects, Random};
 use crate::errors::RawFailure;
-use crate::store::MemoryStore;
 
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
@@ -199,6 +198,7 @@ impl WorkerHost {
 
     fn build(&self, init: Init, worker_prompt_api: Option<Rc<dyn ModelSource>>) -> Result<Built, RawFailure> {
         models::check(&init.model)?;
+        let store = super::stores::store_for(&init.config, &self.spawn)?;
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
         } else {
@@ -212,7 +212,7 @@ impl WorkerHost {
                 &ModelContext::for_run(&self.rpc, "", self.http.borrow().clone(), self.clock.clone()),
             ),
             tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
-            store: Rc::new(MemoryStore::new()),
+            store,
             clock: self.clock.clone(),
             random: self.random.clone(),
         };

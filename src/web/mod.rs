@@ -14,8 +14,9 @@
 //!
 //! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
-//! `Math.random`), `js_error` (a thrown JS value → [`crate::errors::RawFailure`]) and `prompt_api`
-//! (the Prompt API called from the worker, where the worker has `LanguageModel`).
+//! `Math.random`), `js_error` (a thrown JS value → [`crate::errors::RawFailure`]), `prompt_api`
+//! (the Prompt API called from the worker, where the worker has `LanguageModel`) and `indexeddb`
+//! (the durable store).
 
 pub mod fallback;
 pub mod host;
@@ -26,10 +27,13 @@ pub mod openai;
 pub mod protocol;
 pub mod rpc;
 mod runs;
+mod stores;
 pub mod tool_host;
 
 #[cfg(target_arch = "wasm32")]
 pub mod clock;
+#[cfg(target_arch = "wasm32")]
+pub mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;
 #[cfg(target_arch = "wasm32")]

@@ -120,6 +120,19 @@ test('model: "prompt-api" against the fake LanguageModel: download, overflow com
   assert.equal(liveAfterDispose, 0, "dispose() destroys the base session");
 });
 
+test("the worker committed both runs and their turns to IndexedDB, in order", async () => {
+  const { runs, turns } = await scenario("storedChat");
+  assert.deepEqual(runs, [
+    { task: "First task: alpha.", status: "succeeded", answer: "first done" },
+    { task: "Second task: beta.", status: "succeeded", answer: "second done" },
+  ]);
+  assert.deepEqual(
+    turns.map((t) => [t.step, t.outcome, t.seq]),
+    [[1, "ok", 0], [2, "final", 1], [1, "final", 2]],
+  );
+  assert.equal(new Set(turns.map((t) => t.runId)).size, 2);
+});
+
 test('model: "prompt-api" where Chrome has no usable model fails Agent.create with a clear, structured error', async () => {
   const r = await scenario("unavailableBackend");
   assert.deepEqual([r.rejected, r.name, r.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);

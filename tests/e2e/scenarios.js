@@ -203,6 +203,24 @@ export async function promptApiRun() {
   }
 }
 
+/** What the worker committed to IndexedDB (database `keel`) for session "chat", read by the page. */
+export async function storedChat() {
+  const request = indexedDB.open("keel");
+  const db = await new Promise((ok, no) => ((request.onsuccess = () => ok(request.result)), (request.onerror = () => no(request.error))));
+  const read = (store, index) =>
+    new Promise((ok, no) => {
+      const get = db.transaction(store).objectStore(store).index(index).getAll(IDBKeyRange.bound(["chat"], ["chat", []]));
+      get.onsuccess = () => ok(get.result);
+      get.onerror = () => no(get.error);
+    });
+  const [runs, turns] = [await read("runs", "session_startedMs"), await read("turns", "session_seq")];
+  db.close();
+  return {
+    runs: runs.map((r) => ({ task: r.task, status: r.status, answer: r.answer })),
+    turns: turns.map((t) => ({ runId: t.runId, step: t.turn.step, outcome: t.turn.outcome, seq: t.seq })),
+  };
+}
+
 /** A backend this build does not have: Agent.create rejects with a structured error. */
 export async function unavailableBackend() {
   try {

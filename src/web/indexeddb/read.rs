@@ -1,0 +1,165 @@
+//! Reads: a session's turns in order, the failure log (list, stats), and the JSON export of a run
+//! or a session. Each read is one read-only transaction over the indexes the query needs.
+//!
+//! These are the Rust side of the page's future `agent.failures({...})`, `agent.failureStats(...)`
+//! and `agent.export(...)`: they take and return plain serde types.
+
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use wasm_bindgen::JsValue;
+
+use super::tx::{from_js, idb_error, query, read_all, Tx};
+use super::IdbStore;
+use crate::store::layout::{self, KeyRange, FAILURES, RUNS, SESSIONS, TURNS};
+use crate::store::query::{FailureQuery, Found, Order};
+use crate::store::session::{Export, SessionRecord};
+use crate::store::{FailureBreakdown, FailureRecord, RunRecord, StoreError, TurnRecord};
+
+fn fail(doing: &'static str) -> impl Fn(idb::Error) -> StoreError {
+    move |e| idb_error(doing, &e)
+}
+
+/// Every record of `store` (or of its `index`) in `range`, in key order.
+async fn all<T: DeserializeOwned>(
+    tx: &Tx,
+    store: &str,
+    index: Option<&str>,
+    range: &KeyRange,
+) -> Result<Found<T>, StoreError> {
+    let store = tx.store(store)?;
+    let values = match index {
+        Some(index) => store.index(index).map_err(fail("open an index"))?.get_all(query(range)?, None),
+        None => store.get_all(query(range)?, None),
+    }
+    .map_err(fail("read"))?
+    .await
+    .map_err(fail("read"))?;
+    let (records, skipped) = read_all(&values);
+    Ok(Found { records, skipped })
+}
+
+impl IdbStore {
+    /// A session's turns from every run, in the order they were written.
+    pub async fn turns_of_session(&self, session: &str) -> Result<Found<TurnRecord>, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[TURNS], None)?;
+            all(&tx, TURNS, Some(layout::TURNS_BY_SESSION), &layout::session_turns(session)).await
+        }
+        .await;
+        self.found(result)
+    }
+
+    /// The failures `q` asks for, walking the narrowest index over the time range (see
+    /// [`FailureQuery::plan`]), newest first unless asked otherwise, up to `q.limit`.
+    pub async fn failures(&self, q: &FailureQuery) -> Result<Found<FailureRecord>, StoreError> {
+        let result = async {
+            let plan = q.plan();
+            let tx = Tx::begin(&self.db().await?, &[FAILURES], None)?;
+            let index = tx.store(FAILURES)?.index(plan.index).map_err(fail("open an index"))?;
+            let direction = match q.order {
+                Order::Newest => idb::CursorDirection::Prev,
+                Order::Oldest => idb::CursorDirection::Next,
+            };
+            let opened = index.open_cursor(query(&plan.range)?, Some(direction)).map_err(fail("read"))?;
+            let mut found = Found::default();
+            let Some(cursor) = opened.await.map_err(fail("read"))? else {
+                return Ok(found);
+            };
+            let mut cursor = cursor.into_managed();
+            let limit = q.limit.map_or(usize::MAX, |n| n as usize);
+            while found.records.len() < limit {
+                let Some(value) = cursor.value().map_err(fail("read"))? else { break };
+                match from_js::<FailureRecord>(&value) {
+                    Some(record) if q.matches(&record) => found.records.push(record),
+                    Some(_) => {}
+                    None => found.skipped += 1,
+                }
+                cursor.next(None).await.map_err(fail("read"))?;
+            }
+            Ok(found)
+        }
+        .await;
+        self.found(result)
+    }
+
+    /// Stats over the failures `q` selects (its limit ignored): faults, retried, recovered and the
+    /// recovery rate, in total, per tool and per code.
+    pub async fn failure_stats(&self, q: &FailureQuery) -> Result<(FailureBreakdown, u32), StoreError> {
+        let all = FailureQuery { limit: None, ..q.clone() };
+        let found = self.failures(&all).await?;
+        Ok((FailureBreakdown::of(&found.records), found.skipped))
+    }
+
+    /// One run as JSON: its record, turns in step order and failures in time order.
+    pub async fn export_run(&self, run_id: &str) -> Result<Export, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[RUNS, TURNS, FAILURES], None)?;
+            let run = tx.store(RUNS)?.get(JsValue::from_str(run_id)).map_err(fail("read"))?;
+            let run = run.await.map_err(fail("read"))?;
+            let turns = all(&tx, TURNS, None, &layout::run_turns(run_id)).await?;
+            let failures =
+                all(&tx, FAILURES, Some(layout::FAILURES_BY_RUN), &KeyRange::prefix(&[json!(run_id)]))
+                    .await?;
+            let (runs, bad_run) = read_all::<RunRecord>(run.as_slice());
+            let skipped = bad_run + turns.skipped + failures.skipped;
+            Ok(Export { session: None, runs, turns: turns.records, failures: failures.records, skipped })
+        }
+        .await;
+        self.exported(result)
+    }
+
+    /// A whole session as JSON: its record, runs by start, turns in order, failures in time order.
+    pub async fn export_session(&self, session: &str) -> Result<Export, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &layout::ALL_STORES, None)?;
+            let record = tx.store(SESSIONS)?.get(JsValue::from_str(session)).map_err(fail("read"))?;
+            let record = record.await.map_err(fail("read"))?;
+            let prefix = KeyRange::prefix(&[json!(session)]);
+            let runs = all::<RunRecord>(&tx, RUNS, Some(layout::RUNS_BY_SESSION), &prefix).await?;
+            let turns = all(&tx, TURNS, Some(layout::TURNS_BY_SESSION), &prefix).await?;
+            let failures = all(&tx, FAILURES, Some(layout::FAILURES_BY_SESSION), &prefix).await?;
+            let session = record.as_ref().and_then(from_js::<SessionRecord>);
+            let bad_session = u32::from(record.is_some() && session.is_none());
+            Ok(Export {
+                session,
+                skipped: bad_session + runs.skipped + turns.skipped + failures.skipped,
+                runs: runs.records,
+                turns: turns.records,
+                failures: failures.records,
+            })
+        }
+        .await;
+        self.exported(result)
+    }
+
+    /// A session's own record (counts, first and last write), if it has one.
+    pub async fn session(&self, session: &str) -> Result<Option<SessionRecord>, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[SESSIONS], None)?;
+            let record = tx.store(SESSIONS)?.get(JsValue::from_str(session)).map_err(fail("read"))?;
+            Ok(record.await.map_err(fail("read"))?.and_then(|v| from_js(&v)))
+        }
+        .await;
+        result.map_err(|e| self.after(e))
+    }
+
+    fn found<T>(&self, result: Result<Found<T>, StoreError>) -> Result<Found<T>, StoreError> {
+        match result {
+            Ok(found) => {
+                self.count_skipped(found.skipped);
+                Ok(found)
+            }
+            Err(e) => Err(self.after(e)),
+        }
+    }
+
+    fn exported(&self, result: Result<Export, StoreError>) -> Result<Export, StoreError> {
+        match result {
+            Ok(export) => {
+                self.count_skipped(export.skipped);
+                Ok(export)
+            }
+            Err(e) => Err(self.after(e)),
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The database's life: upgrade from the v1 fixture, `versionchange`, a blocked upgrade, a full
+//! storage, durability hints, and records that do not read back.
+
+use keel::errors::ErrorCode;
+use keel::store::layout::{Migration, Step, MIGRATIONS, RUNS};
+use keel::store::query::FailureQuery;
+use keel::store::retention::Retention;
+use keel::store::{IdbOptions, RunStatus, Store, StoreError};
+use keel::web::indexeddb::{delete_database, IdbStore};
+use serde_json::{json, Value};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::{failure, fresh, js, now, run, steps, turn};
+
+/// A test-only version 2 (no version 2 was ever released): version 1, then a new index.
+static V2: [Migration; 2] = [
+    MIGRATIONS[0],
+    Migration { version: 2, steps: &[Step::CreateIndex { store: RUNS, index: "task", key: &["task"] }] },
+];
+
+fn options(name: &str, blocked_timeout_ms: u64) -> IdbOptions {
+    IdbOptions { name: name.into(), retention: Retention::KEEP_ALL, blocked_timeout_ms }
+}
+
+fn json_of(value: &JsValue) -> Value {
+    serde_json::from_str(&js_sys::JSON::stringify(value).unwrap().as_string().unwrap()).unwrap()
+}
+
+pub async fn the_v1_fixture_upgrades_to_a_later_version_and_an_older_build_is_refused() {
+    let name = "keel-test-upgrade";
+    delete_database(name, 2_000).await.unwrap();
+    js::fixture_v1(name).await.unwrap();
+    let store = IdbStore::with_migrations(options(name, 2_000), &V2);
+    // What version 1 wrote reads back through the upgraded database, and writing goes on from it.
+    let before = store.export_session("s").await.unwrap();
+    assert_eq!((before.runs.len(), before.turns.len(), before.skipped), (1, 1, 0));
+    assert_eq!(before.runs[0].status, RunStatus::Succeeded);
+    store.put_turn(&turn("r", "s", 2, 3)).await.unwrap();
+    assert_eq!(steps(&store.session_turns("s").await.unwrap()), [("r".to_string(), 1), ("r".to_string(), 2)]);
+    store.close();
+    let layout = json_of(&js::layout_of(name).await.unwrap());
+    assert_eq!(layout["version"], 2);
+    assert!(layout["stores"]["runs"].as_array().unwrap().contains(&json!("task")), "{layout}");
+    assert_eq!(layout["stores"]["failures"].as_array().unwrap().len(), 5, "version 1's indexes kept");
+    // A build that only knows version 1 is refused clearly, not half-working.
+    let older = IdbStore::new(options(name, 2_000));
+    let error = older.put_run(&run("x", "s", 9)).await.unwrap_err();
+    assert!(matches!(&error, StoreError::Unavailable(m) if m.contains("VersionError")), "{error}");
+}
+
+pub async fn versionchange_closes_the_connection_and_the_next_write_reopens_it() {
+    let name = "keel-test-versionchange";
+    let store = fresh(name, Retention::KEEP_ALL).await;
+    store.put_run(&run("before", "s", 1)).await.unwrap();
+    assert!(store.is_open());
+    // Another tab deletes the database: it is not blocked, because this connection closed.
+    assert_eq!(js::delete_or_blocked(name).await.unwrap(), "deleted");
+    assert!(!store.is_open());
+    store.put_run(&run("after", "s", 2)).await.unwrap();
+    assert!(store.is_open());
+    let runs = store.export_session("s").await.unwrap().runs;
+    assert_eq!(runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["after"]);
+}
+
+pub async fn a_blocked_upgrade_is_reported_within_the_timeout() {
+    let name = "keel-test-blocked";
+    fresh(name, Retention::KEEP_ALL).await.open().await.unwrap();
+    let old_tab: web_sys::IdbDatabase = js::hold_open(name).await.unwrap().unchecked_into();
+    let newer = IdbStore::with_migrations(options(name, 300), &V2);
+    let start = now();
+    let error = newer.open().await.unwrap_err();
+    assert!(now() - start < 2_000, "waited {} ms", now() - start);
+    assert!(matches!(&error, StoreError::Unavailable(m) if m.contains("blocked by another tab")), "{error}");
+    assert!(!newer.is_open());
+    // Once the old tab lets go, the abandoned upgrade is aborted and its connection closed: nothing
+    // is left holding the database.
+    old_tab.close();
+    assert_eq!(js::delete_or_blocked(name).await.unwrap(), "deleted");
+}
+
+pub async fn a_full_storage_is_pruned_and_the_write_retried_once() {
+    let name = "keel-test-quota";
+    let store = fresh(name, Retention::KEEP_ALL).await;
+    for i in 0..5u64 {
+        let id = format!("r{i}");
+        store.put_run(&run(&id, "s", 100 + i)).await.unwrap();
+        store.put_turn(&turn(&id, "s", 1, 100 + i)).await.unwrap();
+    }
+    js::quota_once(name, "turns");
+    let error = store.put_turn(&turn("r4", "s", 2, 200)).await.unwrap_err();
+    assert!(matches!(&error, StoreError::Pruned(m) if m.contains("1 runs (1 turns")), "{error}");
+    let left = store.export_session("s").await.unwrap();
+    assert_eq!(left.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r1", "r2", "r3", "r4"]);
+    assert!(steps(&left.turns).contains(&("r4".to_string(), 2)), "saved on the second try");
+
+    // With nothing older to drop, the write fails as full, once, and the store keeps working.
+    let lone = fresh("keel-test-quota-lone", Retention::KEEP_ALL).await;
+    lone.put_run(&run("only", "s", 1)).await.unwrap();
+    js::quota_once("keel-test-quota-lone", "turns");
+    let error = lone.put_turn(&turn("only", "s", 1, 2)).await.unwrap_err();
+    assert!(matches!(&error, StoreError::QuotaExceeded(m) if m.contains("no older history")), "{error}");
+    lone.put_turn(&turn("only", "s", 1, 2)).await.unwrap();
+}
+
+pub async fn writes_use_strict_or_relaxed_durability_per_record() {
+    let name = "keel-test-durability";
+    let store = fresh(name, Retention::KEEP_ALL).await;
+    store.open().await.unwrap();
+    let watch = js::watch_durability(name);
+    let mut r = run("r", "s", 1);
+    store.put_run(&r).await.unwrap();
+    store.put_turn(&turn("r", "s", 1, 2)).await.unwrap();
+    store.put_failure(&failure("r", "s", 1, None, ErrorCode::Timeout, 3)).await.unwrap();
+    r.status = RunStatus::Failed;
+    store.put_run(&r).await.unwrap();
+    let stop: js_sys::Function = js_sys::Reflect::get(&watch, &"stop".into()).unwrap().unchecked_into();
+    stop.call0(&JsValue::NULL).unwrap();
+    let log = json_of(&js_sys::Reflect::get(&watch, &"log".into()).unwrap());
+    assert_eq!(
+        log,
+        json!([
+            "runs,sessions:relaxed",
+            "sessions,turns:strict",
+            "failures,sessions:relaxed",
+            "runs,sessions:strict"
+        ])
+    );
+}
+
+pub async fn a_corrupt_record_is_skipped_and_counted() {
+    let name = "keel-test-corrupt";
+    let store = fresh(name, Retention::KEEP_ALL).await;
+    store.put_failure(&failure("r", "s", 1, Some("fetch"), ErrorCode::Timeout, 5)).await.unwrap();
+    store.put_turn(&turn("r", "s", 1, 5)).await.unwrap();
+    let bad_failure =
+        json!({"id": "bad", "runId": "r", "session": "s", "atMs": 7, "code": 42, "tool": "fetch"});
+    js::put_raw(name, "failures", js_sys::JSON::parse(&bad_failure.to_string()).unwrap()).await.unwrap();
+    let bad_turn = json!({"runId": "r", "session": "s", "seq": 9, "turn": {"step": 2}});
+    js::put_raw(name, "turns", js_sys::JSON::parse(&bad_turn.to_string()).unwrap()).await.unwrap();
+    let found = store.failures(&FailureQuery::session("s")).await.unwrap();
+    assert_eq!((found.records.len(), found.skipped), (1, 1));
+    assert_eq!(steps(&store.session_turns("s").await.unwrap()), [("r".to_string(), 1)]);
+    assert_eq!(store.skipped(), 2);
+    assert_eq!(store.export_session("s").await.unwrap().skipped, 2);
+}
