@@ -241,3 +241,48 @@ fn out_of_range_settings_are_refused_with_the_setting_named() {
     let error = Agent::new(effects, specs(), config).err().expect("refused");
     assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: at least 1 ms");
 }
+
+/// A store that had to prune before each write went through.
+struct Pruning(MemoryStore);
+
+impl Store for Pruning {
+    fn put_run<'a>(&'a self, r: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.0.put_run(r)
+    }
+    fn put_turn<'a>(&'a self, t: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        let saved = self.0.put_turn(t);
+        async move {
+            saved.await?;
+            Err(StoreError::Pruned("3 old runs removed".into()))
+        }
+        .boxed_local()
+    }
+    fn put_failure<'a>(&'a self, f: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.0.put_failure(f)
+    }
+    fn session_turns<'a>(&'a self, s: &'a str) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
+        self.0.session_turns(s)
+    }
+}
+
+#[test]
+fn a_write_that_went_through_after_pruning_is_not_reported_as_lost() {
+    let effects = Effects {
+        model: ScriptedModel::new([answer("hi")]),
+        tools: FakeTools::new(),
+        store: Rc::new(Pruning(MemoryStore::new())),
+        clock: Rc::new(FakeClock::default()),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    let agent = Agent::new(effects, specs(), AgentConfig::default()).unwrap();
+    let events = RefCell::new(Vec::new());
+    futures_executor::block_on(agent.run("x", Default::default(), &|e| events.borrow_mut().push(e.clone())));
+    let warning = events.borrow().iter().find_map(|e| match e {
+        Event::Warning { message, .. } => Some(message.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        warning.as_deref(),
+        Some("Saved step 1, but storage was full, so older history was pruned: 3 old runs removed")
+    );
+}

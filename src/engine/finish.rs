@@ -1,7 +1,7 @@
 //! Committing each step before the next model call, and ending a run: the forced final answer when
 //! a budget is spent, and the run record's last write.
 
-use crate::store::{EndReason, RunStatus, TurnRecord};
+use crate::store::{EndReason, RunStatus, StoreError, TurnRecord};
 
 use super::agent::RunResult;
 use super::run::{RunState, Stop};
@@ -24,7 +24,7 @@ impl RunState<'_> {
             turn,
         };
         if let Err(e) = self.agent.effects.store.put_turn(&record).await {
-            self.warn(Some(step), format!("Could not save step {step}: {e}"));
+            self.warn(Some(step), store_warning(&format!("step {step}"), &e));
         }
         self.save_failures().await;
         self.save_run().await;
@@ -33,14 +33,14 @@ impl RunState<'_> {
     pub(crate) async fn save_failures(&mut self) {
         for failure in self.log.take_unsaved() {
             if let Err(e) = self.agent.effects.store.put_failure(&failure).await {
-                self.warn(Some(failure.step), format!("Could not save a failure record: {e}"));
+                self.warn(Some(failure.step), store_warning("a failure record", &e));
             }
         }
     }
 
     pub(crate) async fn save_run(&mut self) {
         if let Err(e) = self.agent.effects.store.put_run(&self.record).await {
-            self.warn(None, format!("Could not save the run record: {e}"));
+            self.warn(None, store_warning("the run record", &e));
         }
     }
 
@@ -103,5 +103,13 @@ impl RunState<'_> {
             stats,
             counts: self.record.counts,
         }
+    }
+}
+
+/// What the page is told when writing `what` went wrong: after pruning it was saved all the same.
+fn store_warning(what: &str, error: &StoreError) -> String {
+    match error {
+        StoreError::Pruned(_) => format!("Saved {what}, but {error}"),
+        _ => format!("Could not save {what}: {error}"),
     }
 }
