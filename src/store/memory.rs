@@ -5,6 +5,9 @@ use std::cell::RefCell;
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 
+use super::query::{FailureQuery, Order};
+use super::retention::Pruned;
+use super::session::{Export, SessionRecord};
 use super::{FailureRecord, RunRecord, Store, StoreError, TurnRecord};
 
 /// Keeps everything in memory, in insertion order, upserting by id.
@@ -34,6 +37,66 @@ impl MemoryStore {
     /// Every failure, in the order first written.
     pub fn failures(&self) -> Vec<FailureRecord> {
         self.failures.borrow().clone()
+    }
+
+    /// The failures `q` asks for, in its order (by time), up to its limit: what the IndexedDB store
+    /// answers, by a scan.
+    pub fn query_failures(&self, q: &FailureQuery) -> Vec<FailureRecord> {
+        let mut found: Vec<FailureRecord> =
+            self.failures.borrow().iter().filter(|f| q.matches(f)).cloned().collect();
+        found.sort_by_key(|f| f.at_ms);
+        if q.order == Order::Newest {
+            found.reverse();
+        }
+        found.truncate(q.limit.map_or(usize::MAX, |n| n as usize));
+        found
+    }
+
+    /// One run as an export: its record, turns in step order, failures in time order.
+    pub fn export_run(&self, run_id: &str) -> Export {
+        let runs = self.runs.borrow().iter().filter(|r| r.id == run_id).cloned().collect();
+        let mut turns: Vec<TurnRecord> =
+            self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();
+        turns.sort_by_key(|t| t.turn.step);
+        let failures =
+            self.query_failures(&FailureQuery { order: Order::Oldest, ..FailureQuery::run(run_id) });
+        Export { session: None, runs, turns, failures, skipped: 0 }
+    }
+
+    /// A session as an export; its record is made up from what is held (no record is kept apart).
+    pub fn export_session(&self, session: &str) -> Export {
+        let mut runs: Vec<RunRecord> =
+            self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
+        runs.sort_by_key(|r| r.started_ms);
+        let turns: Vec<TurnRecord> =
+            self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
+        let failures =
+            self.query_failures(&FailureQuery { order: Order::Oldest, ..FailureQuery::session(session) });
+        let times = runs.iter().map(|r| r.started_ms).chain(turns.iter().map(|t| t.at_ms));
+        let record = (!runs.is_empty() || !turns.is_empty() || !failures.is_empty()).then(|| SessionRecord {
+            id: session.to_string(),
+            created_ms: times.clone().min().unwrap_or(0),
+            updated_ms: times.max().unwrap_or(0),
+            runs: runs.len() as u64,
+            turns: turns.len() as u64,
+            failures: failures.len() as u64,
+        });
+        Export { session: record, runs, turns, failures, skipped: 0 }
+    }
+
+    /// Deletes a session's runs, turns and failures; what went.
+    pub fn clear_session(&self, session: &str) -> Pruned {
+        fn drop_matching<T>(items: &RefCell<Vec<T>>, gone: impl Fn(&T) -> bool) -> u32 {
+            let mut items = items.borrow_mut();
+            let before = items.len();
+            items.retain(|i| !gone(i));
+            (before - items.len()) as u32
+        }
+        Pruned {
+            runs: drop_matching(&self.runs, |r| r.session == session),
+            turns: drop_matching(&self.turns, |t| t.session == session),
+            failures: drop_matching(&self.failures, |f| f.session == session),
+        }
     }
 }
 

@@ -47,6 +47,8 @@ pub(crate) struct Built {
     pub(crate) worker_prompt_api: Option<Rc<dyn ModelSource>>,
     /// The context window a page backend reported, shared between runs.
     pub(crate) page_window: Rc<Cell<Option<usize>>>,
+    /// The store the agent writes to, as the page's `query` messages read it.
+    pub(crate) log: Rc<dyn super::queries::FailureLog>,
 }
 
 impl Built {
@@ -144,6 +146,7 @@ impl WorkerHost {
             PageMessage::ModelResult(reply) => {
                 self.rpc.resolve(PageReply::Model(reply));
             }
+            PageMessage::Query { id, query } => super::queries::answer(self, id, query),
             PageMessage::Dispose => {
                 self.dispose();
                 return Control::Close;
@@ -198,7 +201,7 @@ impl WorkerHost {
 
     fn build(&self, init: Init, worker_prompt_api: Option<Rc<dyn ModelSource>>) -> Result<Built, RawFailure> {
         models::check(&init.model)?;
-        let store = super::stores::store_for(&init.config, &self.spawn)?;
+        let (store, log) = super::stores::store_for(&init.config, &self.spawn)?;
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
         } else {
@@ -226,6 +229,7 @@ impl WorkerHost {
             http: self.http.borrow().clone(),
             worker_prompt_api,
             page_window,
+            log,
         })
     }
 

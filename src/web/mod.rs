@@ -9,6 +9,7 @@
 //! - [`fallback`]: a chain of backends, the next on unavailability or a persistent failure;
 //! - [`models`]: the backends a `ModelChoice` names, checked at `init` and built per run;
 //! - [`model_source`]: where the Prompt API runs (the page, or the worker where it has `LanguageModel`);
+//! - [`queries`]: the failure log from the page (`query` → `queryResult`);
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
 //!   dispose).
 //!
@@ -25,6 +26,7 @@ pub mod model_source;
 pub mod models;
 pub mod openai;
 pub mod protocol;
+pub mod queries;
 pub mod rpc;
 mod runs;
 mod stores;

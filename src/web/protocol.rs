@@ -12,6 +12,7 @@ use crate::errors::RawFailure;
 use crate::tools::ToolSpec;
 
 use super::openai::ResponseFormat;
+use super::queries::StoreQuery;
 
 /// A request id of the worker's pending-request table.
 pub type RequestId = u64;
@@ -141,6 +142,14 @@ pub struct ModelText {
     pub context_window: Option<usize>,
 }
 
+/// A failure-log answer (`queryResult` with `ok: true`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct QueryValue {
+    /// The answer: failure records, stats, an export, or what a deletion removed.
+    pub value: Value,
+}
+
 impl<T> Reply<T> {
     /// A success.
     pub fn ok(id: RequestId, payload: T) -> Self {
@@ -195,6 +204,13 @@ pub enum PageMessage {
     ToolResult(Reply<ToolValue>),
     /// A custom model's result.
     ModelResult(Reply<ModelText>),
+    /// Ask the failure log (see [`super::queries`]). Answered by one `queryResult` with its id.
+    Query {
+        /// The page's id for the query, echoed by `queryResult`.
+        id: RequestId,
+        /// What to list, count, export or delete.
+        query: StoreQuery,
+    },
     /// Cancel everything and close the worker.
     Dispose,
 }
@@ -273,6 +289,8 @@ pub enum WorkerMessage {
         /// The request.
         id: RequestId,
     },
+    /// The answer to a `query`.
+    QueryResult(Reply<QueryValue>),
     /// A message the worker could not read or act on.
     Error {
         /// What was wrong with it.
@@ -303,10 +321,16 @@ impl PageMessage {
 
 impl WorkerMessage {
     /// The reply to a message the worker could not read: addressed to what the page is waiting for
-    /// (an `init` → `initFailed`, a `run` → `runFailed` for its id), so no promise is left hanging.
+    /// (an `init` → `initFailed`, a `run` → `runFailed` for its id, a `query` →
+    /// `queryResult`), so no promise is left hanging.
     pub fn unreadable(text: &str, error: RawFailure) -> WorkerMessage {
         let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
         let run_id = value.get("runId").and_then(Value::as_str).map(str::to_owned);
+        if let (Some("query"), Some(id)) =
+            (value.get("type").and_then(Value::as_str), value.get("id").and_then(Value::as_u64))
+        {
+            return WorkerMessage::QueryResult(Reply::failed(id, error));
+        }
         match (value.get("type").and_then(Value::as_str), run_id) {
             (Some("init"), _) => WorkerMessage::InitFailed { error },
             (Some("run"), Some(run_id)) => WorkerMessage::RunFailed { run_id, error },

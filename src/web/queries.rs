@@ -1,0 +1,147 @@
+//! The failure log from the page: `query` messages answered with `queryResult`.
+//!
+//! The page asks for failures (by session, run, tool, code, time range), their stats (faults,
+//! retried, recovered and the recovery rate, in total, by tool and by code), the JSON export of a
+//! run or a session, and for deletions (a session, the retention policy). The worker answers from
+//! the store the agent writes to: IndexedDB by default ([`IdbStore`](super::indexeddb::IdbStore)),
+//! or the [`MemoryStore`] when `config.store` is `"memory"` (or IndexedDB does not exist), which
+//! answers the same queries by a scan of what this worker wrote.
+//!
+//! ```json
+//! → {"type": "query", "id": 7, "query": {"kind": "failures", "session": "s", "tool": "fetch", "limit": 20}}
+//! ← {"type": "queryResult", "id": 7, "ok": true, "value": [{"id": "…", "code": "TIMEOUT", …}]}
+//! ```
+
+use std::rc::Rc;
+
+use futures_util::future::{self, LocalBoxFuture};
+use futures_util::FutureExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::host::WorkerHost;
+use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMessage};
+use crate::errors::RawFailure;
+use crate::store::query::FailureQuery;
+use crate::store::retention::Pruned;
+use crate::store::{FailureBreakdown, MemoryStore, StoreError};
+
+/// What the page asks of the failure log (`query.kind` and its arguments, camelCase).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum StoreQuery {
+    /// The failures the query selects, newest first unless `order: "oldest"` → `FailureRecord[]`.
+    Failures(FailureQuery),
+    /// Stats over the failures the query selects (its limit ignored) →
+    /// `{totals, byTool, byCode, skipped}`.
+    Stats(FailureQuery),
+    /// One run with its turns and failures → an `Export`.
+    #[serde(rename_all = "camelCase")]
+    ExportRun {
+        /// The run.
+        run_id: String,
+    },
+    /// A whole session → an `Export`.
+    ExportSession {
+        /// The session.
+        session: String,
+    },
+    /// Deletes a session's runs, turns and failures → what went (`{runs, turns, failures}`).
+    ClearSession {
+        /// The session.
+        session: String,
+    },
+    /// Applies the retention policy now → what went (`{runs, turns, failures}`).
+    ApplyRetention,
+}
+
+/// A store that answers [`StoreQuery`]s with plain JSON values.
+pub(crate) trait FailureLog {
+    /// The answer to `query`, as the `value` of its `queryResult`.
+    fn answer<'a>(&'a self, query: &'a StoreQuery) -> LocalBoxFuture<'a, Result<Value, StoreError>>;
+}
+
+/// JSON of a stored record type; these serialise infallibly (string keys, finite numbers).
+fn to_json(value: impl Serialize) -> Result<Value, StoreError> {
+    serde_json::to_value(value).map_err(|e| StoreError::Failed(format!("could not write the answer: {e}")))
+}
+
+/// The stats answer: the breakdown under the names the page uses.
+fn stats_json(breakdown: FailureBreakdown, skipped: u32) -> Result<Value, StoreError> {
+    Ok(json!({
+        "totals": to_json(breakdown.total)?,
+        "byTool": to_json(breakdown.by_tool)?,
+        "byCode": to_json(breakdown.by_code)?,
+        "skipped": skipped,
+    }))
+}
+
+impl FailureLog for MemoryStore {
+    /// Everything from a scan of this worker's records. Nothing outlives the worker, so there is no
+    /// retention policy: `applyRetention` prunes nothing.
+    fn answer<'a>(&'a self, query: &'a StoreQuery) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
+        let value = match query {
+            StoreQuery::Failures(q) => to_json(self.query_failures(q)),
+            StoreQuery::Stats(q) => {
+                let all = self.query_failures(&FailureQuery { limit: None, ..q.clone() });
+                stats_json(FailureBreakdown::of(&all), 0)
+            }
+            StoreQuery::ExportRun { run_id } => to_json(self.export_run(run_id)),
+            StoreQuery::ExportSession { session } => to_json(self.export_session(session)),
+            StoreQuery::ClearSession { session } => to_json(self.clear_session(session)),
+            StoreQuery::ApplyRetention => to_json(Pruned::default()),
+        };
+        future::ready(value).boxed_local()
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl FailureLog for super::indexeddb::IdbStore {
+    fn answer<'a>(&'a self, query: &'a StoreQuery) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
+        async move {
+            match query {
+                StoreQuery::Failures(q) => to_json(self.failures(q).await?.records),
+                StoreQuery::Stats(q) => {
+                    let (breakdown, skipped) = self.failure_stats(q).await?;
+                    stats_json(breakdown, skipped)
+                }
+                StoreQuery::ExportRun { run_id } => to_json(self.export_run(run_id).await?),
+                StoreQuery::ExportSession { session } => to_json(self.export_session(session).await?),
+                StoreQuery::ClearSession { session } => to_json(self.clear_session(session).await?),
+                StoreQuery::ApplyRetention => to_json(self.apply_retention().await?),
+            }
+        }
+        .boxed_local()
+    }
+}
+
+/// A store failure as the page sees it: a coded `StoreError`.
+pub(crate) fn store_failure(error: &StoreError) -> RawFailure {
+    let code = match error {
+        StoreError::QuotaExceeded(_) | StoreError::Pruned(_) => "QUOTA_EXCEEDED",
+        StoreError::Unavailable(_) => "UNAVAILABLE",
+        _ => "INTERNAL_ERROR",
+    };
+    RawFailure { name: Some("StoreError".into()), ..RawFailure::coded(code, error.to_string()) }
+}
+
+/// Answers a `query` message: from the agent's store once `init` built it, else a protocol failure.
+/// The answer is posted as a `queryResult` when the store has it; nothing is held across the wait
+/// but the store itself.
+pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: StoreQuery) {
+    let log = host.built.borrow().as_ref().map(|built| built.log.clone());
+    let Some(log) = log else {
+        let error = protocol_failure("the failure log is not open yet: send `init` and wait for `ready`");
+        host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
+        return;
+    };
+    let rpc = host.rpc.clone();
+    (host.spawn)(Box::pin(async move {
+        let reply = match log.answer(&query).await {
+            Ok(value) => Reply::ok(id, QueryValue { value }),
+            Err(e) => Reply::failed(id, store_failure(&e)),
+        };
+        rpc.post(&WorkerMessage::QueryResult(reply));
+    }));
+}
