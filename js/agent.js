@@ -3,6 +3,7 @@
 // the worker asks, and streams each run's events back.
 import { openPromptApi } from "./backends/prompt-api.js";
 import { fromRawFailure, toRawFailure } from "./errors.js";
+import { FailureLog, failureQuery } from "./failure-log.js";
 import { pageBackend } from "./page-backends.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
@@ -93,6 +94,7 @@ export class Agent {
   #nextRun = 1;
   #disposed = false;
   #init;
+  #log = new FailureLog((message) => this.#post(message));
 
   constructor(token, worker, tools, custom, session, onError, promptApi) {
     if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
@@ -202,6 +204,57 @@ export class Agent {
     return handle;
   }
 
+  /**
+   * The failure log: failures the store kept, newest first (`order: "oldest"` for the reverse),
+   * filtered by every field given. `since` is inclusive, `until` exclusive (Dates or ms).
+   *
+   * ```js
+   * const timeouts = await agent.failures({ session: "support", code: "TIMEOUT", limit: 50 });
+   * ```
+   */
+  failures(query = {}) {
+    return this.#ask(() => ({ kind: "failures", ...failureQuery(query) }));
+  }
+
+  /**
+   * Stats over the failures a query selects (its `limit` ignored): faults, retried, recovered and
+   * the recovery rate, in total, by tool and by code.
+   *
+   * ```js
+   * const { totals, byTool } = await agent.failureStats({ since: Date.now() - 86_400_000 });
+   * console.log(totals.recoveryRate, byTool.get_weather?.faults);
+   * ```
+   */
+  failureStats(query = {}) {
+    return this.#ask(() => ({ kind: "stats", ...failureQuery(query) }));
+  }
+
+  /** One run as JSON: its record, its turns in order and its failures. `await agent.exportRun(run.runId)` */
+  exportRun(runId) {
+    return this.#ask(() => ({ kind: "exportRun", runId: String(runId) }));
+  }
+
+  /** A whole session as JSON: its record, runs, turns and failures. `await agent.exportSession("support")` */
+  exportSession(session = this.#session) {
+    return this.#ask(() => ({ kind: "exportSession", session: String(session) }));
+  }
+
+  /** Deletes a session's runs, turns and failures; resolves with what went. `await agent.clearSession("support")` */
+  clearSession(session = this.#session) {
+    return this.#ask(() => ({ kind: "clearSession", session: String(session) }));
+  }
+
+  /** Applies the store's retention policy now; resolves with what went. `await agent.applyRetention()` */
+  applyRetention() {
+    return this.#ask(() => ({ kind: "applyRetention" }));
+  }
+
+  // Builds the query (a bad one rejects) and asks the worker.
+  async #ask(build) {
+    if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
+    return this.#log.ask(build());
+  }
+
   /** Cancels every run, aborts every call under way and terminates the worker. */
   dispose() {
     if (this.#disposed) return;
@@ -228,6 +281,7 @@ export class Agent {
     this.#init = undefined;
     for (const run of this.#runs.values()) run[FAIL](error);
     this.#runs.clear();
+    this.#log.failAll(error);
   }
 
   #onWorkerError(event) {
@@ -257,6 +311,9 @@ export class Agent {
       case "runFailed":
         this.#runs.get(message.runId)?.[FAIL](fromRawFailure(message.error));
         this.#runs.delete(message.runId);
+        break;
+      case "queryResult":
+        this.#log.settle(message);
         break;
       case "toolCall":
         this.#answer(message.id, "toolResult", (ctx) => this.#callTool(message, ctx));

@@ -340,10 +340,114 @@ export class RunHandle implements AsyncIterable<AgentEvent> {
   [Symbol.asyncIterator](): AsyncIterator<AgentEvent>;
 }
 
-/** An agent whose engine runs in a dedicated worker. */
+/** Which failures to list (`agent.failures`) or count (`agent.failureStats`); every field narrows. */
+export interface FailureQuery {
+  session?: string;
+  runId?: string;
+  /** A tool's name (failures of the model's reply have no tool). */
+  tool?: string;
+  code?: ErrorCode;
+  /** At or after this time (a Date or ms since the epoch). */
+  since?: Date | number;
+  /** Before this time. */
+  until?: Date | number;
+  /** At most this many (ignored by `failureStats`). */
+  limit?: number;
+  /** Newest first (the default) or oldest first. */
+  order?: "newest" | "oldest";
+}
+
+/** Failure stats in total and broken down; `byTool["(none)"]` holds the model's unreadable replies. */
+export interface FailureStatsReport {
+  totals: FailureStats;
+  byTool: { [tool: string]: FailureStats };
+  /** A call that failed with several codes counts under each. */
+  byCode: { [code: string]: FailureStats };
+  /** Stored values that could not be read, left out. */
+  skipped: number;
+}
+
+export type RunStatus = "running" | "succeeded" | "failed" | "cancelled";
+
+/** A run as the store keeps it. */
+export interface RunRecord {
+  id: string;
+  session: string;
+  task: string;
+  status: RunStatus;
+  startedMs: number;
+  endedMs: number | null;
+  answer: string | null;
+  reason: EndReason | null;
+  counts: RunResult["counts"];
+}
+
+/** One committed step. */
+export interface TurnRecord {
+  runId: string;
+  session: string;
+  atMs: number;
+  turn: Turn;
+}
+
+/** A session's own record: counts of what was ever written in it. */
+export interface SessionRecord {
+  id: string;
+  createdMs: number;
+  updatedMs: number;
+  runs: number;
+  turns: number;
+  failures: number;
+}
+
+/** A run or a session as one JSON document (`session` is null for a run). */
+export interface StoreExport {
+  session: SessionRecord | null;
+  runs: RunRecord[];
+  turns: TurnRecord[];
+  failures: FailureRecord[];
+  skipped: number;
+}
+
+/** What a deletion removed. */
+export interface Pruned {
+  runs: number;
+  turns: number;
+  failures: number;
+}
+
+/**
+ * An agent whose engine runs in a dedicated worker. The failure-log methods read the store the
+ * agent writes to (IndexedDB by default; with `store: "memory"`, what this agent wrote) and reject
+ * with a KeelError (`code` UNAVAILABLE, QUOTA_EXCEEDED or INTERNAL_ERROR) when the store fails.
+ */
 export class Agent {
   private constructor();
   static create(options: AgentOptions): Promise<Agent>;
   run(task: string, options?: RunOptions): RunHandle;
+  /**
+   * Failures the store kept, newest first.
+   *
+   * ```ts
+   * const timeouts = await agent.failures({ session: "support", code: "TIMEOUT", limit: 50 });
+   * ```
+   */
+  failures(query?: FailureQuery): Promise<FailureRecord[]>;
+  /**
+   * Faults, retried, recovered and the recovery rate over the failures a query selects.
+   *
+   * ```ts
+   * const { totals, byTool } = await agent.failureStats({ since: Date.now() - 86_400_000 });
+   * ```
+   */
+  failureStats(query?: FailureQuery): Promise<FailureStatsReport>;
+  /** One run with its turns and failures: `JSON.stringify(await agent.exportRun(run.runId))`. */
+  exportRun(runId: string): Promise<StoreExport>;
+  /** A whole session (the agent's default session when omitted). */
+  exportSession(session?: string): Promise<StoreExport>;
+  /** Deletes a session's runs, turns and failures (the default session when omitted). */
+  clearSession(session?: string): Promise<Pruned>;
+  /** Applies the retention policy now (`config.store.retention`). */
+  applyRetention(): Promise<Pruned>;
   dispose(): void;
 }

@@ -133,6 +133,29 @@ test("the worker committed both runs and their turns to IndexedDB, in order", as
   assert.equal(new Set(turns.map((t) => t.runId)).size, 2);
 });
 
+test("the failure log from the page: by tool and code, stats, export with turns, clear", async () => {
+  const r = await scenario("failureLog");
+  assert.deepEqual(r.result, { success: true, failures: 2 });
+  assert.deepEqual(r.all.map((f) => [f.tool, f.code]), [["flaky", "UNAVAILABLE"], ["lookup", "NOT_FOUND"]], "newest first");
+  assert.deepEqual(r.byTool.map((f) => [f.runId, f.code, f.step]), [[r.runId, "NOT_FOUND", 1]]);
+  assert.deepEqual(r.byCode.map((f) => [f.tool, f.retried, f.recovered]), [["flaky", true, true]]);
+  assert.deepEqual(r.since, []);
+  assert.equal(r.stats.totals.faults, 2);
+  assert.ok(r.stats.totals.recoveryRate > 0 && r.stats.totals.recoveryRate <= 1, JSON.stringify(r.stats.totals));
+  assert.equal(r.stats.byTool.flaky.recoveryRate, 1);
+  assert.deepEqual(Object.keys(r.stats.byCode).sort(), ["NOT_FOUND", "UNAVAILABLE"]);
+  assert.equal(r.exported.runs[0].id, r.runId);
+  assert.deepEqual(r.exported.turns.map((t) => [t.turn.step, t.turn.outcome]), [[1, "failed"], [2, "ok"], [3, "final"]]);
+  assert.equal(r.exported.failures.length, 2);
+  assert.equal(r.sessionExport.session.runs, 1);
+  assert.deepEqual(r.cleared, { runs: 1, turns: 3, failures: 2 });
+  assert.deepEqual(r.afterClear, []);
+  assert.deepEqual([r.exportAfterClear.session, r.exportAfterClear.runs], [null, []]);
+  assert.equal(typeof r.retention.runs, "number");
+  assert.equal(r.badQuery, "TypeError");
+  assert.equal(r.afterDispose, "InvalidStateError");
+});
+
 test('model: "prompt-api" where Chrome has no usable model fails Agent.create with a clear, structured error', async () => {
   const r = await scenario("unavailableBackend");
   assert.deepEqual([r.rejected, r.name, r.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);

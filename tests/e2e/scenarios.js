@@ -230,3 +230,51 @@ export async function unavailableBackend() {
     return { rejected: true, name: e.name, code: e.code, message: e.message };
   }
 }
+
+/**
+ * The failure log from the page: a run whose tools fail (a NOT_FOUND, a 503 retried), then the
+ * failures listed by tool and code, their stats, the run and session exported, the session cleared.
+ */
+export async function failureLog() {
+  const session = `faillog-${Math.random().toString(36).slice(2, 8)}`;
+  let flakyCalls = 0;
+  const agent = await Agent.create({
+    model: { custom: scripted([act("lookup", { id: 7 }), act("flaky"), answer("Logged.")]) },
+    session,
+    config: fast,
+    tools: [
+      tool("lookup", async ({ id }) => {
+        throw new ToolError(`No record ${id}.`, { code: "NOT_FOUND", recovery: ["Try another id."] });
+      }),
+      tool("flaky", async () => {
+        flakyCalls += 1;
+        if (flakyCalls === 1) throw Object.assign(new Error("Service Unavailable"), { status: 503 });
+        return { ok: true };
+      }),
+    ],
+  });
+  const run = agent.run("Log some failures.");
+  const result = await run.result;
+  const out = { runId: run.runId, result: { success: result.success, failures: result.failures.length } };
+  out.all = await agent.failures({ session });
+  out.byTool = await agent.failures({ session, tool: "lookup" });
+  out.byCode = await agent.failures({ session, code: "UNAVAILABLE" });
+  out.since = await agent.failures({ session, since: new Date(Date.now() + 60_000) });
+  out.stats = await agent.failureStats({ session });
+  out.exported = JSON.parse(JSON.stringify(await agent.exportRun(run.runId)));
+  out.sessionExport = await agent.exportSession();
+  out.cleared = await agent.clearSession(session);
+  out.afterClear = await agent.failures({ session });
+  out.exportAfterClear = await agent.exportSession(session);
+  out.retention = await agent.applyRetention();
+  out.badQuery = await agent.failures({ limit: -1 }).then(
+    () => null,
+    (e) => e.name,
+  );
+  agent.dispose();
+  out.afterDispose = await agent.failures().then(
+    () => null,
+    (e) => e.name,
+  );
+  return out;
+}

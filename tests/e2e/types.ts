@@ -1,6 +1,17 @@
 // Compiled with `tsc --noEmit --strict` by `npm test`: the hand-written index.d.ts describes a
 // usage a page author would write, with no `any` to lean on.
-import { Agent, ToolError, type AgentEvent, type CustomModel, type RunResult, type Tool } from "../../js/index.js";
+import {
+  Agent,
+  ToolError,
+  type AgentEvent,
+  type CustomModel,
+  type FailureRecord,
+  type FailureStatsReport,
+  type Pruned,
+  type RunResult,
+  type StoreExport,
+  type Tool,
+} from "../../js/index.js";
 import { wllamaModel, type WllamaProgress } from "../../js/wllama.js";
 
 const weather: Tool<{ city: string }> = {
@@ -74,4 +85,15 @@ export async function local(): Promise<Agent[]> {
   const a = await Agent.create({ model: { custom: model }, tools: [weather] });
   const b = await Agent.create({ model: { wllama: { modelUrl: "/m.gguf", nCtx: 2048 } }, tools: [weather] });
   return [a, b];
+}
+
+// The failure log: list, stats, export, clear.
+export async function failureLog(agent: Agent): Promise<string> {
+  const timeouts: FailureRecord[] = await agent.failures({ session: "chat", code: "TIMEOUT", since: new Date(0), limit: 20 });
+  const { totals, byTool }: FailureStatsReport = await agent.failureStats({ tool: "get_weather" });
+  const run: StoreExport = await agent.exportRun(timeouts[0]?.runId ?? "");
+  const cleared: Pruned = await agent.clearSession("chat");
+  await agent.applyRetention();
+  const turns = run.turns.map((t) => t.turn.step).join(",");
+  return `${totals.recoveryRate} ${byTool["get_weather"]?.faults ?? 0} ${turns} ${cleared.runs} ${(await agent.exportSession()).runs.length}`;
 }
