@@ -6,13 +6,20 @@ const row = (cells) => `| ${cells.join(" | ")} |`;
 const table = (head, rows) => [row(head), row(head.map(() => "---")), ...rows.map(row)].join("\n");
 const mp = (s) => (s ? `${ms(s.median)} / ${ms(s.p95)}` : "–");
 
-function headline({ steps, cold, size }) {
+function headline({ steps, cold, size, store }) {
   const plain = steps.agents.filter((a) => a.worker === "package");
   const lines = plain.map((a) => `- per step, ${a.config}: **median ${ms(a.page.all.median)} ms, p95 ${ms(a.page.all.p95)} ms** (${a.page.all.n} steps)`);
   lines.push(
     `- worker cold start (\`Agent.create()\` → resolved): **median ${ms(cold.first.create.median)} ms, p95 ${ms(cold.first.create.p95)} ms** on a first load; ` +
       `**median ${ms(cold.cached.create.median)} ms, p95 ${ms(cold.cached.create.p95)} ms** cached (${cold.loads} loads each)`,
   );
+  if (store) {
+    lines.push(
+      `- committing one step to IndexedDB (step with IndexedDB − step with \`store: "memory"\`): **median ${ms(store.commit.median)} ms, p95 ${ms(store.commit.p95)} ms**; ` +
+        `opening the database: **median ${ms(store.open.existing.median)} ms** (existing), ${ms(store.open.fresh.median)} ms for a new one with its first query; ` +
+        `one session's failures among ${store.log.records.toLocaleString("en")}: **median ${ms(store.log.failures.median)} ms, p95 ${ms(store.log.failures.p95)} ms**`,
+    );
+  }
   lines.push(
     `- wasm: **${kb(size.wasm.raw)} raw, ${kb(size.wasm.gzip)} gzip -9**; everything a page loads (wasm + JS): ` +
       `${kb(size.loaded.raw)} raw, ${kb(size.loaded.gzip)} gzip -9, ${kb(size.loaded.brotli)} brotli`,
@@ -48,8 +55,45 @@ function stepTables(steps) {
   return { overall, kinds, split, reading };
 }
 
+function storeSection(store) {
+  const stepRow = (name, s) => [name, s.step.n, ms(s.step.median), ms(s.step.p95), ms(s.step.p99), ms(s.step.mean), mp(s.perRun)];
+  return `## The store (IndexedDB)
+
+*Committing one step.* Two agents with the same instant model and tool (tools ok, xml), one with
+\`config: {store: "memory"}\`, one with the default IndexedDB store (its own database, retention
+off), take turns run by run: ${store.runs} runs of ${store.stepsPerRun} steps each after ${store.warmup} warm-up runs. The engine
+awaits each step's write (one \`strict\` transaction on the turns store, to its \`complete\`) before the next model
+call, so the difference of the two agents' step times is the cost of committing a step:
+**median ${ms(store.commit.median)} ms, p95 ${ms(store.commit.p95)} ms** (differences of the medians and of the p95s).
+
+${table(
+  ["store", "steps", "median ms", "p95 ms", "p99 ms", "mean ms", "per-run fixed cost: median / p95 ms"],
+  [stepRow("memory", store.memory), stepRow("IndexedDB", store.indexeddb)],
+)}
+
+*Opening the database.* \`indexedDB.open()\` of the existing database from the page, no upgrade
+(${store.open.existing.n} times): **median ${ms(store.open.existing.median)} ms, p95 ${ms(store.open.existing.p95)} ms**. A new database as a new agent's worker
+creates it (schema v1, every store and index) and answers a first \`agent.failures({limit: 1})\`,
+timed from the page (${store.open.fresh.n} times): median ${ms(store.open.fresh.median)} ms, p95 ${ms(store.open.fresh.p95)} ms.
+
+*Querying the failure log.* ${store.log.records.toLocaleString("en")} failure records over ${store.log.sessions.toLocaleString("en")} sessions were put from the
+page in one bulk transaction (${store.log.seedMs} ms), in the worker's schema; then one session's
+${store.log.perSession} failures were listed and counted ${store.log.failures.n} times each, from the page's call to its promise resolving
+(the \`session_atMs\` index, newest first):
+
+${table(
+  ["query", "records", "median ms", "p95 ms", "min ms", "max ms"],
+  [
+    ["\`agent.failures({session})\`", store.log.perSession, ms(store.log.failures.median), ms(store.log.failures.p95), ms(store.log.failures.min), ms(store.log.failures.max)],
+    ["\`agent.failureStats({session})\`", store.log.perSession, ms(store.log.stats.median), ms(store.log.stats.p95), ms(store.log.stats.min), ms(store.log.stats.max)],
+  ],
+)}
+
+`;
+}
+
 export function markdown(result) {
-  const { machine, steps, cold, size } = result;
+  const { machine, steps, cold, size, store } = result;
   const t = stepTables(steps);
   const coldRow = (name, c) => [name, c.create.n, ms(c.create.median), ms(c.create.p95), ms(c.create.min), ms(c.create.max), mp(c.import), mp(c.pageToReady), `${c.wasmFetchedLoads} / ${c.create.n}`];
   return `# Browser benchmark
@@ -104,7 +148,7 @@ In this run: ${t.reading}. Every figure is wall time, so a busy machine's preemp
 of them; a round trip also waits for two thread wake-ups (the page's main thread, then the
 worker's), which is where a loaded machine's tail tends to show. The load average is above.
 
-## Worker cold start
+${store ? storeSection(store) : ""}## Worker cold start
 
 From \`Agent.create()\` to its promise resolving: spawning the module worker, fetching worker.js
 and the glue, fetching, compiling and instantiating the wasm (\`instantiateStreaming\`), and the

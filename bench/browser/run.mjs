@@ -1,5 +1,6 @@
 // The browser benchmark: engine overhead per step, worker cold start, package size. Measures and
 // records (bench/results/browser.{json,md}); asserts nothing about speed.
+// Also the store (bench/browser/store.js): commit per step, open, a 100,000-record failure query.
 //   node bench/browser/run.mjs [--runs N] [--warmup N] [--loads N] [--out DIR]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -57,6 +58,38 @@ const tryShell = (cmd, args) => {
   }
 };
 
+/** The store's costs (bench/browser/store.js), summarised; commit = IndexedDB minus memory. */
+async function storeBench(browser, runs, warmup) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  watch(page);
+  await page.goto(`${server.url}/bench/browser/store.html`);
+  await page.waitForFunction(() => window.benchLoaded === true);
+  const raw = await page.evaluate((o) => window.benchStore(o), { runs, warmup, stepsPerRun: 10 });
+  await context.close();
+  const perStore = (s) => ({ step: summary(s.steps), perRun: summary(s.perRun) });
+  const memory = perStore(raw.steps.memory);
+  const indexeddb = perStore(raw.steps.indexeddb);
+  const round = (x) => Math.round(x * 1000) / 1000;
+  return {
+    runs: raw.runs,
+    warmup: raw.warmup,
+    stepsPerRun: raw.stepsPerRun,
+    memory,
+    indexeddb,
+    commit: { median: round(indexeddb.step.median - memory.step.median), p95: round(indexeddb.step.p95 - memory.step.p95) },
+    open: { existing: summary(raw.open.existing), fresh: summary(raw.open.fresh) },
+    log: {
+      records: raw.log.records,
+      sessions: raw.log.sessions,
+      perSession: raw.log.perSession,
+      seedMs: Math.round(raw.log.seedMs),
+      failures: summary(raw.log.times.failures),
+      stats: summary(raw.log.times.stats),
+    },
+  };
+}
+
 const requests = [];
 const server = await serve(ROOT, { headers: HEADERS, onRequest: (path) => requests.push(path) });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -68,6 +101,7 @@ const watch = (page) => {
 
 let steps;
 let cold;
+let store;
 try {
   const machine = {
     date: new Date().toISOString(),
@@ -103,6 +137,8 @@ try {
       promptChars: { first: summary(a.prompts.first), last: summary(a.prompts.last) },
     })),
   };
+  process.stdout.write(`    store: memory vs IndexedDB per step, opening, 100,000 failures...\n`);
+  store = await storeBench(browser, runs, warmup);
   process.stdout.write(`    cold start: ${loads} loads each, empty cache and cached...\n`);
   cold = await coldStart({ browser, url: `${server.url}/bench/browser/cold.html`, loads, requests, watch });
   machine.loadavgEnd = loadavg().map((x) => Math.round(x * 100) / 100);
@@ -110,6 +146,7 @@ try {
     command: (process.env.KEEL_BENCH_COMMAND ?? `node bench/browser/run.mjs ${process.argv.slice(2).join(" ")}`).trim(),
     machine,
     steps,
+    store,
     cold,
     size: packageSizes(join(ROOT, "pkg")),
     pageErrors,

@@ -18,7 +18,7 @@ const LOOKUP_SCHEMA = {
 };
 
 /** Steps 1..n-1 call `lookup` with a new id each time (no repeats); step n answers. */
-function scriptedModel(stepsPerRun, prompts) {
+export function scriptedModel(stepsPerRun, prompts) {
   const counts = new Map();
   return async (messages, { runId }) => {
     const n = (counts.get(runId) ?? 0) + 1;
@@ -39,7 +39,7 @@ function scriptedModel(stepsPerRun, prompts) {
 }
 
 /** Instant; with `failEvery` = 2, ids 2, 4, 6… fail persistently with a full envelope. */
-function lookupTool(failEvery) {
+export function lookupTool(failEvery) {
   return {
     name: "lookup",
     description: "Looks up an item of the catalogue by id.",
@@ -68,7 +68,7 @@ function probeMarks(worker) {
 }
 
 /** One run; returns its page-side timestamps and the engine's RunResult. */
-async function timedRun(agent, task, session) {
+export async function timedRun(agent, task, session) {
   const marks = [];
   const t0 = performance.now();
   const handle = agent.run(task, { session, onEvent: (e) => marks.push([e.type, performance.now()]) });
@@ -77,7 +77,7 @@ async function timedRun(agent, task, session) {
 }
 
 // Step k: from its stepStarted to the next stepStarted, or to runEnded for the last step.
-function pageSteps({ t0, tEnd, marks }) {
+export function pageSteps({ t0, tEnd, marks }) {
   const starts = marks.filter(([type]) => type === "stepStarted").map(([, t]) => t);
   const ended = marks.find(([type]) => type === "runEnded")[1];
   const steps = starts.map((t, i) => (i + 1 < starts.length ? starts[i + 1] : ended) - t);
@@ -105,7 +105,7 @@ function workerSplit(marks, stepsPerRun) {
   return out;
 }
 
-function check(result, stepsPerRun, failEvery) {
+export function check(result, stepsPerRun, failEvery) {
   const calls = stepsPerRun - 1;
   const failures = failEvery ? Math.floor(calls / failEvery) : 0;
   const ok =
