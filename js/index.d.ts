@@ -268,7 +268,8 @@ export type EndReason =
   | { kind: "max_steps"; steps: number }
   | { kind: "consecutive_failures"; failures: number }
   | { kind: "fatal"; code: ErrorCode; message: string }
-  | { kind: "cancelled" };
+  | { kind: "cancelled" }
+  | { kind: "interrupted" };
 
 export type AgentEvent =
   | { type: "runStarted"; runId: string; task: string }
