@@ -95,7 +95,13 @@ fn an_abandoned_run_is_marked_interrupted_and_keeps_its_steps() {
     cut_run(&store);
     let saved = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap();
     let a = agent(&store, ScriptedModel::new([]), FakeTools::new());
-    let run = futures_executor::block_on(a.abandon(saved.run, 2)).unwrap();
+    let turns = saved.turns.into_iter().map(|t| t.turn).collect();
+    let result = futures_executor::block_on(a.abandon(saved.run, turns, &|_| {}));
+    assert_eq!(
+        (result.reason.clone(), result.success, result.turns.len()),
+        (EndReason::Interrupted, false, 2)
+    );
+    let run = &store.runs()[0];
     assert_eq!(run.status, RunStatus::Interrupted);
     assert_eq!(run.reason, Some(EndReason::Interrupted));
     assert_eq!(serde_json::to_value(run.status).unwrap(), json!("interrupted"));

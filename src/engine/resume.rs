@@ -44,19 +44,12 @@ impl Agent {
         }
     }
 
-    /// Gives up a cut-off run: its record is marked `interrupted` with what it had (its committed
-    /// steps stay), and ended now. Returns the record as written.
-    pub async fn abandon(
-        &self,
-        mut run: RunRecord,
-        steps: u32,
-    ) -> Result<RunRecord, crate::store::StoreError> {
-        run.status = RunStatus::Interrupted;
-        run.reason = Some(EndReason::Interrupted);
-        run.counts.steps = run.counts.steps.max(steps);
-        run.ended_ms = Some(self.effects.clock.now_ms());
-        self.effects.store.put_run(&run).await?;
-        Ok(run)
+    /// Gives up a cut-off run instead: it ends now as `interrupted`, with the steps it had
+    /// committed (they stay in the store) and the runtime's account as its answer.
+    pub async fn abandon(&self, run: RunRecord, turns: Vec<Turn>, on_event: &dyn Fn(&Event)) -> RunResult {
+        let state = RunState::resume(self, run, turns, RunOptions::default(), on_event).await;
+        let answer = format!("I could not complete the task. {}", EndReason::Interrupted.describe());
+        state.finish(answer, false, EndReason::Interrupted).await
     }
 }
 

@@ -10,7 +10,8 @@
 //! - [`models`]: the backends a `ModelChoice` names, checked at `init` and built per run;
 //! - [`model_source`]: where the Prompt API runs (the page, or the worker where it has `LanguageModel`);
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
-//!   dispose).
+//!   dispose); `runs` starts, resumes and abandons runs;
+//! - [`locks`]: the Web Locks a run holds on its session, so tabs do not interleave turns.
 //!
 //! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
@@ -21,6 +22,7 @@
 pub mod fallback;
 pub mod host;
 pub mod js_model;
+pub mod locks;
 pub mod model_source;
 pub mod models;
 pub mod openai;

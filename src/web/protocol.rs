@@ -94,6 +94,21 @@ pub struct Run {
     /// The session; runs of one session queue behind each other.
     #[serde(default = "default_session")]
     pub session: String,
+    /// Set to pick up the stored run `run_id` cut off earlier (a terminated worker, a reload)
+    /// instead of starting `task`: `continue` resumes it from its last committed step, `abandon`
+    /// ends it as interrupted. Its task and session are the stored ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Resume>,
+}
+
+/// What to do with a cut-off run (`run` with `resume`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Resume {
+    /// Continue from the step after the last committed one.
+    Continue,
+    /// End it as interrupted, with what it had.
+    Abandon,
 }
 
 fn default_session() -> String {
@@ -195,6 +210,12 @@ pub enum PageMessage {
     ToolResult(Reply<ToolValue>),
     /// A custom model's result.
     ModelResult(Reply<ModelText>),
+    /// List the runs left `running` in the store (cut off, not resumed). Answered by
+    /// `unfinishedRuns` with the same id.
+    UnfinishedRuns {
+        /// Echoed by the answer.
+        id: RequestId,
+    },
     /// Cancel everything and close the worker.
     Dispose,
 }
@@ -272,6 +293,18 @@ pub enum WorkerMessage {
     ModelAbort {
         /// The request.
         id: RequestId,
+    },
+    /// The answer to `unfinishedRuns`: runs left `running` that this worker is not running,
+    /// oldest first (a run live in another tab is listed too; resuming it waits for its session's
+    /// lock and then finds it finished).
+    UnfinishedRuns {
+        /// The request's id.
+        id: RequestId,
+        /// The runs.
+        runs: Vec<crate::store::RunRecord>,
+        /// Why the store could not be read, if it could not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<RawFailure>,
     },
     /// A message the worker could not read or act on.
     Error {
