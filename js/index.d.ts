@@ -342,9 +342,27 @@ export class RunHandle implements AsyncIterable<AgentEvent> {
 }
 
 /** An agent whose engine runs in a dedicated worker. */
+/** A run as the store keeps it. */
+export interface RunRecord {
+  id: string;
+  session: string;
+  task: string;
+  status: "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
+  startedMs: number;
+  endedMs: number | null;
+  answer: string | null;
+  counts: { steps: number; modelCalls: number; toolCalls: number; promptTokens: number; completionTokens: number };
+}
+
 export class Agent {
   private constructor();
   static create(options: AgentOptions): Promise<Agent>;
   run(task: string, options?: RunOptions): RunHandle;
+  /** Runs left `running` in the store (cut off by a terminated worker, a reload, a crash). */
+  unfinishedRuns(): Promise<RunRecord[]>;
+  /** Continues a cut-off run from its last committed step, under the same id. */
+  resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;
+  /** Ends a cut-off run as `interrupted`, keeping its committed steps. */
+  abandon(runId: string): Promise<RunResult>;
   dispose(): void;
 }
