@@ -92,6 +92,8 @@ export class Agent {
   #runs = new Map();
   #calls = new Map();
   #nextRun = 1;
+  #queries = new Map();
+  #nextQuery = 1;
   #disposed = false;
   #init;
   #log = new FailureLog((message) => this.#post(message));
@@ -187,12 +189,45 @@ export class Agent {
    * ```
    */
   run(task, { signal, session, onEvent } = {}) {
-    if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
     const runId = `run-${this.#nextRun++}-${Math.random().toString(36).slice(2, 8)}`;
+    return this.#launch({ type: "run", runId, task: String(task), session: session ?? this.#session }, signal, onEvent);
+  }
+
+  /**
+   * The runs left `running` in the store: cut off by `worker.terminate()`, a reload or a crash, and
+   * not resumed (this agent's own live runs excluded). Each is a RunRecord (`id`, `session`,
+   * `task`, `counts.steps` committed…).
+   */
+  unfinishedRuns() {
+    if (this.#disposed) return Promise.reject(new DOMException("the agent was disposed", "InvalidStateError"));
+    const id = this.#nextQuery++;
+    return new Promise((resolve, reject) => {
+      this.#queries.set(id, { resolve, reject });
+      this.#post({ type: "unfinishedRuns", id });
+    });
+  }
+
+  /**
+   * Continues a cut-off run (an id from `unfinishedRuns()`) from its last committed step, under the
+   * same id: a RunHandle like `run()`'s. It waits for the session's lock, so a run still live in
+   * another tab is not resumed twice: it then fails with code `RUN_FINISHED`.
+   */
+  resume(runId, { signal, onEvent } = {}) {
+    return this.#launch({ type: "run", runId: String(runId), task: "", resume: "continue" }, signal, onEvent);
+  }
+
+  /** Gives up a cut-off run: it is stored as `interrupted` with its committed steps. Resolves with its RunResult. */
+  abandon(runId) {
+    return this.#launch({ type: "run", runId: String(runId), task: "", resume: "abandon" }).result;
+  }
+
+  #launch(message, signal, onEvent) {
+    if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
+    const { runId } = message;
     const cancel = () => this.#post({ type: "cancel", runId });
     const handle = new RunHandle(runId, onEvent, cancel);
     this.#runs.set(runId, handle);
-    this.#post({ type: "run", runId, task: String(task), session: session ?? this.#session });
+    this.#post(message);
     if (signal) {
       if (signal.aborted) cancel();
       else {
@@ -282,6 +317,8 @@ export class Agent {
     for (const run of this.#runs.values()) run[FAIL](error);
     this.#runs.clear();
     this.#log.failAll(error);
+    for (const query of this.#queries.values()) query.reject(error);
+    this.#queries.clear();
   }
 
   #onWorkerError(event) {
@@ -315,6 +352,13 @@ export class Agent {
       case "queryResult":
         this.#log.settle(message);
         break;
+      case "unfinishedRuns": {
+        const query = this.#queries.get(message.id);
+        this.#queries.delete(message.id);
+        if (message.error) query?.reject(fromRawFailure(message.error));
+        else query?.resolve(message.runs);
+        break;
+      }
       case "toolCall":
         this.#answer(message.id, "toolResult", (ctx) => this.#callTool(message, ctx));
         break;

@@ -268,7 +268,8 @@ export type EndReason =
   | { kind: "max_steps"; steps: number }
   | { kind: "consecutive_failures"; failures: number }
   | { kind: "fatal"; code: ErrorCode; message: string }
-  | { kind: "cancelled" };
+  | { kind: "cancelled" }
+  | { kind: "interrupted" };
 
 export type AgentEvent =
   | { type: "runStarted"; runId: string; task: string }
@@ -367,7 +368,7 @@ export interface FailureStatsReport {
   skipped: number;
 }
 
-export type RunStatus = "running" | "succeeded" | "failed" | "cancelled";
+export type RunStatus = "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
 
 /** A run as the store keeps it. */
 export interface RunRecord {
@@ -449,5 +450,11 @@ export class Agent {
   clearSession(session?: string): Promise<Pruned>;
   /** Applies the retention policy now (`config.store.retention`). */
   applyRetention(): Promise<Pruned>;
+  /** Runs left `running` in the store (cut off by a terminated worker, a reload, a crash). */
+  unfinishedRuns(): Promise<RunRecord[]>;
+  /** Continues a cut-off run from its last committed step, under the same id. */
+  resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;
+  /** Ends a cut-off run as `interrupted`, keeping its committed steps. */
+  abandon(runId: string): Promise<RunResult>;
   dispose(): void;
 }

@@ -84,6 +84,7 @@ impl RunState<'_> {
         self.record.status = match (&reason, success) {
             (_, true) => RunStatus::Succeeded,
             (EndReason::Cancelled, _) => RunStatus::Cancelled,
+            (EndReason::Interrupted, _) => RunStatus::Interrupted,
             _ => RunStatus::Failed,
         };
         self.record.ended_ms = Some(self.agent.effects.clock.now_ms());

@@ -2,7 +2,7 @@
 //! prompt it builds, the budgets it keeps and the retries it schedules.
 //!
 //! - the loop: [`Agent`] (`agent.rs`), one run (`run.rs`), a tool call (`tool_turn.rs`), a model
-//!   call (`model_turn.rs`), committing and ending (`finish.rs`);
+//!   call (`model_turn.rs`), committing and ending (`finish.rs`), resuming a cut-off run (`resume.rs`);
 //! - its bookkeeping: [`FailureLog`], [`Repeats`], [`RetryPolicy`], [`CancelToken`], [`Event`];
 //! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt.
 
@@ -20,6 +20,7 @@ mod observation;
 pub mod output;
 pub mod prompt;
 mod repeats;
+mod resume;
 mod retry;
 mod run;
 mod tool_turn;

@@ -8,7 +8,7 @@ use futures_util::FutureExt;
 use super::query::{FailureQuery, Order};
 use super::retention::Pruned;
 use super::session::{Export, SessionRecord};
-use super::{FailureRecord, RunRecord, Store, StoreError, TurnRecord};
+use super::{FailureRecord, RunRecord, RunStatus, SavedRun, Store, StoreError, TurnRecord};
 
 /// Keeps everything in memory, in insertion order, upserting by id.
 #[derive(Debug, Default)]
@@ -130,5 +130,23 @@ impl Store for MemoryStore {
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
         let turns = self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
         future::ready(Ok(turns)).boxed_local()
+    }
+
+    fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
+        let mut runs: Vec<RunRecord> =
+            self.runs.borrow().iter().filter(|r| r.status == RunStatus::Running).cloned().collect();
+        runs.sort_by_key(|r| r.started_ms);
+        future::ready(Ok(runs)).boxed_local()
+    }
+
+    fn load_run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<SavedRun>, StoreError>> {
+        let run = self.runs.borrow().iter().find(|r| r.id == run_id).cloned();
+        let saved = run.map(|run| {
+            let mut turns: Vec<TurnRecord> =
+                self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();
+            turns.sort_by_key(|t| t.turn.step);
+            SavedRun { run, turns }
+        });
+        future::ready(Ok(saved)).boxed_local()
     }
 }

@@ -55,4 +55,25 @@ pub trait Store {
         &'a self,
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>>;
+    /// Runs still marked `running`, oldest first: cut off by a terminated worker, a reload or a
+    /// crash (or, in another tab, still under way). A store that keeps nothing across restarts
+    /// has none, which is the default.
+    fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
+        Box::pin(futures_util::future::ready(Ok(Vec::new())))
+    }
+    /// One run's record and its turns in step order, for resuming it; `None` if the store does not
+    /// have it (the default, for stores that keep nothing).
+    fn load_run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<SavedRun>, StoreError>> {
+        let _ = run_id;
+        Box::pin(futures_util::future::ready(Ok(None)))
+    }
+}
+
+/// A run as the store kept it: its record and its committed turns, in step order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedRun {
+    /// The run record.
+    pub run: RunRecord,
+    /// Its turns, step 1 first.
+    pub turns: Vec<TurnRecord>,
 }

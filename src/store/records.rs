@@ -17,6 +17,9 @@ pub enum RunStatus {
     Failed,
     /// The page cancelled it.
     Cancelled,
+    /// It was cut off (a terminated worker, a reload, a crash) and not resumed: it keeps the steps
+    /// it had committed.
+    Interrupted,
 }
 
 /// Why a run ended.
@@ -44,6 +47,8 @@ pub enum EndReason {
     },
     /// The page cancelled the run.
     Cancelled,
+    /// The run was cut off and given up rather than resumed.
+    Interrupted,
 }
 
 impl EndReason {
@@ -59,6 +64,7 @@ impl EndReason {
                 format!("The run stopped on a fatal failure ({code}): {message}")
             }
             EndReason::Cancelled => "The run was cancelled.".to_string(),
+            EndReason::Interrupted => "The run was cut off and not resumed.".to_string(),
         }
     }
 }

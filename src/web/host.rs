@@ -140,6 +140,7 @@ impl WorkerHost {
             PageMessage::Init(init) => self.init(init),
             PageMessage::Run(run) => self.start_run(run),
             PageMessage::Cancel { run_id } => self.runs.cancel(&run_id),
+            PageMessage::UnfinishedRuns { id } => self.unfinished_runs(id),
             PageMessage::ToolResult(reply) => {
                 self.rpc.resolve(PageReply::Tool(reply));
             }

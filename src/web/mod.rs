@@ -11,7 +11,8 @@
 //! - [`model_source`]: where the Prompt API runs (the page, or the worker where it has `LanguageModel`);
 //! - [`queries`]: the failure log from the page (`query` → `queryResult`);
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
-//!   dispose).
+//!   dispose); `runs` starts, resumes and abandons runs;
+//! - [`locks`]: the Web Locks a run holds on its session, so tabs do not interleave turns.
 //!
 //! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
@@ -22,6 +23,7 @@
 pub mod fallback;
 pub mod host;
 pub mod js_model;
+pub mod locks;
 pub mod model_source;
 pub mod models;
 pub mod openai;

@@ -95,6 +95,21 @@ pub struct Run {
     /// The session; runs of one session queue behind each other.
     #[serde(default = "default_session")]
     pub session: String,
+    /// Set to pick up the stored run `run_id` cut off earlier (a terminated worker, a reload)
+    /// instead of starting `task`: `continue` resumes it from its last committed step, `abandon`
+    /// ends it as interrupted. Its task and session are the stored ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Resume>,
+}
+
+/// What to do with a cut-off run (`run` with `resume`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Resume {
+    /// Continue from the step after the last committed one.
+    Continue,
+    /// End it as interrupted, with what it had.
+    Abandon,
 }
 
 fn default_session() -> String {
@@ -211,6 +226,12 @@ pub enum PageMessage {
         /// What to list, count, export or delete.
         query: StoreQuery,
     },
+    /// List the runs left `running` in the store (cut off, not resumed). Answered by
+    /// `unfinishedRuns` with the same id.
+    UnfinishedRuns {
+        /// Echoed by the answer.
+        id: RequestId,
+    },
     /// Cancel everything and close the worker.
     Dispose,
 }
@@ -291,6 +312,18 @@ pub enum WorkerMessage {
     },
     /// The answer to a `query`.
     QueryResult(Reply<QueryValue>),
+    /// The answer to `unfinishedRuns`: runs left `running` that this worker is not running,
+    /// oldest first (a run live in another tab is listed too; resuming it waits for its session's
+    /// lock and then finds it finished).
+    UnfinishedRuns {
+        /// The request's id.
+        id: RequestId,
+        /// The runs.
+        runs: Vec<crate::store::RunRecord>,
+        /// Why the store could not be read, if it could not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<RawFailure>,
+    },
     /// A message the worker could not read or act on.
     Error {
         /// What was wrong with it.

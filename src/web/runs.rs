@@ -1,6 +1,12 @@
 //! Runs in the worker: each is spawned on the event loop with its own cancel token, and runs of one
 //! session queue behind each other (a session's history is the previous run's turns), while runs of
-//! different sessions interleave.
+//! different sessions interleave. Across tabs, a run holds its session's Web Lock (`locks.rs`)
+//! from before its first read of the session to its last write.
+//!
+//! A `run` with `resume` picks up a stored run left `running`: its session is read from the store,
+//! it queues like any run, and once it holds the session's lock (so no other tab is running it)
+//! it is read again and, if still `running`, continued from its last committed step or ended as
+//! interrupted.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -10,11 +16,13 @@ use std::rc::Rc;
 use futures_util::future::select;
 use futures_util::FutureExt;
 
-use crate::engine::{CancelToken, Event, RunOptions};
+use crate::engine::{Agent, CancelToken, Event, RunOptions, RunResult};
 use crate::errors::RawFailure;
 
 use super::host::WorkerHost;
-use super::protocol::{protocol_failure, Run, WorkerMessage};
+use super::locks::SessionLock;
+use super::protocol::{protocol_failure, Resume, Run, WorkerMessage};
+use crate::store::{RunStatus, SavedRun};
 
 /// A latch that opens when a run ends, for the next run of its session to wait on. A
 /// [`CancelToken`] is exactly that (a flag and the wakers to call when it is set), so it is reused.
@@ -24,7 +32,7 @@ struct Done(CancelToken);
 /// The runs under way and the last run of each session.
 #[derive(Default)]
 pub(crate) struct Runs {
-    cancels: RefCell<HashMap<String, CancelToken>>,
+    pub(crate) cancels: RefCell<HashMap<String, CancelToken>>,
     /// Per session: the id of its last run and the latch that opens when that run ends.
     tails: RefCell<HashMap<String, (String, Done)>>,
 }
@@ -93,36 +101,117 @@ impl WorkerHost {
             self.rpc.post(&WorkerMessage::RunFailed { run_id: run.run_id, error });
             return;
         };
-        let Some((cancel, done, before)) = self.runs.admit(&run.run_id, &run.session) else {
-            let error = RawFailure {
-                name: Some("TypeError".into()),
-                ..RawFailure::coded(
-                    "DUPLICATE_RUN_ID",
-                    format!("a run `{}` is already under way", run.run_id),
-                )
-            };
-            self.rpc.post(&WorkerMessage::RunFailed { run_id: run.run_id, error });
-            return;
-        };
         let host = self.clone();
         let task = async move {
-            let Run { run_id, task, session } = run;
+            let mut run = run;
+            if run.resume.is_some() {
+                // The session to queue in is the stored run's.
+                match built.agent.effects().store.load_run(&run.run_id).await {
+                    Ok(Some(saved)) => run.session = saved.run.session,
+                    Ok(None) => {
+                        return host.refuse(&run.run_id, "RUN_NOT_FOUND", "no stored run has this id")
+                    }
+                    Err(e) => return host.refuse(&run.run_id, "STORE_UNAVAILABLE", &e.to_string()),
+                }
+            }
+            let Some((cancel, done, before)) = host.runs.admit(&run.run_id, &run.session) else {
+                return host.refuse(
+                    &run.run_id,
+                    "DUPLICATE_RUN_ID",
+                    "a run with this id is already under way",
+                );
+            };
+            let Run { run_id, task, session, resume } = run;
             let _finish =
                 Finish { host: host.clone(), run_id: run_id.clone(), session: session.clone(), done };
-            if let Some(before) = before {
-                // Wait for the session's previous run, unless this one is cancelled meanwhile (it
-                // then ends at once, as cancelled, without touching the session).
-                select(pin!(before.0.cancelled()), pin!(cancel.cancelled())).await;
-            }
+            // Wait for the session's previous run here, then for other tabs' runs of the session,
+            // unless this one is cancelled meanwhile (it then ends at once, as cancelled, without
+            // touching the session; dropping the lock's future withdraws the request).
+            let ready = async {
+                if let Some(before) = before {
+                    before.0.cancelled().await;
+                }
+                SessionLock::acquire(&session).await
+            };
+            let _lock = match select(pin!(ready), pin!(cancel.cancelled())).await {
+                futures_util::future::Either::Left((lock, _)) => Some(lock),
+                futures_util::future::Either::Right(_) => None,
+            };
             let agent = built.agent_for(&host.rpc, &run_id);
             let rpc = host.rpc.clone();
             let emit = |event: &Event| {
                 rpc.post(&WorkerMessage::Event { run_id: run_id.clone(), event: event.clone() });
             };
             let options = RunOptions { session, run_id: Some(run_id.clone()), cancel };
-            let result = agent.run(&task, options, &emit).await;
+            let result = match resume {
+                None => agent.run(&task, options, &emit).await,
+                Some(mode) => match resume_run(&agent, &run_id, mode, options, &emit).await {
+                    Ok(result) => result,
+                    Err((code, message)) => return host.refuse(&run_id, code, &message),
+                },
+            };
             host.rpc.post(&WorkerMessage::RunEnded { run_id: run_id.clone(), result });
         };
         (self.spawn)(task.boxed_local());
     }
+
+    /// Answers `unfinishedRuns`: stored runs left `running`, less the ones this worker is running.
+    pub(crate) fn unfinished_runs(self: &Rc<Self>, id: u64) {
+        let Some(built) = self.built.borrow().clone() else {
+            let error = protocol_failure("no agent yet: send `init` and wait for `ready` first");
+            self.rpc.post(&WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) });
+            return;
+        };
+        let host = self.clone();
+        (self.spawn)(
+            async move {
+                let reply = match built.agent.effects().store.unfinished_runs().await {
+                    Ok(mut runs) => {
+                        runs.retain(|r| !host.runs.cancels.borrow().contains_key(&r.id));
+                        WorkerMessage::UnfinishedRuns { id, runs, error: None }
+                    }
+                    Err(e) => {
+                        let error = RawFailure::coded("STORE_UNAVAILABLE", e.to_string());
+                        WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) }
+                    }
+                };
+                host.rpc.post(&reply);
+            }
+            .boxed_local(),
+        );
+    }
+
+    fn refuse(&self, run_id: &str, code: &str, message: &str) {
+        let error = RawFailure {
+            name: Some("TypeError".into()),
+            ..RawFailure::coded(code, format!("run `{run_id}`: {message}"))
+        };
+        self.rpc.post(&WorkerMessage::RunFailed { run_id: run_id.to_string(), error });
+    }
+}
+
+/// Continues or abandons the stored run `run_id`, read again now that its session's lock is held:
+/// if it is no longer `running`, another tab finished it meanwhile.
+async fn resume_run(
+    agent: &Agent,
+    run_id: &str,
+    mode: Resume,
+    options: RunOptions,
+    emit: &dyn Fn(&Event),
+) -> Result<RunResult, (&'static str, String)> {
+    let saved = agent.effects().store.load_run(run_id).await;
+    let SavedRun { run, turns } = match saved {
+        Ok(Some(saved)) => saved,
+        Ok(None) => return Err(("RUN_NOT_FOUND", "no stored run has this id".into())),
+        Err(e) => return Err(("STORE_UNAVAILABLE", e.to_string())),
+    };
+    if run.status != RunStatus::Running {
+        let status = serde_json::to_value(run.status).unwrap_or_default();
+        return Err(("RUN_FINISHED", format!("the run has already ended ({status})")));
+    }
+    let turns = turns.into_iter().map(|t| t.turn).collect();
+    Ok(match mode {
+        Resume::Continue => agent.resume(run, turns, options, emit).await,
+        Resume::Abandon => agent.abandon(run, turns, emit).await,
+    })
 }

@@ -5,7 +5,8 @@
 //! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction awaited to its
 //!   `complete` before the engine goes on, with the session's counters in the same transaction;
 //!   a full storage is pruned by the retention policy and the write retried once;
-//! - `read`: the failure log (list by session / run / tool / code / time, stats, export);
+//! - `read`: the failure log (list by session / run / tool / code / time, stats, export), and
+//!   runs left `running` with their turns, for resume;
 //! - `prune`: retention (on demand and every N writes) and clearing a session.
 //!
 //! Records are stored as their serde JSON, so the page can read them with plain IndexedDB calls.
@@ -27,7 +28,7 @@ use web_sys::IdbDatabase;
 
 use crate::engine::CancelToken;
 use crate::store::layout::{Migration, MIGRATIONS};
-use crate::store::{FailureRecord, IdbOptions, RunRecord, Store, StoreError, TurnRecord};
+use crate::store::{FailureRecord, IdbOptions, RunRecord, SavedRun, Store, StoreError, TurnRecord};
 
 pub use open::delete_database;
 
@@ -164,5 +165,13 @@ impl Store for IdbStore {
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
         async move { self.turns_of_session(session).await.map(|found| found.records) }.boxed_local()
+    }
+
+    fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
+        async move { self.running_runs().await.map(|found| found.records) }.boxed_local()
+    }
+
+    fn load_run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<SavedRun>, StoreError>> {
+        self.saved_run(run_id).boxed_local()
     }
 }

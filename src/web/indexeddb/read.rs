@@ -13,7 +13,7 @@ use super::IdbStore;
 use crate::store::layout::{self, KeyRange, FAILURES, RUNS, SESSIONS, TURNS};
 use crate::store::query::{FailureQuery, Found, Order};
 use crate::store::session::{Export, SessionRecord};
-use crate::store::{FailureBreakdown, FailureRecord, RunRecord, StoreError, TurnRecord};
+use crate::store::{FailureBreakdown, FailureRecord, RunRecord, SavedRun, StoreError, TurnRecord};
 
 fn fail(doing: &'static str) -> impl Fn(idb::Error) -> StoreError {
     move |e| idb_error(doing, &e)
@@ -47,6 +47,33 @@ impl IdbStore {
         }
         .await;
         self.found(result)
+    }
+
+    /// Runs still marked `running`, oldest first, on the status index (see [`Store::unfinished_runs`]).
+    ///
+    /// [`Store::unfinished_runs`]: crate::store::Store::unfinished_runs
+    pub async fn running_runs(&self) -> Result<Found<RunRecord>, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[RUNS], None)?;
+            let running = KeyRange::prefix(&[json!("running")]);
+            all(&tx, RUNS, Some(layout::RUNS_BY_STATUS), &running).await
+        }
+        .await;
+        self.found(result)
+    }
+
+    /// One run's record and its turns in step order (the primary key is `[runId, step]`).
+    pub async fn saved_run(&self, run_id: &str) -> Result<Option<SavedRun>, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[RUNS, TURNS], None)?;
+            let run = tx.store(RUNS)?.get(JsValue::from_str(run_id)).map_err(fail("read"))?;
+            let run = run.await.map_err(fail("read"))?;
+            let turns = all::<TurnRecord>(&tx, TURNS, None, &layout::run_turns(run_id)).await?;
+            self.count_skipped(turns.skipped);
+            Ok(run.as_ref().and_then(from_js::<RunRecord>).map(|run| SavedRun { run, turns: turns.records }))
+        }
+        .await;
+        result.map_err(|e| self.after(e))
     }
 
     /// The failures `q` asks for, walking the narrowest index over the time range (see

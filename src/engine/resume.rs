@@ -1,0 +1,91 @@
+//! Resuming a run that was cut off (a terminated worker, a reload, a crash) from the steps it had
+//! committed, or giving it up as interrupted.
+//!
+//! Each step is committed before the next model call (`finish.rs`), so a cut-off run lost at most
+//! the step under way. Resuming continues the same run id at the step after the last committed
+//! one, with the committed turns as the run's history and the session's other turns as its
+//! memory. What was only in memory starts afresh: the failure log (the stored failures stay in the
+//! store; new ones get new ids, `<run>:<step>:…`, since their steps are new) and repeat detection.
+
+use crate::store::{EndReason, RunRecord, RunStatus};
+
+use super::agent::{Agent, RunOptions, RunResult};
+use super::failure_log::FailureLog;
+use super::run::RunState;
+use super::{Event, Outcome, Repeats, Turn};
+
+impl Agent {
+    /// Continues `run` (as stored, status `running`) from its committed `turns`, step 1 first: the
+    /// next step is the last committed one + 1. `options.cancel` cancels it; the session and the id
+    /// are the record's (`options.session` and `options.run_id` are ignored).
+    ///
+    /// A run whose last committed step is its final answer only lacked its last record write: it
+    /// ends at once with that answer.
+    pub async fn resume(
+        &self,
+        run: RunRecord,
+        turns: Vec<Turn>,
+        options: RunOptions,
+        on_event: &dyn Fn(&Event),
+    ) -> RunResult {
+        let state = RunState::resume(self, run, turns, options, on_event).await;
+        let last_final = state.turns.last().filter(|t| t.outcome == Outcome::Final).cloned();
+        match last_final {
+            Some(turn) => {
+                let forced = state.step() > self.config.max_steps;
+                let reason = if forced {
+                    EndReason::MaxSteps { steps: self.config.max_steps }
+                } else {
+                    EndReason::FinalAnswer
+                };
+                state.finish(turn.observation, !forced, reason).await
+            }
+            None => state.drive().await,
+        }
+    }
+
+    /// Gives up a cut-off run instead: it ends now as `interrupted`, with the steps it had
+    /// committed (they stay in the store) and the runtime's account as its answer.
+    pub async fn abandon(&self, run: RunRecord, turns: Vec<Turn>, on_event: &dyn Fn(&Event)) -> RunResult {
+        let state = RunState::resume(self, run, turns, RunOptions::default(), on_event).await;
+        let answer = format!("I could not complete the task. {}", EndReason::Interrupted.describe());
+        state.finish(answer, false, EndReason::Interrupted).await
+    }
+}
+
+impl<'a> RunState<'a> {
+    /// The state of a run picked up from its record and committed turns.
+    pub(crate) async fn resume(
+        agent: &'a Agent,
+        mut record: RunRecord,
+        mut turns: Vec<Turn>,
+        options: RunOptions,
+        emit: &'a dyn Fn(&Event),
+    ) -> RunState<'a> {
+        turns.sort_by_key(|t| t.step);
+        record.status = RunStatus::Running;
+        record.counts.steps = turns.last().map_or(0, |t| t.step);
+        let (run_id, session, task) = (record.id.clone(), record.session.clone(), record.task.clone());
+        let mut state = RunState {
+            agent,
+            emit,
+            cancel: options.cancel,
+            task: task.clone(),
+            log: FailureLog::new(&run_id, &session),
+            record,
+            memory: Vec::new(),
+            turns,
+            repeats: Repeats::default(),
+            context_tokens: agent.config.context_tokens,
+        };
+        (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
+        match agent.effects.store.session_turns(&session).await {
+            Ok(records) => {
+                state.memory = records.into_iter().filter(|r| r.run_id != run_id).map(|r| r.turn).collect();
+            }
+            Err(e) => state.warn(None, format!("Could not read the session's history: {e}")),
+        }
+        state.save_run().await;
+        state
+    }
+}

@@ -1,0 +1,84 @@
+// Resume and Web Locks scenarios: a run cut off by `worker.terminate()` and resumed by a new agent
+// on the same database, and two tabs running one session without interleaving their turns.
+import { Agent } from "/pkg/index.js";
+
+const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
+const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
+const script = (steps) => {
+  let next = 0;
+  return async () => (next < steps.length ? steps[next++] : answer("out of script"));
+};
+const tool = (name, execute) => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object" }, execute });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A session's turns (in write order) and runs, read by the page from IndexedDB `keel`. */
+export async function storedSession(session) {
+  const request = indexedDB.open("keel");
+  const db = await new Promise((ok, no) => ((request.onsuccess = () => ok(request.result)), (request.onerror = () => no(request.error))));
+  const read = (store, index) =>
+    new Promise((ok, no) => {
+      const range = IDBKeyRange.bound([session], [session, []]);
+      const get = db.transaction(store).objectStore(store).index(index).getAll(range);
+      get.onsuccess = () => ok(get.result);
+      get.onerror = () => no(get.error);
+    });
+  const [runs, turns] = [await read("runs", "session_startedMs"), await read("turns", "session_seq")];
+  db.close();
+  return {
+    runs: runs.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
+    turns: turns.map((t) => ({ runId: t.runId, step: t.turn.step, seq: t.seq })),
+  };
+}
+
+/** A run hangs in step 3's tool; its worker is terminated; a new agent finds and resumes it. */
+export async function resumeAfterTerminate() {
+  const session = `resume-${Math.random().toString(36).slice(2, 8)}`;
+  const worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
+  let hanging;
+  const reached = new Promise((r) => (hanging = r));
+  const first = await Agent.create({
+    worker,
+    session,
+    model: { custom: script([act("step"), act("step"), act("hang")]) },
+    tools: [tool("step", async () => "ok"), tool("hang", () => (hanging(), new Promise(() => {})))],
+  });
+  const cut = first.run("Three steps.");
+  cut.result.catch(() => {});
+  await reached;
+  await sleep(50);
+  worker.terminate(); // what a killed tab leaves: no dispose, no last write
+  const second = await Agent.create({
+    session,
+    model: { custom: script([act("step"), answer("resumed")]) },
+    tools: [tool("step", async () => "ok"), tool("hang", async () => "ok")],
+  });
+  const before = await storedSession(session);
+  const unfinished = (await second.unfinishedRuns()).filter((r) => r.session === session);
+  const handle = second.resume(unfinished[0].id);
+  const events = [];
+  for await (const e of handle) events.push(e);
+  const result = await handle.result;
+  const again = (await second.unfinishedRuns()).filter((r) => r.session === session);
+  second.dispose();
+  return {
+    cutRunId: cut.runId,
+    unfinished: unfinished.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
+    before,
+    after: await storedSession(session),
+    firstStep: events.find((e) => e.type === "stepStarted")?.step,
+    result: { runId: result.runId, answer: result.answer, success: result.success, steps: result.turns.map((t) => t.step) },
+    again: again.length,
+  };
+}
+
+/** One tab's run of three slow steps in `session`; both tabs call this at once. */
+export async function tabRun(session, tag) {
+  const agent = await Agent.create({
+    session,
+    model: { custom: script([act("slow"), act("slow"), act("slow"), answer(tag)]) },
+    tools: [tool("slow", () => sleep(40).then(() => "ok"))],
+  });
+  const result = await agent.run(`Tab ${tag}.`).result;
+  agent.dispose();
+  return { runId: result.runId, answer: result.answer };
+}

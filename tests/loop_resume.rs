@@ -1,0 +1,132 @@
+//! Resuming a run cut off mid-way (a terminated worker, a reload): it continues at the step after
+//! the last committed one, and the store ends with every step exactly once.
+
+mod support;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures_util::future::{self, LocalBoxFuture};
+use futures_util::FutureExt;
+use keel::engine::{Agent, AgentConfig, Clock, Effects, Event, Outcome, RunOptions};
+use keel::store::{EndReason, MemoryStore, RunStatus, Store};
+use serde_json::json;
+use support::{act, answer, specs, Behaviour, FakeTools, FixedRandom, ScriptedModel};
+
+/// A clock whose waits never end, so a hung tool stays hung (no timeout fires): the run is stuck
+/// in step 3 as a killed worker would leave it.
+struct Stuck;
+
+impl Clock for Stuck {
+    fn now_ms(&self) -> u64 {
+        1_700_000_000_000
+    }
+    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
+        future::pending().boxed_local()
+    }
+}
+
+fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Agent {
+    let effects = Effects {
+        model,
+        tools,
+        store: store.clone(),
+        clock: Rc::new(Stuck),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    Agent::new(effects, specs(), AgentConfig::default()).unwrap()
+}
+
+fn weather(city: &str) -> support::Reply {
+    act("get_weather", json!({ "city": city }))
+}
+
+/// Starts a run that commits steps 1 and 2, then hangs in step 3's tool; the run's future is then
+/// dropped, which is all a terminated worker leaves behind.
+fn cut_run(store: &Rc<MemoryStore>) {
+    let model = ScriptedModel::new([weather("Paris"), weather("Oslo"), act("snapshot", json!({}))]);
+    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Hang]);
+    let cut = agent(store, model, tools);
+    let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), ..Default::default() };
+    let run = cut.run("Weather in three cities", options, &|_| {});
+    assert!(run.now_or_never().is_none(), "the run is stuck in step 3");
+}
+
+#[test]
+fn a_cut_off_run_resumes_at_the_next_step_and_the_store_has_each_step_once() {
+    let store = Rc::new(MemoryStore::new());
+    cut_run(&store);
+    let unfinished = futures_executor::block_on(store.unfinished_runs()).unwrap();
+    assert_eq!(unfinished.len(), 1);
+    assert_eq!((unfinished[0].id.as_str(), unfinished[0].status), ("r1", RunStatus::Running));
+    let saved = futures_executor::block_on(store.load_run("r1")).unwrap().expect("stored");
+    assert_eq!(saved.turns.iter().map(|t| t.turn.step).collect::<Vec<_>>(), [1, 2]);
+
+    let model = ScriptedModel::new([weather("Rome"), answer("Mild everywhere.")]);
+    let resumed = agent(&store, model.clone(), FakeTools::new());
+    let events = RefCell::new(Vec::new());
+    let turns = saved.turns.into_iter().map(|t| t.turn).collect();
+    let result = futures_executor::block_on(
+        resumed.resume(saved.run, turns, RunOptions::default(), &|e| events.borrow_mut().push(e.clone())),
+    );
+
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.run_id, "r1");
+    assert_eq!(result.turns.iter().map(|t| t.step).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    let first = events.borrow().iter().find_map(|e| match e {
+        Event::StepStarted { step } => Some(*step),
+        _ => None,
+    });
+    assert_eq!(first, Some(3), "the resumed run starts at the step after the last committed one");
+    let prompt = &model.requests.borrow()[0].messages;
+    let text: String = prompt.iter().map(|m| m.content.as_str()).collect();
+    assert!(text.contains("Oslo"), "the committed steps are the run's history");
+    let stored: Vec<u32> = store.turns().iter().filter(|t| t.run_id == "r1").map(|t| t.turn.step).collect();
+    assert_eq!(stored, [1, 2, 3, 4], "every step exactly once");
+    assert_eq!(store.runs().len(), 1);
+    assert_eq!(store.runs()[0].status, RunStatus::Succeeded);
+    assert_eq!(store.runs()[0].counts.steps, 4);
+    assert!(futures_executor::block_on(store.unfinished_runs()).unwrap().is_empty());
+}
+
+#[test]
+fn an_abandoned_run_is_marked_interrupted_and_keeps_its_steps() {
+    let store = Rc::new(MemoryStore::new());
+    cut_run(&store);
+    let saved = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap();
+    let a = agent(&store, ScriptedModel::new([]), FakeTools::new());
+    let turns = saved.turns.into_iter().map(|t| t.turn).collect();
+    let result = futures_executor::block_on(a.abandon(saved.run, turns, &|_| {}));
+    assert_eq!(
+        (result.reason.clone(), result.success, result.turns.len()),
+        (EndReason::Interrupted, false, 2)
+    );
+    let run = &store.runs()[0];
+    assert_eq!(run.status, RunStatus::Interrupted);
+    assert_eq!(run.reason, Some(EndReason::Interrupted));
+    assert_eq!(serde_json::to_value(run.status).unwrap(), json!("interrupted"));
+    assert!(futures_executor::block_on(store.unfinished_runs()).unwrap().is_empty());
+    assert_eq!(store.turns().len(), 2);
+}
+
+#[test]
+fn a_run_cut_after_committing_its_answer_ends_with_that_answer() {
+    let store = Rc::new(MemoryStore::new());
+    let a = agent(&store, ScriptedModel::new([answer("42")]), FakeTools::new());
+    let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), ..Default::default() };
+    futures_executor::block_on(a.run("q", options, &|_| {}));
+    let saved = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap();
+    let mut run = saved.run;
+    run.status = RunStatus::Running; // as if the worker died before the last record write
+    let turns: Vec<_> = saved.turns.into_iter().map(|t| t.turn).collect();
+    assert_eq!(turns[0].outcome, Outcome::Final);
+    let none = ScriptedModel::new([]);
+    let result = futures_executor::block_on(agent(&store, none.clone(), FakeTools::new()).resume(
+        run,
+        turns,
+        RunOptions::default(),
+        &|_| {},
+    ));
+    assert_eq!((result.answer.as_str(), result.success), ("42", true));
+    assert!(none.requests.borrow().is_empty(), "no model call");
+}
