@@ -269,6 +269,21 @@ export class Agent {
     return this.#ask(() => ({ kind: "exportRun", runId: String(runId) }));
   }
 
+  /**
+   * One run as OpenTelemetry spans (OTLP/JSON: run → step → tool call, failures as span events),
+   * ready to POST to a collector's `/v1/traces`. `{resourceSpans: []}` for an unknown run.
+   *
+   * ```js
+   * await fetch("http://localhost:4318/v1/traces", {
+   *   method: "POST", headers: { "content-type": "application/json" },
+   *   body: JSON.stringify(await agent.exportRunOtlp(run.runId)),
+   * });
+   * ```
+   */
+  exportRunOtlp(runId) {
+    return this.#ask(() => ({ kind: "exportRunOtlp", runId: String(runId) }));
+  }
+
   /** A whole session as JSON: its record, runs, turns and failures. `await agent.exportSession("support")` */
   exportSession(session = this.#session) {
     return this.#ask(() => ({ kind: "exportSession", session: String(session) }));

@@ -1,6 +1,6 @@
 // The page side of the failure log: `query` messages to the worker, each answered by one
 // `queryResult` with the same id. The Agent's failures(), failureStats(), exportRun(),
-// exportSession(), clearSession() and applyRetention() are one-liners over `FailureLog.ask`.
+// exportRunOtlp(), exportSession(), clearSession() and applyRetention() are one-liners over `FailureLog.ask`.
 import { fromRawFailure } from "./errors.js";
 
 // A time as ms since the epoch: a Date or a number.

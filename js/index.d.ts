@@ -401,6 +401,43 @@ export interface SessionRecord {
   failures: number;
 }
 
+/** An OTLP attribute value, as OTLP/JSON writes it (64-bit integers as strings). */
+export type OtlpValue = { stringValue: string } | { intValue: string } | { boolValue: boolean };
+
+/** A key and its value, on a resource, a span or an event. */
+export interface OtlpAttribute {
+  key: string;
+  value: OtlpValue;
+}
+
+/** One span: the run (no parent), a step (parent: the run) or a tool call (parent: its step). */
+export interface OtlpSpan {
+  /** 32 hex characters, derived from the run id. */
+  traceId: string;
+  /** 16 hex characters, derived from the run id and the step. */
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** 1 internal (run, step), 3 client (tool call). */
+  kind: number;
+  /** Nanoseconds since the epoch, as a decimal string. */
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: OtlpAttribute[];
+  /** Failures, named `failure`, with `keel.failure.class`/`code`/`attempt`/`retried`/`recovered`. */
+  events: { timeUnixNano: string; name: string; attributes: OtlpAttribute[] }[];
+  /** 0 unset, 1 ok, 2 error (with a message). */
+  status: { code: 0 | 1 | 2; message?: string };
+}
+
+/** A run as an OTLP/JSON `TracesData` document (empty `resourceSpans` for an unknown run). */
+export interface OtlpTraces {
+  resourceSpans: {
+    resource: { attributes: OtlpAttribute[] };
+    scopeSpans: { scope: { name: string; version?: string }; spans: OtlpSpan[] }[];
+  }[];
+}
+
 /** A run or a session as one JSON document (`session` is null for a run). */
 export interface StoreExport {
   session: SessionRecord | null;
@@ -444,6 +481,11 @@ export class Agent {
   failureStats(query?: FailureQuery): Promise<FailureStatsReport>;
   /** One run with its turns and failures: `JSON.stringify(await agent.exportRun(run.runId))`. */
   exportRun(runId: string): Promise<StoreExport>;
+  /**
+   * One run as OpenTelemetry spans (OTLP/JSON `TracesData`: run → step → tool call, failures as
+   * span events with class/code/attempt/recovered), for a collector's `/v1/traces` or a trace viewer.
+   */
+  exportRunOtlp(runId: string): Promise<OtlpTraces>;
   /** A whole session (the agent's default session when omitted). */
   exportSession(session?: string): Promise<StoreExport>;
   /** Deletes a session's runs, turns and failures (the default session when omitted). */

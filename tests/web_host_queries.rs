@@ -192,6 +192,10 @@ fn a_run_and_a_session_export_with_their_turns_and_a_cleared_session_is_empty() 
     let steps: Vec<_> = run["turns"].as_array().unwrap().iter().map(|t| t["turn"]["step"].clone()).collect();
     assert_eq!(steps, [json!(1), json!(2), json!(3)], "{run}");
     assert_eq!(run["failures"].as_array().unwrap().len(), 1);
+    let otlp = w.value(json!({"kind": "exportRunOtlp", "runId": "r1"}));
+    let spans = otlp["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap();
+    assert_eq!(spans[0]["name"], "run", "{otlp}");
+    assert_eq!(spans.iter().filter(|s| s["name"].as_str().unwrap().starts_with("step")).count(), 3);
     let session = w.value(json!({"kind": "exportSession", "session": "s"}));
     assert_eq!(
         (session["session"]["id"].as_str(), session["session"]["runs"].as_u64()),

@@ -3,11 +3,12 @@
 //!
 //! The durable store (IndexedDB, `web::indexeddb`) is built on pure parts kept here and tested
 //! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
-//! plans, the [`retention`] policy, the [`session`] record and export.
+//! plans, the [`retention`] policy, the [`session`] record and export, and a run's [`otlp`] trace.
 
 pub mod layout;
 mod memory;
 mod options;
+pub mod otlp;
 pub mod query;
 mod records;
 pub mod retention;

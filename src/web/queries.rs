@@ -2,7 +2,7 @@
 //!
 //! The page asks for failures (by session, run, tool, code, time range), their stats (faults,
 //! retried, recovered and the recovery rate, in total, by tool and by code), the JSON export of a
-//! run or a session, and for deletions (a session, the retention policy). The worker answers from
+//! run or a session, a run as OTLP/JSON trace spans, and for deletions (a session, the retention policy). The worker answers from
 //! the store the agent writes to: IndexedDB by default ([`IdbStore`](super::indexeddb::IdbStore)),
 //! or the [`MemoryStore`] when `config.store` is `"memory"` (or IndexedDB does not exist), which
 //! answers the same queries by a scan of what this worker wrote.
@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use super::host::WorkerHost;
 use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMessage};
 use crate::errors::RawFailure;
+use crate::store::otlp::run_to_otlp;
 use crate::store::query::FailureQuery;
 use crate::store::retention::Pruned;
 use crate::store::{FailureBreakdown, MemoryStore, StoreError};
@@ -39,6 +40,13 @@ pub enum StoreQuery {
     /// One run with its turns and failures → an `Export`.
     #[serde(rename_all = "camelCase")]
     ExportRun {
+        /// The run.
+        run_id: String,
+    },
+    /// One run as OpenTelemetry spans → an OTLP/JSON `TracesData` document
+    /// ([`run_to_otlp`]); `{"resourceSpans": []}` for a run the store does not have.
+    #[serde(rename_all = "camelCase")]
+    ExportRunOtlp {
         /// The run.
         run_id: String,
     },
@@ -88,6 +96,7 @@ impl FailureLog for MemoryStore {
                 stats_json(FailureBreakdown::of(&all), 0)
             }
             StoreQuery::ExportRun { run_id } => to_json(self.export_run(run_id)),
+            StoreQuery::ExportRunOtlp { run_id } => Ok(run_to_otlp(&self.export_run(run_id), run_id)),
             StoreQuery::ExportSession { session } => to_json(self.export_session(session)),
             StoreQuery::ClearSession { session } => to_json(self.clear_session(session)),
             StoreQuery::ApplyRetention => to_json(Pruned::default()),
@@ -107,6 +116,9 @@ impl FailureLog for super::indexeddb::IdbStore {
                     stats_json(breakdown, skipped)
                 }
                 StoreQuery::ExportRun { run_id } => to_json(self.export_run(run_id).await?),
+                StoreQuery::ExportRunOtlp { run_id } => {
+                    Ok(run_to_otlp(&self.export_run(run_id).await?, run_id))
+                }
                 StoreQuery::ExportSession { session } => to_json(self.export_session(session).await?),
                 StoreQuery::ClearSession { session } => to_json(self.clear_session(session).await?),
                 StoreQuery::ApplyRetention => to_json(self.apply_retention().await?),

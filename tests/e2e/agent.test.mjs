@@ -147,6 +147,10 @@ test("the failure log from the page: by tool and code, stats, export with turns,
   assert.equal(r.exported.runs[0].id, r.runId);
   assert.deepEqual(r.exported.turns.map((t) => [t.turn.step, t.turn.outcome]), [[1, "failed"], [2, "ok"], [3, "final"]]);
   assert.equal(r.exported.failures.length, 2);
+  // The same run as OTLP spans: run + 3 steps + the 2 tool calls, all in one trace; step 1 failed.
+  assert.deepEqual(r.otlp.map((s) => s.name), ["run", "tool lookup", "step 1", "tool flaky", "step 2", "step 3"]);
+  assert.ok(r.otlp.every((s) => s.traceId === r.otlp[0].traceId && (s.name === "run") !== !!s.parentSpanId));
+  assert.equal(r.otlp.find((s) => s.name === "step 1").status.code, 2);
   assert.equal(r.sessionExport.session.runs, 1);
   assert.deepEqual(r.cleared, { runs: 1, turns: 3, failures: 2 });
   assert.deepEqual(r.afterClear, []);

@@ -262,6 +262,7 @@ export async function failureLog() {
   out.since = await agent.failures({ session, since: new Date(Date.now() + 60_000) });
   out.stats = await agent.failureStats({ session });
   out.exported = JSON.parse(JSON.stringify(await agent.exportRun(run.runId)));
+  out.otlp = (await agent.exportRunOtlp(run.runId)).resourceSpans[0].scopeSpans[0].spans;
   out.sessionExport = await agent.exportSession();
   out.cleared = await agent.clearSession(session);
   out.afterClear = await agent.failures({ session });

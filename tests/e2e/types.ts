@@ -10,6 +10,8 @@ import {
   type Pruned,
   type RunResult,
   type StoreExport,
+  type OtlpSpan,
+  type OtlpTraces,
   type Tool,
 } from "../../js/index.js";
 import { wllamaModel, type WllamaProgress } from "../../js/wllama.js";
@@ -92,8 +94,10 @@ export async function failureLog(agent: Agent): Promise<string> {
   const timeouts: FailureRecord[] = await agent.failures({ session: "chat", code: "TIMEOUT", since: new Date(0), limit: 20 });
   const { totals, byTool }: FailureStatsReport = await agent.failureStats({ tool: "get_weather" });
   const run: StoreExport = await agent.exportRun(timeouts[0]?.runId ?? "");
+  const trace: OtlpTraces = await agent.exportRunOtlp(run.runs[0]?.id ?? "");
+  const failed: OtlpSpan[] = trace.resourceSpans[0]?.scopeSpans[0]?.spans.filter((s) => s.status.code === 2) ?? [];
   const cleared: Pruned = await agent.clearSession("chat");
   await agent.applyRetention();
   const turns = run.turns.map((t) => t.turn.step).join(",");
-  return `${totals.recoveryRate} ${byTool["get_weather"]?.faults ?? 0} ${turns} ${cleared.runs} ${(await agent.exportSession()).runs.length}`;
+  return `${totals.recoveryRate} ${byTool["get_weather"]?.faults ?? 0} ${turns} ${failed.length} ${cleared.runs} ${(await agent.exportSession()).runs.length}`;
 }
