@@ -3,155 +3,11 @@
 //! Covers init, a run with a tool retry, timeouts and cancellation reaching the page as aborts,
 //! the per-session queue, malformed messages and dispose.
 
-use std::cell::{Cell, RefCell};
-use std::future::Future;
-use std::pin::Pin;
-use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+mod worker_harness;
 
-use futures_executor::LocalPool;
-use futures_util::future::LocalBoxFuture;
-use futures_util::task::LocalSpawnExt;
-use futures_util::FutureExt;
-use keel::engine::{Clock, Random};
-use keel::web::host::{Control, WorkerHost};
-use keel::web::protocol::WorkerMessage;
-use keel::web::rpc::Transport;
-use serde_json::{json, Value};
-
-#[derive(Default)]
-struct Recorder(RefCell<Vec<Value>>);
-
-impl Transport for Recorder {
-    fn post(&self, message: &WorkerMessage) {
-        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
-    }
-}
-
-type Timer = (u64, Rc<RefCell<(bool, Option<Waker>)>>);
-
-/// Virtual time: sleeps fire when the test advances past them.
-#[derive(Default)]
-struct VirtualClock {
-    now: Cell<u64>,
-    timers: RefCell<Vec<Timer>>,
-}
-
-struct Wait(Rc<RefCell<(bool, Option<Waker>)>>);
-
-impl Future for Wait {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let mut state = self.0.borrow_mut();
-        if state.0 {
-            return Poll::Ready(());
-        }
-        state.1 = Some(cx.waker().clone());
-        Poll::Pending
-    }
-}
-
-impl Clock for VirtualClock {
-    fn now_ms(&self) -> u64 {
-        self.now.get()
-    }
-    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        let state = Rc::new(RefCell::new((false, None)));
-        self.timers.borrow_mut().push((self.now.get() + ms, state.clone()));
-        Wait(state).boxed_local()
-    }
-}
-
-impl VirtualClock {
-    fn advance(&self, ms: u64) {
-        self.now.set(self.now.get() + ms);
-        for (at, state) in self.timers.borrow().iter() {
-            if *at <= self.now.get() {
-                let mut state = state.borrow_mut();
-                state.0 = true;
-                if let Some(w) = state.1.take() {
-                    w.wake();
-                }
-            }
-        }
-    }
-}
-
-struct Half;
-impl Random for Half {
-    fn unit(&self) -> f64 {
-        0.5
-    }
-}
-
-struct Worker {
-    pool: LocalPool,
-    host: Rc<WorkerHost>,
-    posted: Rc<Recorder>,
-    clock: Rc<VirtualClock>,
-    seen: usize,
-}
-
-impl Worker {
-    fn new() -> Worker {
-        let pool = LocalPool::new();
-        let spawner = pool.spawner();
-        let posted = Rc::new(Recorder::default());
-        let clock = Rc::new(VirtualClock { now: Cell::new(1_000), ..Default::default() });
-        let spawn = Rc::new(move |f: LocalBoxFuture<'static, ()>| spawner.spawn_local(f).unwrap());
-        let host = WorkerHost::new(posted.clone(), clock.clone(), Rc::new(Half), spawn);
-        Worker { pool, host, posted, clock, seen: 0 }
-    }
-
-    fn ready(config: Value) -> Worker {
-        let mut w = Worker::new();
-        w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": config, "tools": [
-            {"name": "get_weather", "description": "Weather.", "timeoutMs": 300,
-             "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}));
-        assert_eq!(w.next()["type"], "ready");
-        w
-    }
-
-    fn send(&mut self, message: Value) -> Control {
-        let control = self.host.handle(&message.to_string());
-        self.pool.run_until_stalled();
-        control
-    }
-
-    /// The next posted message that is not an `event`.
-    fn next(&mut self) -> Value {
-        let posted = self.posted.0.borrow();
-        let found = posted[self.seen..].iter().position(|m| m["type"] != "event");
-        let index = self.seen + found.unwrap_or_else(|| panic!("nothing more posted after {}", self.seen));
-        self.seen = index + 1;
-        posted[index].clone()
-    }
-
-    fn nothing_more(&self) -> bool {
-        self.posted.0.borrow()[self.seen..].iter().all(|m| m["type"] == "event")
-    }
-
-    fn events(&self, run_id: &str) -> Vec<Value> {
-        let posted = self.posted.0.borrow();
-        posted
-            .iter()
-            .filter(|m| m["type"] == "event" && m["runId"] == run_id)
-            .map(|m| m["event"].clone())
-            .collect()
-    }
-
-    fn answer_model(&mut self, id: &Value, text: Value) {
-        self.send(json!({"type": "modelResult", "id": id, "ok": true, "text": text.to_string()}));
-    }
-}
-
-fn act(city: &str) -> Value {
-    json!({"thought": "look it up", "action": {"tool": "get_weather", "args": {"city": city}}})
-}
-
-fn done(answer: &str) -> Value {
-    json!({"thought": "done", "final_answer": answer})
-}
+use keel::web::host::Control;
+use serde_json::json;
+use worker_harness::{act, done, Worker};
 
 #[test]
 fn a_run_calls_the_page_for_the_model_and_tools_and_retries_a_503() {
@@ -184,7 +40,7 @@ fn a_run_calls_the_page_for_the_model_and_tools_and_retries_a_503() {
         (ended["result"]["answer"].as_str(), ended["result"]["success"].as_bool()),
         (Some("21 °C"), Some(true))
     );
-    let kinds: Vec<_> = w.events("r1").iter().map(|e| e["type"].as_str().unwrap().to_string()).collect();
+    let kinds: Vec<_> = w.events_of("r1").iter().map(|e| e["type"].as_str().unwrap().to_string()).collect();
     assert!(kinds.contains(&"retryScheduled".to_string()), "{kinds:?}");
     assert_eq!(kinds.last().map(String::as_str), Some("runEnded"));
     assert_eq!(w.host.rpc().pending_count(), 0);

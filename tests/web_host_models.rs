@@ -3,107 +3,21 @@
 //! server (a 429 retried after its Retry-After, then steps), a chain handing over to the page's
 //! custom model with a warning event, and the init checks.
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use std::rc::Rc;
+mod worker_harness;
 
-use futures_executor::LocalPool;
-use futures_util::future::LocalBoxFuture;
-use futures_util::task::LocalSpawnExt;
-use futures_util::FutureExt;
-use keel::engine::{Clock, Random};
-use keel::errors::RawFailure;
-use keel::web::host::WorkerHost;
-use keel::web::openai::{Http, HttpRequest, HttpResponse};
-use keel::web::protocol::WorkerMessage;
-use keel::web::rpc::Transport;
 use serde_json::{json, Value};
-
-#[derive(Default)]
-struct Recorder(RefCell<Vec<Value>>);
-
-impl Transport for Recorder {
-    fn post(&self, message: &WorkerMessage) {
-        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
-    }
-}
+use worker_harness::{VirtualClock, Worker};
 
 /// Time that never passes: retry waits (a few seconds at most here) end at once, and timeouts
-/// (15 s and more) never fire. The delays are read from the events.
-struct Instant;
-impl Clock for Instant {
-    fn now_ms(&self) -> u64 {
-        1_000
-    }
-    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        if ms <= 5_000 {
-            futures_util::future::ready(()).boxed_local()
-        } else {
-            futures_util::future::pending().boxed_local()
-        }
-    }
-}
-
-struct Half;
-impl Random for Half {
-    fn unit(&self) -> f64 {
-        0.5
-    }
-}
-
-/// An OpenAI-compatible server as a script of (status, Retry-After, body).
-#[derive(Default)]
-struct Server {
-    script: RefCell<VecDeque<(u16, Option<&'static str>, String)>>,
-    sent: RefCell<Vec<Value>>,
-}
-
-impl Http for Server {
-    fn send<'a>(&'a self, request: &'a HttpRequest) -> LocalBoxFuture<'a, Result<HttpResponse, RawFailure>> {
-        self.sent.borrow_mut().push(serde_json::from_str(&request.body).unwrap());
-        let (status, retry_after, body) = self.script.borrow_mut().pop_front().expect("scripted");
-        let headers = retry_after.map(|v| ("retry-after".to_string(), v.to_string())).into_iter().collect();
-        futures_util::future::ready(Ok(HttpResponse { status, headers, body })).boxed_local()
-    }
+/// (15 s and more) never fire. The delays are read from the events. The server answers `script`.
+fn worker(script: Vec<(u16, Option<&'static str>, String)>) -> Worker {
+    Worker::with(VirtualClock::instant_up_to(5_000)).serving(script)
 }
 
 fn completion(step: Value) -> String {
     json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": step.to_string()}}],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20}})
     .to_string()
-}
-
-struct Worker {
-    pool: LocalPool,
-    host: Rc<WorkerHost>,
-    posted: Rc<Recorder>,
-    server: Rc<Server>,
-}
-
-impl Worker {
-    fn new(script: Vec<(u16, Option<&'static str>, String)>) -> Worker {
-        let pool = LocalPool::new();
-        let spawner = pool.spawner();
-        let posted = Rc::new(Recorder::default());
-        let spawn = Rc::new(move |f: LocalBoxFuture<'static, ()>| spawner.spawn_local(f).unwrap());
-        let host = WorkerHost::new(posted.clone(), Rc::new(Instant), Rc::new(Half), spawn);
-        let server = Rc::new(Server { script: RefCell::new(script.into()), ..Default::default() });
-        host.set_http(server.clone());
-        Worker { pool, host, posted, server }
-    }
-
-    fn send(&mut self, message: Value) {
-        self.host.handle(&message.to_string());
-        self.pool.run_until_stalled();
-    }
-
-    fn last(&self) -> Value {
-        self.posted.0.borrow().last().cloned().unwrap()
-    }
-
-    fn events(&self) -> Vec<Value> {
-        self.posted.0.borrow().iter().filter(|m| m["type"] == "event").map(|m| m["event"].clone()).collect()
-    }
 }
 
 fn init(model: Value) -> Value {
@@ -116,7 +30,7 @@ const OPENAI: &str = "http://127.0.0.1:8080/v1";
 #[test]
 fn an_openai_run_retries_a_429_after_its_retry_after_and_sends_the_step_schema() {
     let act = json!({"thought": "look", "action": {"tool": "get_weather", "args": {"city": "Paris"}}});
-    let mut w = Worker::new(vec![
+    let mut w = worker(vec![
         (429, Some("1"), r#"{"error":{"message":"slow down","code":"rate_limit_exceeded"}}"#.into()),
         (503, None, "".into()),
         (200, None, completion(act)),
@@ -152,7 +66,7 @@ fn an_openai_run_retries_a_429_after_its_retry_after_and_sends_the_step_schema()
 
 #[test]
 fn a_chain_hands_over_from_an_unauthorised_server_to_the_custom_model_with_a_warning() {
-    let mut w = Worker::new(vec![(401, None, r#"{"error":{"message":"Incorrect API key"}}"#.into())]);
+    let mut w = worker(vec![(401, None, r#"{"error":{"message":"Incorrect API key"}}"#.into())]);
     w.send(init(json!({"kind": "fallback", "chain": [
         {"kind": "openai", "baseUrl": OPENAI, "model": "m", "apiKey": "bad"}, {"kind": "custom"}]})));
     assert_eq!(w.last()["type"], "ready");
@@ -175,7 +89,7 @@ fn a_chain_hands_over_from_an_unauthorised_server_to_the_custom_model_with_a_war
 
 #[test]
 fn init_checks_the_model_option() {
-    let mut w = Worker::new(vec![]);
+    let mut w = worker(vec![]);
     w.send(init(json!({"kind": "openai", "baseUrl": "127.0.0.1:8080", "model": "m"})));
     let failed = w.last();
     assert_eq!(
@@ -205,7 +119,7 @@ fn init_checks_the_model_option() {
 
 #[test]
 fn a_chain_of_the_prompt_api_and_a_custom_function_names_the_page_backend_of_each_call() {
-    let mut w = Worker::new(vec![]);
+    let mut w = worker(vec![]);
     w.send(init(json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "custom"}]})));
     assert_eq!(w.last()["type"], "ready");
     w.send(json!({"type": "run", "runId": "r", "task": "t"}));

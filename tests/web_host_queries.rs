@@ -4,131 +4,15 @@
 //! queries in the end-to-end test). Lists by session and code, stats with a recovery rate, the
 //! export of a run and of a session, clearing a session, retention, and the failure replies.
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+mod worker_harness;
 
-use futures_executor::LocalPool;
-use futures_util::future::{self, LocalBoxFuture};
-use futures_util::task::LocalSpawnExt;
-use futures_util::FutureExt;
-use keel::engine::{Clock, Random};
-use keel::web::host::WorkerHost;
-use keel::web::protocol::WorkerMessage;
-use keel::web::rpc::Transport;
-use serde_json::{json, Value};
-
-#[derive(Default)]
-struct Recorder(RefCell<Vec<Value>>);
-
-impl Transport for Recorder {
-    fn post(&self, message: &WorkerMessage) {
-        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
-    }
-}
-
-/// Time that moves 10 ms at each reading; sleeps never end (no retries are scripted).
-#[derive(Default)]
-struct Ticking(Cell<u64>);
-
-impl Clock for Ticking {
-    fn now_ms(&self) -> u64 {
-        self.0.set(self.0.get() + 10);
-        self.0.get()
-    }
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        future::pending().boxed_local()
-    }
-}
-
-struct Half;
-impl Random for Half {
-    fn unit(&self) -> f64 {
-        0.5
-    }
-}
-
-struct Worker {
-    pool: LocalPool,
-    host: Rc<WorkerHost>,
-    posted: Rc<Recorder>,
-    seen: usize,
-    next_query: u64,
-}
-
-impl Worker {
-    fn new() -> Worker {
-        let pool = LocalPool::new();
-        let spawner = pool.spawner();
-        let posted = Rc::new(Recorder::default());
-        let spawn = Rc::new(move |f: LocalBoxFuture<'static, ()>| spawner.spawn_local(f).unwrap());
-        let host = WorkerHost::new(posted.clone(), Rc::new(Ticking::default()), Rc::new(Half), spawn);
-        Worker { pool, host, posted, seen: 0, next_query: 1 }
-    }
-
-    fn send(&mut self, message: Value) {
-        self.host.handle(&message.to_string());
-        self.pool.run_until_stalled();
-    }
-
-    /// The next posted message that is not an `event`.
-    fn next(&mut self) -> Value {
-        let posted = self.posted.0.borrow();
-        let found = posted[self.seen..].iter().position(|m| m["type"] != "event");
-        let index = self.seen + found.unwrap_or_else(|| panic!("nothing more posted after {}", self.seen));
-        self.seen = index + 1;
-        posted[index].clone()
-    }
-
-    fn model(&mut self, step: Value) {
-        let call = self.next();
-        assert_eq!(call["type"], "modelCall", "{call}");
-        let text = if step.is_string() { step.as_str().unwrap().to_string() } else { step.to_string() };
-        self.send(json!({"type": "modelResult", "id": call["id"], "ok": true, "text": text}));
-    }
-
-    fn tool(&mut self, reply: Value) {
-        let call = self.next();
-        assert_eq!(call["type"], "toolCall", "{call}");
-        let mut reply = reply;
-        reply["type"] = json!("toolResult");
-        reply["id"] = call["id"].clone();
-        self.send(reply);
-    }
-
-    /// Sends a query and returns its `queryResult`.
-    fn query(&mut self, query: Value) -> Value {
-        let id = self.next_query;
-        self.next_query += 1;
-        self.send(json!({"type": "query", "id": id, "query": query}));
-        let result = self.next();
-        assert_eq!(
-            (result["type"].as_str(), result["id"].as_u64()),
-            (Some("queryResult"), Some(id)),
-            "{result}"
-        );
-        result
-    }
-
-    /// A query's value, which must have succeeded.
-    fn value(&mut self, query: Value) -> Value {
-        let result = self.query(query);
-        assert_eq!(result["ok"], true, "{result}");
-        result["value"].clone()
-    }
-}
-
-fn act(city: &str) -> Value {
-    json!({"thought": "look it up", "action": {"tool": "get_weather", "args": {"city": city}}})
-}
-
-fn done(answer: &str) -> Value {
-    json!({"thought": "done", "final_answer": answer})
-}
+use serde_json::json;
+use worker_harness::{act, done, VirtualClock, Worker};
 
 /// A worker that ran two runs: `r1` in session `s` (a 503 from the tool, then a success for another city), `r2` in
 /// session `t` (an unreadable model reply, then an answer).
 fn worker_with_failures() -> Worker {
-    let mut w = Worker::new();
+    let mut w = Worker::with(VirtualClock::ticking(10));
     w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"retry": {"maxAttempts": 1}},
                   "tools": [{"name": "get_weather", "description": "Weather.",
                              "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}));
@@ -214,7 +98,7 @@ fn a_run_and_a_session_export_with_their_turns_and_a_cleared_session_is_empty() 
 
 #[test]
 fn a_query_before_init_or_unreadable_is_answered_with_a_structured_failure() {
-    let mut w = Worker::new();
+    let mut w = Worker::with(VirtualClock::ticking(10));
     let early = w.query(json!({"kind": "failures"}));
     assert_eq!(
         (early["ok"].as_bool(), early["error"]["code"].as_str()),

@@ -4,84 +4,29 @@
 //! Prompt API's `requested`/`quota` compacted and retried, a backend the worker opens itself
 //! (asynchronously; its failure is `initFailed`; disposed with the agent), and the download event.
 
+mod worker_harness;
+
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-use futures_executor::LocalPool;
-use futures_util::future::{pending, poll_fn, LocalBoxFuture};
-use futures_util::task::LocalSpawnExt;
+use futures_util::future::{poll_fn, LocalBoxFuture};
 use futures_util::FutureExt;
-use keel::engine::{Clock, Event, Model, ModelReply, ModelRequest, Random};
+use keel::engine::{Event, Model, ModelReply, ModelRequest};
 use keel::errors::RawFailure;
-use keel::web::host::WorkerHost;
 use keel::web::model_source::{ModelSource, Opener};
 use keel::web::protocol::{ModelChoice, WorkerMessage};
-use keel::web::rpc::{Rpc, Transport};
+use keel::web::rpc::Rpc;
 use serde_json::{json, Value};
+use worker_harness::Worker;
 
-#[derive(Default)]
-struct Recorder(RefCell<Vec<Value>>);
-
-impl Transport for Recorder {
-    fn post(&self, message: &WorkerMessage) {
-        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
+/// A worker whose time stands still (nothing here waits on a timer), opening backends with `opener`.
+fn worker(opener: Option<Opener>) -> Worker {
+    let w = Worker::new();
+    if let Some(opener) = opener {
+        w.host.set_opener(opener);
     }
-}
-
-/// Time stands still: nothing here waits on a timer.
-struct Still;
-impl Clock for Still {
-    fn now_ms(&self) -> u64 {
-        1_000
-    }
-    fn sleep(&self, _ms: u64) -> LocalBoxFuture<'static, ()> {
-        pending().boxed_local()
-    }
-}
-impl Random for Still {
-    fn unit(&self) -> f64 {
-        0.5
-    }
-}
-
-struct Worker {
-    pool: LocalPool,
-    host: Rc<WorkerHost>,
-    posted: Rc<Recorder>,
-}
-
-impl Worker {
-    fn new(opener: Option<Opener>) -> Worker {
-        let pool = LocalPool::new();
-        let spawner = pool.spawner();
-        let posted = Rc::new(Recorder::default());
-        let spawn = Rc::new(move |f: LocalBoxFuture<'static, ()>| spawner.spawn_local(f).unwrap());
-        let host = WorkerHost::new(posted.clone(), Rc::new(Still), Rc::new(Still), spawn);
-        if let Some(opener) = opener {
-            host.set_opener(opener);
-        }
-        Worker { pool, host, posted }
-    }
-
-    fn send(&mut self, message: Value) {
-        self.host.handle(&message.to_string());
-        self.pool.run_until_stalled();
-    }
-
-    fn last(&self, kind: &str) -> Value {
-        let posted = self.posted.0.borrow();
-        posted
-            .iter()
-            .rev()
-            .find(|m| m["type"] == kind)
-            .cloned()
-            .unwrap_or_else(|| panic!("no {kind}: {posted:?}"))
-    }
-
-    fn count(&self, kind: &str) -> usize {
-        self.posted.0.borrow().iter().filter(|m| m["type"] == kind).count()
-    }
+    w
 }
 
 fn act() -> String {
@@ -92,44 +37,44 @@ const TOOLS: &str = r#"[{"name": "look", "description": "Looks."}]"#;
 
 #[test]
 fn the_page_answers_for_the_prompt_api_and_its_window_caps_every_runs_budget() {
-    let mut w = Worker::new(None);
+    let mut w = worker(None);
     let tools: Value = serde_json::from_str(TOOLS).unwrap();
     w.send(json!({"type": "init", "model": {"kind": "promptApi"}, "tools": tools}));
-    assert_eq!(w.last("ready")["type"], "ready");
+    assert_eq!(w.last_of("ready")["type"], "ready");
     w.send(json!({"type": "run", "runId": "a", "task": "t"}));
-    let call = w.last("modelCall");
+    let call = w.last_of("modelCall");
     // The page reports a window too small for the prompt: the next prompt cannot be built within it.
     w.send(json!({"type": "modelResult", "id": call["id"], "ok": true, "text": act(),
                   "usage": {"promptTokens": 90, "completionTokens": 9}, "contextWindow": 200}));
-    let tool = w.last("toolCall");
+    let tool = w.last_of("toolCall");
     w.send(json!({"type": "toolResult", "id": tool["id"], "ok": true, "value": "seen"}));
-    let ended = w.last("runEnded");
+    let ended = w.last_of("runEnded");
     assert_eq!(ended["result"]["reason"]["code"], "CONTEXT_OVERFLOW");
     assert!(ended["result"]["reason"]["message"].as_str().unwrap().contains("budget is 175"), "{ended}");
     assert_eq!(ended["result"]["counts"]["promptTokens"], 90);
     // The window is the agent's, not the run's: the next run does not even ask.
     w.send(json!({"type": "run", "runId": "b", "task": "t"}));
     assert_eq!(w.count("modelCall"), 1);
-    assert_eq!(w.last("runEnded")["runId"], "b");
+    assert_eq!(w.last_of("runEnded")["runId"], "b");
 }
 
 #[test]
 fn a_quota_exceeded_error_from_the_page_compacts_the_prompt_and_retries() {
-    let mut w = Worker::new(None);
+    let mut w = worker(None);
     w.send(json!({"type": "init", "model": {"kind": "promptApi"}}));
     w.send(json!({"type": "run", "runId": "a", "task": "t"}));
-    let call = w.last("modelCall");
+    let call = w.last_of("modelCall");
     w.send(json!({"type": "modelResult", "id": call["id"], "ok": false, "error": {
         "name": "QuotaExceededError", "message": "too big",
         "hints": {"details": {"requested": 10000, "quota": 5000}}}}));
     let warning = w.posted.0.borrow().iter().find(|m| m["event"]["type"] == "warning").cloned().unwrap();
     // 8000 × 5000/10000 × 0.9: the Prompt API's numbers travelled and scaled the budget.
     assert!(warning["event"]["message"].as_str().unwrap().contains("3600 tokens"), "{warning}");
-    let retry = w.last("modelCall");
+    let retry = w.last_of("modelCall");
     assert_ne!(retry["id"], call["id"]);
     let answer = json!({"thought": "ok", "final_answer": "fits"}).to_string();
     w.send(json!({"type": "modelResult", "id": retry["id"], "ok": true, "text": answer}));
-    let ended = w.last("runEnded");
+    let ended = w.last_of("runEnded");
     assert_eq!(ended["result"]["answer"], "fits");
     assert_eq!(ended["result"]["failures"][0]["code"], "CONTEXT_OVERFLOW");
     assert_eq!(ended["result"]["failures"][0]["recovered"], true);
@@ -218,17 +163,17 @@ fn opener(disposed: Rc<Cell<u32>>, gate: Gate) -> Opener {
 #[test]
 fn a_backend_the_worker_opens_itself_answers_runs_and_is_disposed_with_the_agent() {
     let (disposed, gate) = (Rc::new(Cell::new(0)), Gate::default());
-    let mut w = Worker::new(Some(opener(disposed.clone(), gate.clone())));
+    let mut w = worker(Some(opener(disposed.clone(), gate.clone())));
     w.send(json!({"type": "init", "model": {"kind": "promptApi"}}));
     assert_eq!(w.count("ready"), 0, "ready waits for the backend");
     w.send(json!({"type": "init", "model": {"kind": "promptApi"}}));
-    assert_eq!(w.last("initFailed")["error"]["code"], "PROTOCOL_ERROR");
+    assert_eq!(w.last_of("initFailed")["error"]["code"], "PROTOCOL_ERROR");
     gate.open(Ok(()));
     w.pool.run_until_stalled();
     assert_eq!(w.count("ready"), 1);
     w.send(json!({"type": "run", "runId": "a", "task": "t"}));
     assert_eq!(w.count("modelCall"), 0, "the page is not asked");
-    assert_eq!(w.last("runEnded")["result"]["answer"], "from the worker");
+    assert_eq!(w.last_of("runEnded")["result"]["answer"], "from the worker");
     let download = w.posted.0.borrow().iter().find(|m| m["event"]["type"] == "modelDownload").cloned();
     assert_eq!(download.unwrap()["event"], json!({"type": "modelDownload", "loaded": 1.0, "total": 1.0}));
     w.send(json!({"type": "dispose"}));
@@ -238,17 +183,17 @@ fn a_backend_the_worker_opens_itself_answers_runs_and_is_disposed_with_the_agent
 #[test]
 fn a_backend_that_fails_to_open_fails_init_and_one_opened_after_dispose_is_released() {
     let (disposed, gate) = (Rc::new(Cell::new(0)), Gate::default());
-    let mut w = Worker::new(Some(opener(disposed.clone(), gate.clone())));
+    let mut w = worker(Some(opener(disposed.clone(), gate.clone())));
     w.send(json!({"type": "init", "model": {"kind": "promptApi"}}));
     let unavailable = RawFailure::named("NotSupportedError", "no model here");
     gate.open(Err(unavailable));
     w.pool.run_until_stalled();
-    assert_eq!(w.last("initFailed")["error"]["name"], "NotSupportedError");
+    assert_eq!(w.last_of("initFailed")["error"]["name"], "NotSupportedError");
     // Other kinds are not the opener's: the custom model is still the page's.
-    let mut w = Worker::new(Some(opener(disposed.clone(), gate.clone())));
+    let mut w = worker(Some(opener(disposed.clone(), gate.clone())));
     w.send(json!({"type": "init", "model": {"kind": "custom"}}));
     assert_eq!(w.count("ready"), 1);
-    let mut w = Worker::new(Some(opener(disposed.clone(), gate.clone())));
+    let mut w = worker(Some(opener(disposed.clone(), gate.clone())));
     w.send(json!({"type": "init", "model": {"kind": "promptApi"}}));
     w.send(json!({"type": "dispose"}));
     gate.open(Ok(()));

@@ -8,7 +8,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { chromium } from "playwright-core";
+import { CHROMIUM, collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
 import { serve } from "../../tests/e2e/server.mjs";
 import { coldStart } from "./cold.mjs";
 import { markdown } from "./report.mjs";
@@ -16,18 +16,6 @@ import { packageSizes } from "./sizes.mjs";
 import { summary } from "./stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-// The end-to-end tests' flags (tests/e2e/agent.test.mjs).
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
 // Cross-origin isolation gives performance.now() 5 µs resolution instead of 100 µs; the cache
 // header lets the "cached" cold starts reuse what the first load fetched.
 const HEADERS = {
@@ -92,12 +80,9 @@ async function storeBench(browser, runs, warmup) {
 
 const requests = [];
 const server = await serve(ROOT, { headers: HEADERS, onRequest: (path) => requests.push(path) });
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+const browser = await launchChromium();
 const pageErrors = [];
-const watch = (page) => {
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
-};
+const watch = (page) => collectErrors(page, pageErrors);
 
 let steps;
 let cold;

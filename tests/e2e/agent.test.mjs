@@ -4,21 +4,10 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { collectErrors, launchChromium } from "./browser.mjs";
 import { serve } from "./server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
 
 let server;
 let browser;
@@ -27,10 +16,9 @@ const pageErrors = [];
 
 before(async () => {
   server = await serve(ROOT);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
+  collectErrors(page, pageErrors);
   await page.goto(`${server.url}/tests/e2e/page.html`);
   await page.waitForFunction(() => window.scenariosLoaded === true);
 });

@@ -7,13 +7,11 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { collectErrors, launchChromium } from "./browser.mjs";
 import { serveDemo } from "../../www/server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = join(HERE, "artifacts");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"];
 
 let server;
 let browser;
@@ -23,10 +21,9 @@ const pageErrors = [];
 before(async () => {
   // No model files: the test never loads the real model, and the page must cope without it.
   server = await serveDemo({ modelsDir: mkdtempSync(join(tmpdir(), "keel-models-")) });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
+  collectErrors(page, pageErrors);
   await page.goto(server.url);
   await page.waitForSelector("body[data-ready=true]");
 });

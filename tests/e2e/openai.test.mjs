@@ -4,14 +4,11 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { collectErrors, launchChromium } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { completion, openaiServer } from "./openai-server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"];
 
 const act = (tool, args) => ({ thought: `call ${tool}`, action: { tool, args } });
 const answer = (text) => ({ thought: "done", final_answer: text });
@@ -35,10 +32,9 @@ before(async () => {
     open: [completion(act("get_weather", { city: "Oslo" })), completion(answer("Sunny in Oslo."))],
     hang: ["hang"],
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
+  collectErrors(page, pageErrors);
   await page.exposeFunction("waitForHungRequest", async () => {
     for (let i = 0; i < 500 && api.hung.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     return api.hung.length;

@@ -7,16 +7,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./browser.mjs";
 import { serveDemo } from "../../www/server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const task = process.argv[2] ?? "What's the weather in Paris?";
 const server = await serveDemo({ modelsDir: process.env.KEEL_MODELS_DIR ?? join(HERE, "../../.cache/models") });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-});
+const browser = await launchChromium();
 const t0 = Date.now();
 const at = () => `${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s`;
 try {

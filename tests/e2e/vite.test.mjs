@@ -7,22 +7,11 @@ import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { collectErrors, launchChromium } from "./browser.mjs";
 import { serve } from "./server.mjs";
 
 const APP = join(dirname(fileURLToPath(import.meta.url)), "vite-app");
 const DIST = join(APP, "dist");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
 
 let server;
 let browser;
@@ -39,7 +28,7 @@ before(async () => {
     throw new Error(`vite build failed (run ./build.sh setup if vite-app/node_modules is missing):\n${e.stdout}${e.stderr}`);
   }
   server = await serve(DIST, { onRequest: (path) => requests.push(path) });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -56,8 +45,7 @@ test("vite build emits the package's worker and wasm as assets", () => {
 test("the bundled app runs an agent to its final answer", async () => {
   const page = await browser.newPage();
   const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  collectErrors(page, errors);
   await page.goto(`${server.url}/index.html`);
   await page.waitForFunction(() => window.viteResult !== undefined, null, { timeout: 20_000 });
   const result = await page.evaluate(() => window.viteResult);
