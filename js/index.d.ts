@@ -48,7 +48,8 @@ export interface KeelError extends Error {
   hints?: FailureHints;
 }
 
-export interface ToolErrorOptions {
+/** The recovery fields a `ToolError` carries (and takes as options). */
+export interface ToolErrorFields {
   code?: string;
   status?: number;
   causes?: string | string[];
@@ -64,25 +65,17 @@ export interface ToolErrorOptions {
   expected?: boolean;
   /** true → transient (the runtime retries), false → persistent (the model gets the plan). */
   retryable?: boolean;
+}
+
+export interface ToolErrorOptions extends ToolErrorFields {
   cause?: unknown;
 }
 
 /** The error a tool throws to hand the model a full recovery envelope. */
+export interface ToolError extends ToolErrorFields {}
 export class ToolError extends Error {
   constructor(message: string, options?: ToolErrorOptions);
   readonly name: "ToolError";
-  code?: string;
-  status?: number;
-  causes?: string | string[];
-  recovery?: string | string[];
-  availableActions?: string[];
-  severity?: Severity;
-  class?: FailureClass;
-  retryAfter?: number;
-  retryAfterMs?: number;
-  details?: { [key: string]: Json };
-  expected?: boolean;
-  retryable?: boolean;
 }
 
 /** Reads any thrown value as a RawFailure (what keel does with a tool's error). */

@@ -101,3 +101,9 @@ export async function failureLog(agent: Agent): Promise<string> {
   const turns = run.turns.map((t) => t.turn.step).join(",");
   return `${totals.recoveryRate} ${byTool["get_weather"]?.faults ?? 0} ${turns} ${failed.length} ${cleared.runs} ${(await agent.exportSession()).runs.length}`;
 }
+
+// A ToolError carries its recovery fields (declared once, shared with its options).
+export function toolErrorFields(): [string | undefined, number | undefined, boolean | undefined] {
+  const error = new ToolError("Busy.", { code: "SERVER_BUSY", retryAfter: 2, retryable: true });
+  return [error.code, error.retryAfter, error.retryable];
+}
