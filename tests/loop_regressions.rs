@@ -192,30 +192,53 @@ fn a_users_abort_inside_a_tool_is_not_retried() {
     assert!(result.turns[0].observation.contains("it was declined, not broken"));
 }
 
-/// A store whose reads fail.
-struct Unreadable(MemoryStore);
+/// How a [`Faulty`] store misbehaves.
+#[derive(Clone, Copy)]
+enum StoreFault {
+    /// Reading the session's history fails.
+    UnreadableHistory,
+    /// Every turn is saved only after pruning older history.
+    PrunesOnTurn,
+}
 
-impl Store for Unreadable {
+/// An in-memory store with one injected fault.
+struct Faulty(MemoryStore, StoreFault);
+
+impl Store for Faulty {
     fn put_run<'a>(&'a self, r: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         self.0.put_run(r)
     }
     fn put_turn<'a>(&'a self, t: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        self.0.put_turn(t)
+        let saved = self.0.put_turn(t);
+        let fault = self.1;
+        async move {
+            saved.await?;
+            match fault {
+                StoreFault::PrunesOnTurn => Err(StoreError::Pruned("3 old runs removed".into())),
+                StoreFault::UnreadableHistory => Ok(()),
+            }
+        }
+        .boxed_local()
     }
     fn put_failure<'a>(&'a self, f: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         self.0.put_failure(f)
     }
-    fn session_turns<'a>(&'a self, _: &'a str) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
-        future::ready(Err(StoreError::Unavailable("blocked".into()))).boxed_local()
+    fn session_turns<'a>(&'a self, s: &'a str) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
+        match self.1 {
+            StoreFault::UnreadableHistory => {
+                future::ready(Err(StoreError::Unavailable("blocked".into()))).boxed_local()
+            }
+            StoreFault::PrunesOnTurn => self.0.session_turns(s),
+        }
     }
 }
 
-#[test]
-fn the_run_starts_before_its_first_warning_and_survives_an_unreadable_store() {
+/// A one-step run over a store with `fault`: its result and every event.
+fn run_over(fault: StoreFault) -> (keel::engine::RunResult, Vec<Event>) {
     let effects = Effects {
         model: ScriptedModel::new([answer("hi")]),
         tools: FakeTools::new(),
-        store: Rc::new(Unreadable(MemoryStore::new())),
+        store: Rc::new(Faulty(MemoryStore::new(), fault)),
         clock: Rc::new(FakeClock::default()),
         random: Rc::new(FixedRandom(0.0)),
     };
@@ -224,8 +247,27 @@ fn the_run_starts_before_its_first_warning_and_survives_an_unreadable_store() {
     let result = futures_executor::block_on(
         agent.run("x", Default::default(), &|e| events.borrow_mut().push(e.clone())),
     );
+    (result, events.into_inner())
+}
+
+#[test]
+fn the_run_starts_before_its_first_warning_and_survives_an_unreadable_store() {
+    let (result, events) = run_over(StoreFault::UnreadableHistory);
     assert!(result.success);
-    assert_eq!(kinds(&events.borrow())[..2], ["runStarted".to_string(), "warning".to_string()]);
+    assert_eq!(kinds(&events)[..2], ["runStarted".to_string(), "warning".to_string()]);
+}
+
+#[test]
+fn a_write_that_went_through_after_pruning_is_not_reported_as_lost() {
+    let (_, events) = run_over(StoreFault::PrunesOnTurn);
+    let warning = events.iter().find_map(|e| match e {
+        Event::Warning { message, .. } => Some(message.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        warning.as_deref(),
+        Some("Saved step 1, but storage was full, so older history was pruned: 3 old runs removed")
+    );
 }
 
 #[test]
@@ -240,49 +282,4 @@ fn out_of_range_settings_are_refused_with_the_setting_named() {
     let config = AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() };
     let error = Agent::new(effects, specs(), config).err().expect("refused");
     assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: at least 1 ms");
-}
-
-/// A store that had to prune before each write went through.
-struct Pruning(MemoryStore);
-
-impl Store for Pruning {
-    fn put_run<'a>(&'a self, r: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        self.0.put_run(r)
-    }
-    fn put_turn<'a>(&'a self, t: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        let saved = self.0.put_turn(t);
-        async move {
-            saved.await?;
-            Err(StoreError::Pruned("3 old runs removed".into()))
-        }
-        .boxed_local()
-    }
-    fn put_failure<'a>(&'a self, f: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        self.0.put_failure(f)
-    }
-    fn session_turns<'a>(&'a self, s: &'a str) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
-        self.0.session_turns(s)
-    }
-}
-
-#[test]
-fn a_write_that_went_through_after_pruning_is_not_reported_as_lost() {
-    let effects = Effects {
-        model: ScriptedModel::new([answer("hi")]),
-        tools: FakeTools::new(),
-        store: Rc::new(Pruning(MemoryStore::new())),
-        clock: Rc::new(FakeClock::default()),
-        random: Rc::new(FixedRandom(0.0)),
-    };
-    let agent = Agent::new(effects, specs(), AgentConfig::default()).unwrap();
-    let events = RefCell::new(Vec::new());
-    futures_executor::block_on(agent.run("x", Default::default(), &|e| events.borrow_mut().push(e.clone())));
-    let warning = events.borrow().iter().find_map(|e| match e {
-        Event::Warning { message, .. } => Some(message.clone()),
-        _ => None,
-    });
-    assert_eq!(
-        warning.as_deref(),
-        Some("Saved step 1, but storage was full, so older history was pruned: 3 old runs removed")
-    );
 }

@@ -84,11 +84,12 @@ pub enum AgentError {
 /// A ReAct agent: give it a task, it thinks, calls tools, recovers from their failures, and answers.
 pub struct Agent {
     pub(crate) effects: Effects,
-    pub(crate) tools: ToolSet,
+    /// Shared by every run's copy of the agent (compiled once).
+    pub(crate) tools: Rc<ToolSet>,
     pub(crate) config: AgentConfig,
     pub(crate) counter: Rc<dyn TokenCounter>,
     /// The step schema with every tool, and the final-answer-only one.
-    step_schemas: [serde_json::Value; 2],
+    step_schemas: Rc<[serde_json::Value; 2]>,
 }
 
 impl Agent {
@@ -96,8 +97,8 @@ impl Agent {
     /// or malformed name, invalid schema) or a setting is out of range, saying which and why.
     pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, AgentError> {
         config.validate()?;
-        let tools = ToolSet::new(tools)?;
-        let step_schemas = [step_schema(tools.specs(), false), step_schema(tools.specs(), true)];
+        let tools = Rc::new(ToolSet::new(tools)?);
+        let step_schemas = Rc::new([step_schema(tools.specs(), false), step_schema(tools.specs(), true)]);
         Ok(Agent { effects, tools, config, counter: Rc::new(CharEstimate::default()), step_schemas })
     }
 

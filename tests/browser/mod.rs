@@ -137,14 +137,19 @@ async fn next(posted: &Recorder, seen: &mut usize, kind: &str) -> Value {
     panic!("no `{kind}` posted: {:?}", posted.0.borrow());
 }
 
-pub async fn a_hung_tool_times_out_under_real_timers_and_is_aborted() {
-    let posted = Rc::new(Recorder::default());
-    let host = WorkerHost::new(
+/// A worker host on the browser's real timers and event loop, posting into `posted`.
+pub fn web_host(posted: &Rc<Recorder>) -> Rc<WorkerHost> {
+    WorkerHost::new(
         posted.clone(),
         Rc::new(WebClock::new()),
         Rc::new(WebRandom),
         Rc::new(wasm_bindgen_futures::spawn_local),
-    );
+    )
+}
+
+pub async fn a_hung_tool_times_out_under_real_timers_and_is_aborted() {
+    let posted = Rc::new(Recorder::default());
+    let host = web_host(&posted);
     let init = json!({"type": "init", "model": {"kind": "custom"}, "config": {"retry": {"maxAttempts": 1}},
         "tools": [{"name": "hang", "description": "Never answers.", "timeoutMs": 40}]});
     host.handle(&init.to_string());

@@ -7,8 +7,7 @@ use std::rc::Rc;
 use futures_util::future::{select, Either};
 use keel::engine::{Clock, Message, ModelRequest, Role};
 use keel::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
-use keel::web::clock::{WebClock, WebRandom};
-use keel::web::host::WorkerHost;
+use keel::web::clock::WebClock;
 use keel::web::model_source::ModelSource;
 use keel::web::prompt_api::{open, opener};
 use keel::web::rpc::Rpc;
@@ -221,12 +220,7 @@ pub async fn the_worker_calls_the_prompt_api_itself_when_it_has_language_model()
     let last = json!({"thought": "done", "final_answer": "seen"}).to_string();
     let fake = Fake::install(json!({"availability": "downloading", "replies": [step("look"), last]}));
     let posted = Rc::new(Recorder::default());
-    let host = WorkerHost::new(
-        posted.clone(),
-        Rc::new(WebClock::new()),
-        Rc::new(WebRandom),
-        Rc::new(wasm_bindgen_futures::spawn_local),
-    );
+    let host = super::web_host(&posted);
     host.set_opener(opener());
     let init = json!({"type": "init", "model": {"kind": "promptApi"},
         "tools": [{"name": "look", "description": "Looks."}]});
