@@ -313,6 +313,10 @@ export interface FailureRecord {
 export interface RunResult {
   runId: string;
   answer: string;
+  /**
+   * Whether the model finished the task: false when a budget or a fatal failure ended the run, and
+   * when the model answered straight after a failed step (it gave up; the answer says what failed).
+   */
   success: boolean;
   reason: EndReason;
   turns: Turn[];

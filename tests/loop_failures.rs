@@ -130,6 +130,10 @@ fn transient_failures_that_never_clear_reach_the_model_after_the_attempt_limit()
     assert_eq!(result.turns[0].outcome, Outcome::Failed);
     assert_eq!((result.stats.faults, result.stats.failed_attempts), (1, 3), "one call, three attempts");
     assert_eq!(result.stats.recovered, 0);
+    // The model answered straight after the failed call: it gave up, and the run says so.
+    assert!(!result.success, "an answer right after an unrecovered failure is not a success");
+    assert_eq!(result.reason, keel::store::EndReason::FinalAnswer);
+    assert_eq!(result.answer, "service down");
 }
 
 #[test]

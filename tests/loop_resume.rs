@@ -41,11 +41,16 @@ fn weather(city: &str) -> support::Reply {
     act("get_weather", json!({ "city": city }))
 }
 
+fn mild() -> Behaviour {
+    Behaviour::Ok(json!({ "sky": "mild" }))
+}
+
 /// Starts a run that commits steps 1 and 2, then hangs in step 3's tool; the run's future is then
 /// dropped, which is all a terminated worker leaves behind.
 fn cut_run(store: &Rc<MemoryStore>) {
     let model = ScriptedModel::new([weather("Paris"), weather("Oslo"), act("snapshot", json!({}))]);
-    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Hang]);
+    let tools =
+        FakeTools::new().script("snapshot", vec![Behaviour::Hang]).script("get_weather", vec![mild()]);
     let cut = agent(store, model, tools);
     let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), ..Default::default() };
     let run = cut.run("Weather in three cities", options, &|_| {});
@@ -63,7 +68,7 @@ fn a_cut_off_run_resumes_at_the_next_step_and_the_store_has_each_step_once() {
     assert_eq!(saved.turns.iter().map(|t| t.turn.step).collect::<Vec<_>>(), [1, 2]);
 
     let model = ScriptedModel::new([weather("Rome"), answer("Mild everywhere.")]);
-    let resumed = agent(&store, model.clone(), FakeTools::new());
+    let resumed = agent(&store, model.clone(), FakeTools::new().script("get_weather", vec![mild()]));
     let events = RefCell::new(Vec::new());
     let turns = saved.turns.into_iter().map(|t| t.turn).collect();
     let result = futures_executor::block_on(

@@ -38,7 +38,8 @@ impl Agent {
                 } else {
                     EndReason::FinalAnswer
                 };
-                state.finish(turn.observation, !forced, reason).await
+                let success = !forced && !state.answered_after_failure();
+                state.finish(turn.observation, success, reason).await
             }
             None => state.drive().await,
         }

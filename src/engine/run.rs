@@ -96,7 +96,10 @@ impl<'a> RunState<'a> {
                 return self.forced_final(EndReason::MaxSteps { steps: config.max_steps }).await;
             }
             match self.step_once().await {
-                Ok(Some(answer)) => return self.finish(answer, true, EndReason::FinalAnswer).await,
+                Ok(Some(answer)) => {
+                    let success = !self.answered_after_failure();
+                    return self.finish(answer, success, EndReason::FinalAnswer).await;
+                }
                 Ok(None) => {}
                 Err(stop) => break stop,
             }
@@ -121,6 +124,13 @@ impl<'a> RunState<'a> {
     /// what the turns recorded, not from a counter kept beside them.
     fn failing_streak(&self) -> u32 {
         self.turns.iter().rev().take_while(|t| t.outcome == Outcome::Failed).count() as u32
+    }
+
+    /// Whether the final answer (the last turn) came straight after a failed call: the model gave
+    /// up rather than finished, so the run is reported unsuccessful though the model answered. An
+    /// unreadable reply before it is not a call: a readable answer recovers it.
+    pub(crate) fn answered_after_failure(&self) -> bool {
+        self.turns.iter().rev().nth(1).is_some_and(|t| t.outcome == Outcome::Failed && t.action.is_some())
     }
 
     /// One step: ask, parse, check, act, observe. `Some(answer)` when the model answered.
