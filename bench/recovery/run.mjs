@@ -1,0 +1,125 @@
+// The recovery benchmark: a real local model (llama-cpp-python's server) reached through keel's
+// OpenAI-compatible backend from headless Chromium, every scenario in every mode, in one run.
+// Records bench/results/recovery-<label>.json (raw, per scenario) and rewrites
+// bench/results/recovery.md from every recovery-*.json there. Asserts nothing.
+//
+//   node bench/recovery/run.mjs --python P --model M.gguf --label L [--sha256 H] [--modes a,b]
+//                               [--only id,id] [--out DIR]
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { CHROMIUM, collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
+import { serve } from "../../tests/e2e/server.mjs";
+import { startLlama } from "./llama.mjs";
+import { DEFAULT_MODES, MODES } from "./modes.js";
+import { startProxy } from "./proxy.mjs";
+import { markdown, summarise } from "./report.mjs";
+import { scenarios } from "./scenarios.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const { values: opts } = parseArgs({
+  options: {
+    python: { type: "string" },
+    model: { type: "string" },
+    label: { type: "string" },
+    sha256: { type: "string", default: "" },
+    modes: { type: "string", default: DEFAULT_MODES.join(",") },
+    only: { type: "string", default: "" },
+    out: { type: "string", default: join(ROOT, "bench/results") },
+  },
+});
+for (const required of ["python", "model", "label"]) {
+  if (!opts[required]) throw new Error(`--${required} is required`);
+}
+const modes = opts.modes.split(",").filter(Boolean);
+for (const m of modes) if (!MODES[m]) throw new Error(`unknown mode '${m}' (${Object.keys(MODES).join(", ")})`);
+const all = scenarios(class {});
+const only = opts.only.split(",").filter(Boolean);
+for (const id of only) if (!all.some((s) => s.id === id)) throw new Error(`unknown scenario '${id}'`);
+const chosen = only.length ? all.filter((s) => only.includes(s.id)) : all;
+const byId = new Map(all.map((s) => [s.id, s]));
+
+const sh = (cmd, args) => {
+  try {
+    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return "unknown";
+  }
+};
+
+mkdirSync(opts.out, { recursive: true });
+const llamaLog = join(ROOT, "target", `llama-server-${opts.label}.log`);
+mkdirSync(dirname(llamaLog), { recursive: true });
+process.stdout.write(`    llama_cpp.server with ${basename(opts.model)} (log: ${llamaLog})\n`);
+const llama = await startLlama({ python: opts.python, model: opts.model, log: llamaLog });
+const proxy = await startProxy({ upstream: llama.url, faultsFor: (id) => byId.get(id)?.modelFaults });
+const site = await serve(ROOT);
+const browser = await launchChromium();
+const pageErrors = [];
+const results = [];
+const started = Date.now();
+try {
+  const page = await browser.newPage();
+  collectErrors(page, pageErrors);
+  await page.goto(`${site.url}/bench/recovery/page.html`);
+  await page.waitForFunction(() => window.benchLoaded === true);
+  // Interleaved (scenario-major), so a machine slowing down mid-run touches every mode alike.
+  for (const scenario of chosen) {
+    for (const mode of modes) {
+      const t0 = Date.now();
+      let record;
+      try {
+        record = await page.evaluate((a) => window.runScenario(a), { id: scenario.id, mode, proxy: proxy.url, model: opts.label });
+      } catch (e) {
+        record = { scenario: scenario.id, mode, error: String(e).slice(0, 2000), correct: false };
+      }
+      record.minSteps = scenario.minSteps;
+      record.mechanism = scenario.mechanism;
+      record.modelCalls = proxy.calls(`${mode}/${scenario.id}`);
+      results.push(record);
+      const mark = record.error ? "ERROR" : record.correct ? "ok   " : "wrong";
+      const steps = record.counts?.steps ?? "-";
+      const faults = record.stats?.faults ?? "-";
+      process.stdout.write(
+        `    ${mark} ${mode.padEnd(13)} ${scenario.id.padEnd(22)} steps ${String(steps).padStart(2)}  faults ${faults}  ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+      );
+    }
+  }
+} finally {
+  await browser.close();
+  await site.close();
+  await proxy.close();
+  await llama.close();
+}
+
+const cpu = cpus()[0]?.model ?? "unknown";
+const report = {
+  command: (process.env.KEEL_BENCH_COMMAND ?? `node bench/recovery/run.mjs ${process.argv.slice(2).join(" ")}`).trim(),
+  label: opts.label,
+  model: { file: basename(opts.model), sha256: opts.sha256 || null },
+  server: `llama-cpp-python ${sh(opts.python, ["-c", "import llama_cpp; print(llama_cpp.__version__)"])}, n_ctx 8192, 2 threads, temperature 0, seed ${42}`,
+  machine: {
+    date: new Date().toISOString(),
+    cpu: `${cpu} × ${availableParallelism()}`,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadavgEnd: loadavg().map((x) => Math.round(x * 100) / 100),
+    chromium: sh(CHROMIUM, ["--version"]),
+    commit: `${sh("git", ["rev-parse", "--short", "HEAD"])}${sh("git", ["status", "--porcelain"]) ? " (dirty tree)" : ""}`,
+  },
+  modes: Object.fromEntries(modes.map((m) => [m, MODES[m].describe])),
+  elapsedMs: Date.now() - started,
+  summary: summarise(results, modes),
+  pageErrors,
+  results,
+};
+const file = join(opts.out, `recovery-${opts.label}.json`);
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+const reports = readdirSync(opts.out)
+  .filter((f) => /^recovery-.+\.json$/.test(f))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join(opts.out, f), "utf8")));
+writeFileSync(join(opts.out, "recovery.md"), markdown(reports, all));
+process.stdout.write(`    wrote ${file} and ${join(opts.out, "recovery.md")}\n`);
