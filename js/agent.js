@@ -5,6 +5,7 @@ import { openPromptApi } from "./backends/prompt-api.js";
 import { fromRawFailure, toRawFailure } from "./errors.js";
 import { FailureLog, failureQuery } from "./failure-log.js";
 import { pageBackend } from "./page-backends.js";
+import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
 const CREATE = Symbol("keel.create");
@@ -86,6 +87,7 @@ export class Agent {
   #tools;
   #custom;
   #owned = [];
+  #redact;
   #session;
   #onError;
   #promptApi;
@@ -123,8 +125,9 @@ export class Agent {
    * ```
    */
   static async create(options = {}) {
-    const { tools = [], session = "default", config, worker, onError } = options;
+    const { tools = [], session = "default", worker, onError } = options;
     const specs = tools.map(toolSpec);
+    const { config, hook } = pageRedaction(options.config);
     const owned = [];
     let choice;
     let custom;
@@ -162,8 +165,9 @@ export class Agent {
           : new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
     const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi);
     agent.#owned = owned;
+    agent.#redact = hook;
     try {
-      await agent.#start({ type: "init", tools: specs, model: choice, config: config ?? {} });
+      await agent.#start({ type: "init", tools: specs, model: choice, config });
     } catch (e) {
       agent.dispose();
       throw e;
@@ -379,6 +383,9 @@ export class Agent {
         break;
       case "modelCall":
         this.#answer(message.id, "modelResult", (ctx) => this.#callModel(message, ctx));
+        break;
+      case "redact":
+        this.#answer(message.id, "redactResult", () => redactReply(this.#redact, message));
         break;
       case "toolAbort":
       case "modelAbort":

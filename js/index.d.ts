@@ -191,18 +191,71 @@ export interface AgentConfig {
   constrainOutput: boolean;
   instructions: string | null;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
-  store: "indexeddb" | "memory" | StoreOptions;
+  store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }
 
-/** IndexedDB settings (every field optional). */
+/** IndexedDB settings (every field optional; a misspelt one fails `Agent.create`). */
 export interface StoreOptions {
+  kind?: "indexeddb";
   /** The database's name (default `keel`). */
   name?: string;
   /** How much history to keep: whole runs, oldest first. Defaults: 1000 runs, 90 days, every 200 writes. */
   retention?: { maxRuns?: number | null; maxAgeMs?: number | null; everyWrites?: number };
   /** How long to wait for other tabs holding an older version open before failing (default 3000). */
   blockedTimeoutMs?: number;
+  /** What the store keeps of each tool call's arguments: see {@link Redaction}. */
+  redact?: Redaction;
 }
+
+/** The memory store (nothing outlives the worker), with a redaction if wanted. */
+export interface MemoryStoreOptions {
+  kind: "memory";
+  /** What the store keeps of each tool call's arguments: see {@link Redaction}. */
+  redact?: Redaction;
+}
+
+/**
+ * Keeps secrets the model passes to tools (passwords, card numbers, tokens) out of the store: a
+ * declarative {@link RedactPolicy}, applied in the worker, or a {@link RedactHook} the worker asks
+ * before each step with a tool call is stored.
+ *
+ * The store then gets the redacted arguments, and every value removed (strings and numbers of 4
+ * chars or more) is replaced by the mask wherever the run's stored text holds it: thoughts,
+ * observations, the model's unreadable replies, failure messages, the run's answer. Failure
+ * records' `argsDigest` is that of the redacted arguments. The run's `task` is stored as given.
+ *
+ * The run itself is not redacted: the model and the tools see the real arguments, and so do the
+ * run's events and its `RunResult`. What is read back from the store is the redacted form: the
+ * session's memory in later runs, a resumed run's earlier steps, `failures()`, `failureStats()`,
+ * the exports and `exportRunOtlp()`.
+ *
+ * ```ts
+ * const redact: RedactPolicy = { keys: ["password", "token"], tools: { pay: "drop" } };
+ * const agent = await Agent.create({ model, tools: [login, pay], config: { store: { redact } } });
+ * // Or decided on the page, here with the memory store:
+ * const hook: RedactHook = ({ tool, args }) => (tool === "pay" ? null : args);
+ * const other = await Agent.create({ model, tools: [login, pay], config: { store: { kind: "memory", redact: hook } } });
+ * ```
+ */
+export type Redaction = RedactPolicy | RedactHook;
+
+/** Which arguments to mask and which calls to drop; a malformed policy fails `Agent.create` (`INVALID_CONFIG`). */
+export interface RedactPolicy {
+  /** Argument names masked in every call, matched case-insensitively at any depth, inside arrays too. */
+  keys?: string[];
+  /** Per tool (one of the agent's): `"drop"` stores none of its arguments; names mask more of its arguments. */
+  tools?: { [tool: string]: "drop" | string[] };
+  /** What replaces a masked value, dropped arguments and scrubbed text (default `"[redacted]"`). */
+  mask?: string;
+}
+
+/**
+ * Decides on the page what the store keeps of a call: the arguments to store, or `null` (or
+ * `undefined`) to drop them. If it throws, returns what JSON cannot carry, or takes over 5 s, the
+ * arguments are stored dropped and the run gets a `warning` event: it never lets them through.
+ * Scrubbing and digests are as for a {@link RedactPolicy}, with the mask `"[redacted]"`.
+ */
+export type RedactHook = (call: { tool: string; args: Json }) => Json | null | undefined | Promise<Json | null | undefined>;
 
 export interface AgentOptions {
   model: ModelOption;
@@ -292,6 +345,8 @@ export interface Turn {
   action: { tool: string; args: Json } | null;
   observation: string;
   outcome: Outcome;
+  /** What the model wrote, when it could not be read as a step. */
+  reply?: string;
 }
 
 export interface FailureRecord {
@@ -300,6 +355,7 @@ export interface FailureRecord {
   session: string;
   step: number;
   tool: string | null;
+  /** Groups identical calls; as stored, it is the digest of the redacted arguments (see {@link Redaction}). */
   argsDigest: string | null;
   class: FailureClass;
   code: ErrorCode;
@@ -310,6 +366,7 @@ export interface FailureRecord {
   atMs: number;
 }
 
+/** How a run ended, as it ran: its turns and failures hold the real arguments, never redacted. */
 export interface RunResult {
   runId: string;
   answer: string;
@@ -380,7 +437,7 @@ export interface RunRecord {
   counts: RunResult["counts"];
 }
 
-/** One committed step. */
+/** One committed step, as stored: redacted when `config.store.redact` is set. */
 export interface TurnRecord {
   runId: string;
   session: string;

@@ -110,6 +110,13 @@ fn init_and_run_failures_are_structured() {
     assert_eq!(w.next()["error"]["code"], "INVALID_TOOLS");
     w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"maxSteps": "many"}}));
     assert_eq!(w.next()["error"]["code"], "INVALID_CONFIG");
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"maxSteps": 0}}));
+    let failed = w.next();
+    assert_eq!(
+        failed["error"]["code"], "INVALID_CONFIG",
+        "a setting out of range is a config error: {failed}"
+    );
+    assert!(failed["error"]["message"].as_str().unwrap().contains("`maxSteps`"));
     w.send(json!({"type": "init", "model": {"kind": "custom"}}));
     assert_eq!(w.next()["type"], "ready");
     w.send(json!({"type": "init", "model": {"kind": "custom"}}));

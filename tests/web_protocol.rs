@@ -5,7 +5,7 @@
 use keel::engine::{Event, Message, ModelRequest, Role, Usage};
 use keel::errors::RawFailure;
 use keel::web::protocol::{
-    ModelChoice, ModelText, PageMessage, Reply, ToolValue, WorkerMessage, PROTOCOL_ERROR,
+    ModelChoice, ModelText, PageMessage, RedactValue, Reply, ToolValue, WorkerMessage, PROTOCOL_ERROR,
 };
 use serde_json::{json, Value};
 
@@ -100,6 +100,24 @@ fn model_results_carry_text_and_usage() {
     assert_eq!(without_error.into_model_reply().unwrap_err().code.as_deref(), Some(PROTOCOL_ERROR));
     let failed = Reply::<ToolValue>::failed(3, RawFailure::named("AbortError", "stop"));
     assert_eq!(failed.into_result().unwrap_err().name.as_deref(), Some("AbortError"));
+}
+
+#[test]
+fn redaction_asks_with_the_call_and_the_answer_keeps_args_or_null() {
+    let ask = WorkerMessage::Redact { id: 6, tool: "login".into(), args: json!({"password": "p"}) };
+    let value: Value = serde_json::from_str(&ask.to_json()).unwrap();
+    assert_eq!(value, json!({"type": "redact", "id": 6, "tool": "login", "args": {"password": "p"}}));
+    let kept = page(json!({"type": "redactResult", "id": 6, "ok": true, "args": {"password": "***"}}));
+    let PageMessage::RedactResult(reply) = kept.clone() else { panic!("a redactResult") };
+    assert_eq!(reply.into_result().unwrap(), RedactValue { args: json!({"password": "***"}) });
+    round_trip(&kept);
+    for dropped in [
+        json!({"type": "redactResult", "id": 7, "ok": true, "args": null}),
+        json!({"type": "redactResult", "id": 7, "ok": true}),
+    ] {
+        let PageMessage::RedactResult(reply) = page(dropped) else { panic!("a redactResult") };
+        assert_eq!(reply.into_result().unwrap().args, Value::Null);
+    }
 }
 
 #[test]

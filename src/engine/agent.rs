@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::redact::Redactor;
 use crate::store::{EndReason, FailureRecord, FailureStats, RunCounts, Store};
 use crate::tools::{ToolSet, ToolSetError, ToolSpec};
 
@@ -90,6 +91,8 @@ pub struct Agent {
     pub(crate) tools: Rc<ToolSet>,
     pub(crate) config: AgentConfig,
     pub(crate) counter: Rc<dyn TokenCounter>,
+    /// What the store keeps of each call's arguments; everything when `None`.
+    pub(crate) redactor: Option<Rc<dyn Redactor>>,
     /// The step schema with every tool, and the final-answer-only one.
     step_schemas: Rc<[serde_json::Value; 2]>,
 }
@@ -101,7 +104,8 @@ impl Agent {
         config.validate()?;
         let tools = Rc::new(ToolSet::new(tools)?);
         let step_schemas = Rc::new([step_schema(tools.specs(), false), step_schema(tools.specs(), true)]);
-        Ok(Agent { effects, tools, config, counter: Rc::new(CharEstimate::default()), step_schemas })
+        let counter = Rc::new(CharEstimate::default());
+        Ok(Agent { effects, tools, config, counter, redactor: None, step_schemas })
     }
 
     /// The step schema handed to backends that constrain decoding (computed once per agent).
@@ -115,14 +119,26 @@ impl Agent {
         self
     }
 
-    /// The same tools, settings and token counter over other effects. The browser gives each run its
-    /// own model and tool host, tagged with the run's id, so the page knows which run a call is for.
+    /// Redacts what runs store: each call's arguments go through `redactor` before its step is
+    /// written, and what it removes is scrubbed from the run's stored text (see
+    /// [`crate::store::redact`]). The run itself, its events and its [`RunResult`] keep the real
+    /// arguments; what the store gives back (the session's memory, a resumed run's steps, the
+    /// failure log) is the redacted form.
+    pub fn with_redactor(mut self, redactor: Rc<dyn Redactor>) -> Agent {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// The same tools, settings, token counter and redactor over other effects. The browser gives
+    /// each run its own model and tool host, tagged with the run's id, so the page knows which run
+    /// a call is for.
     pub fn with_effects(&self, effects: Effects) -> Agent {
         Agent {
             effects,
             tools: self.tools.clone(),
             config: self.config.clone(),
             counter: self.counter.clone(),
+            redactor: self.redactor.clone(),
             step_schemas: self.step_schemas.clone(),
         }
     }

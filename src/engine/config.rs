@@ -50,12 +50,12 @@ impl Default for AgentConfig {
     }
 }
 
-/// A setting outside the range the loop can work with.
+/// A setting outside the range the loop can work with, or malformed (`store.redact`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("config `{field}` is {value}: {expected}")]
 pub struct ConfigError {
-    /// The setting, as named in JS (camelCase).
-    pub field: &'static str,
+    /// The setting, as named in JS (camelCase), with its path: `retry.jitter`, `store.redact.keys[1]`.
+    pub field: String,
     /// The value given.
     pub value: String,
     /// What it must be.
@@ -74,7 +74,7 @@ impl AgentConfig {
             if ok {
                 Ok(())
             } else {
-                Err(ConfigError { field, value: value.to_string(), expected })
+                Err(ConfigError { field: field.to_string(), value: value.to_string(), expected })
             }
         }
         let r = &self.retry;

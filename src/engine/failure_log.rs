@@ -102,6 +102,12 @@ impl FailureLog {
         }
     }
 
+    /// Marks every record to be written again: a later step removed a value their messages may
+    /// hold (redaction).
+    pub fn mark_all_unsaved(&mut self) {
+        self.unsaved.extend(0..self.records.len());
+    }
+
     /// The records written or changed since the last call, for the store.
     pub fn take_unsaved(&mut self) -> Vec<FailureRecord> {
         let unsaved = std::mem::take(&mut self.unsaved);
@@ -160,5 +166,7 @@ mod tests {
         assert!(log.take_unsaved().is_empty());
         log.mark_recovered(c);
         assert_eq!(log.take_unsaved()[0].tool.as_deref(), Some("get"));
+        log.mark_all_unsaved();
+        assert_eq!(log.take_unsaved().len(), 4);
     }
 }

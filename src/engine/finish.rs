@@ -1,7 +1,7 @@
 //! Committing each step before the next model call, and ending a run: the forced final answer when
 //! a budget is spent, and the run record's last write.
 
-use crate::store::{EndReason, RunStatus, StoreError, TurnRecord};
+use crate::store::{EndReason, RunStatus, TurnRecord};
 
 use super::agent::RunResult;
 use super::run::{RunState, Stop};
@@ -23,25 +23,9 @@ impl RunState<'_> {
             at_ms: self.agent.effects.clock.now_ms(),
             turn,
         };
-        if let Err(e) = self.agent.effects.store.put_turn(&record).await {
-            self.warn(Some(step), store_warning(&format!("step {step}"), &e));
-        }
+        self.save_turn(record).await;
         self.save_failures().await;
         self.save_run().await;
-    }
-
-    pub(crate) async fn save_failures(&mut self) {
-        for failure in self.log.take_unsaved() {
-            if let Err(e) = self.agent.effects.store.put_failure(&failure).await {
-                self.warn(Some(failure.step), store_warning("a failure record", &e));
-            }
-        }
-    }
-
-    pub(crate) async fn save_run(&mut self) {
-        if let Err(e) = self.agent.effects.store.put_run(&self.record).await {
-            self.warn(None, store_warning("the run record", &e));
-        }
     }
 
     /// A budget is spent: one last call where only a final answer is allowed, then the run ends
@@ -104,13 +88,5 @@ impl RunState<'_> {
             stats,
             counts: self.record.counts,
         }
-    }
-}
-
-/// What the page is told when writing `what` went wrong: after pruning it was saved all the same.
-fn store_warning(what: &str, error: &StoreError) -> String {
-    match error {
-        StoreError::Pruned(_) => format!("Saved {what}, but {error}"),
-        _ => format!("Could not save {what}: {error}"),
     }
 }

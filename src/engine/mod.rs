@@ -2,7 +2,8 @@
 //! prompt it builds, the budgets it keeps and the retries it schedules.
 //!
 //! - the loop: [`Agent`] (`agent.rs`), one run (`run.rs`), a tool call (`tool_turn.rs`), a model
-//!   call (`model_turn.rs`), committing and ending (`finish.rs`), resuming a cut-off run (`resume.rs`);
+//!   call (`model_turn.rs`), committing and ending (`finish.rs`), writing to the store, redacted
+//!   when the agent has a redactor (`save.rs`), resuming a cut-off run (`resume.rs`);
 //! - its bookkeeping: [`FailureLog`], [`Repeats`], [`RetryPolicy`], [`CancelToken`], [`Event`];
 //! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt.
 
@@ -23,6 +24,7 @@ mod repeats;
 mod resume;
 mod retry;
 mod run;
+mod save;
 mod tool_turn;
 mod turn;
 

@@ -12,6 +12,7 @@ use crate::store::{EndReason, RunRecord, RunStatus};
 use super::agent::{Agent, RunOptions, RunResult};
 use super::failure_log::FailureLog;
 use super::run::RunState;
+use super::save::Redaction;
 use super::{Event, Outcome, Repeats, Turn};
 
 impl Agent {
@@ -78,6 +79,7 @@ impl<'a> RunState<'a> {
             turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
+            redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
         match agent.effects.store.session_turns(&session).await {

@@ -7,6 +7,7 @@ use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 
 use super::agent::{Agent, RunOptions, RunResult};
 use super::failure_log::{FailureLog, NewFailure};
+use super::save::Redaction;
 use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Turn};
 
 /// Why the loop stops early.
@@ -37,6 +38,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) repeats: Repeats,
     /// The prompt's token budget; lowered for the rest of the run when the model overflows.
     pub(crate) context_tokens: usize,
+    /// What the store gets of the run, when the agent redacts.
+    pub(crate) redaction: Option<Redaction>,
 }
 
 impl<'a> RunState<'a> {
@@ -72,6 +75,7 @@ impl<'a> RunState<'a> {
             log: FailureLog::new(&run_id, &options.session),
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
+            redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
         match effects.store.session_turns(&options.session).await {

@@ -4,6 +4,9 @@
 //! The durable store (IndexedDB, `web::indexeddb`) is built on pure parts kept here and tested
 //! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
 //! plans, the [`retention`] policy, the [`session`] record and export, and a run's [`otlp`] trace.
+//!
+//! What a store is given can first be [`redact`]ed: secrets masked in the arguments and scrubbed
+//! from the text, by a declarative policy or the page's own function.
 
 pub mod layout;
 mod memory;
@@ -11,6 +14,7 @@ mod options;
 pub mod otlp;
 pub mod query;
 mod records;
+pub mod redact;
 pub mod retention;
 pub mod session;
 mod stats;

@@ -1,14 +1,15 @@
 //! Which store the worker uses, from the agent's config: `store: "memory"`, `store: "indexeddb"`
-//! (the default), or `store: {name, retention, blockedTimeoutMs}` for IndexedDB with settings.
+//! (the default), or an object: `{name, retention, blockedTimeoutMs}` for IndexedDB with settings,
+//! `{kind: "memory"}` for memory; either with `redact` (see [`super::redact`]).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::retention::Retention;
 
-/// IndexedDB settings.
+/// IndexedDB settings. Unknown fields are refused: a misspelt setting must not pass unnoticed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct IdbOptions {
     /// The database's name.
     pub name: String,
@@ -35,19 +36,40 @@ pub enum StoreChoice {
 }
 
 impl StoreChoice {
-    /// Reads `config.store`; absent or `null` means IndexedDB with the defaults.
+    /// Reads `config.store`; absent or `null` means IndexedDB with the defaults. Its `redact` is
+    /// read apart ([`RedactSetting`](super::redact::RedactSetting)).
     pub fn from_config(config: &Value) -> Result<StoreChoice, String> {
         match config.get("store") {
             None | Some(Value::Null) => Ok(StoreChoice::IndexedDb(IdbOptions::default())),
-            Some(Value::String(kind)) => match kind.as_str() {
-                "memory" => Ok(StoreChoice::Memory),
-                "indexeddb" => Ok(StoreChoice::IndexedDb(IdbOptions::default())),
-                other => Err(format!("store: `{other}` is not a store: use \"indexeddb\" or \"memory\"")),
+            Some(Value::String(kind)) => Self::of_kind(kind, Map::new()),
+            Some(Value::Object(options)) => {
+                let mut options = options.clone();
+                options.remove("redact");
+                match options.remove("kind") {
+                    None => Self::of_kind("indexeddb", options),
+                    Some(Value::String(kind)) => Self::of_kind(&kind, options),
+                    Some(other) => {
+                        Err(format!("store: kind {other} is not a store: use \"indexeddb\" or \"memory\""))
+                    }
+                }
+            }
+            Some(other) => Err(format!("store: {other} is not a store setting")),
+        }
+    }
+
+    /// The store `kind` names, with its `options` (memory has none).
+    fn of_kind(kind: &str, options: Map<String, Value>) -> Result<StoreChoice, String> {
+        match kind {
+            "memory" => match options.keys().next() {
+                None => Ok(StoreChoice::Memory),
+                Some(field) => {
+                    Err(format!("store: `{field}` is an IndexedDB setting; the memory store has none"))
+                }
             },
-            Some(options @ Value::Object(_)) => serde_json::from_value(options.clone())
+            "indexeddb" => serde_json::from_value(Value::Object(options))
                 .map(StoreChoice::IndexedDb)
                 .map_err(|e| format!("store: {e}")),
-            Some(other) => Err(format!("store: {other} is not a store setting")),
+            other => Err(format!("store: `{other}` is not a store: use \"indexeddb\" or \"memory\"")),
         }
     }
 }
@@ -69,5 +91,20 @@ mod tests {
         assert!(idb(json!("sqlite")).unwrap_err().contains("sqlite"));
         assert!(idb(json!(3)).is_err());
         assert!(idb(json!({"name": 3})).is_err());
+        assert!(idb(json!({"nmae": "mine"})).unwrap_err().contains("nmae"), "a misspelt setting is refused");
+    }
+
+    #[test]
+    fn an_object_names_its_kind_and_may_carry_a_redaction() {
+        let store = |v: Value| StoreChoice::from_config(&json!({ "store": v }));
+        assert_eq!(store(json!({"kind": "memory", "redact": {"keys": ["a"]}})), Ok(StoreChoice::Memory));
+        assert_eq!(store(json!({"redact": "page"})), Ok(StoreChoice::IndexedDb(IdbOptions::default())));
+        let Ok(StoreChoice::IndexedDb(o)) = store(json!({"kind": "indexeddb", "name": "x"})) else {
+            panic!("options");
+        };
+        assert_eq!(o.name, "x");
+        assert!(store(json!({"kind": "memory", "name": "x"})).unwrap_err().contains("`name`"));
+        assert!(store(json!({"kind": "sqlite"})).unwrap_err().contains("sqlite"));
+        assert!(store(json!({"kind": 1})).is_err());
     }
 }

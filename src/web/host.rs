@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
 
-use crate::engine::{Agent, AgentConfig, Clock, Effects, Random};
+use crate::engine::{Agent, AgentConfig, AgentError, Clock, Effects, Random};
 use crate::errors::RawFailure;
 
 use super::model_source::{ModelSource, Opener};
@@ -19,6 +19,7 @@ use super::openai::{platform_http, Http};
 use super::protocol::{protocol_failure, Init, ModelChoice, PageMessage, WorkerMessage};
 use super::rpc::{PageReply, Rpc, Transport};
 use super::runs::Runs;
+use super::stores;
 use super::tool_host::{RpcToolHost, Timeouts};
 
 /// Starts a future on the worker's event loop (`spawn_local` in the browser, a pool in tests).
@@ -147,6 +148,9 @@ impl WorkerHost {
             PageMessage::ModelResult(reply) => {
                 self.rpc.resolve(PageReply::Model(reply));
             }
+            PageMessage::RedactResult(reply) => {
+                self.rpc.resolve(PageReply::Redact(reply));
+            }
             PageMessage::Query { id, query } => super::queries::answer(self, id, query),
             PageMessage::Dispose => {
                 self.dispose();
@@ -202,12 +206,13 @@ impl WorkerHost {
 
     fn build(&self, init: Init, worker_prompt_api: Option<Rc<dyn ModelSource>>) -> Result<Built, RawFailure> {
         models::check(&init.model)?;
-        let (store, log) = super::stores::store_for(&init.config, &self.spawn)?;
+        let names: Vec<String> = init.tools.iter().map(|t| t.name.clone()).collect();
+        let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
+        let (store, log) = stores::store_for(&init.config, &self.spawn)?;
         let config: AgentConfig = if init.config.is_null() {
             AgentConfig::default()
         } else {
-            serde_json::from_value(init.config)
-                .map_err(|e| invalid("INVALID_CONFIG", format!("config: {e}")))?
+            serde_json::from_value(init.config).map_err(|e| stores::invalid_config(format!("config: {e}")))?
         };
         let timeouts = Rc::new(Timeouts::new(&init.tools, config.tool_timeout_ms));
         let effects = Effects {
@@ -220,8 +225,14 @@ impl WorkerHost {
             clock: self.clock.clone(),
             random: self.random.clone(),
         };
-        let agent =
-            Agent::new(effects, init.tools, config).map_err(|e| invalid("INVALID_TOOLS", e.to_string()))?;
+        let agent = Agent::new(effects, init.tools, config).map_err(|e| match e {
+            AgentError::Config(e) => stores::invalid_config(e.to_string()),
+            e => invalid_tools(e.to_string()),
+        })?;
+        let agent = match redactor {
+            Some(redactor) => agent.with_redactor(redactor),
+            None => agent,
+        };
         let page_window = Rc::default();
         Ok(Built {
             agent,
@@ -248,7 +259,7 @@ impl WorkerHost {
     }
 }
 
-/// A failure of what the page asked for (a bad tool spec, a bad setting).
-fn invalid(code: &str, message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded(code, message) }
+/// A tool spec the page got wrong.
+fn invalid_tools(message: String) -> RawFailure {
+    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_TOOLS", message) }
 }

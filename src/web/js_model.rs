@@ -59,7 +59,7 @@ impl Model for PageModel {
                     }
                     Ok(ModelReply { text: text.text, usage: text.usage })
                 }
-                PageReply::Tool(_) => Err(wrong_reply(id, "modelResult")),
+                _ => Err(wrong_reply(id, "modelResult")),
             }
         }
         .boxed_local()

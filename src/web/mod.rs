@@ -10,6 +10,7 @@
 //! - [`models`]: the backends a `ModelChoice` names, checked at `init` and built per run;
 //! - [`model_source`]: where the Prompt API runs (the page, or the worker where it has `LanguageModel`);
 //! - [`queries`]: the failure log from the page (`query` → `queryResult`);
+//! - [`redact_hook`]: the page's redaction function, asked before each step is stored;
 //! - [`host`]: what the worker does with each message (init, runs queued per session, cancel,
 //!   dispose); `runs` starts, resumes and abandons runs;
 //! - [`locks`]: the Web Locks a run holds on its session, so tabs do not interleave turns.
@@ -29,6 +30,7 @@ pub mod models;
 pub mod openai;
 pub mod protocol;
 pub mod queries;
+pub mod redact_hook;
 pub mod rpc;
 mod runs;
 mod stores;

@@ -165,6 +165,14 @@ pub struct QueryValue {
     pub value: Value,
 }
 
+/// What the page's redaction function kept (`redactResult` with `ok: true`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RedactValue {
+    /// The arguments to store; `null` drops them.
+    pub args: Value,
+}
+
 impl<T> Reply<T> {
     /// A success.
     pub fn ok(id: RequestId, payload: T) -> Self {
@@ -219,6 +227,8 @@ pub enum PageMessage {
     ToolResult(Reply<ToolValue>),
     /// A custom model's result.
     ModelResult(Reply<ModelText>),
+    /// The page's redaction function's answer.
+    RedactResult(Reply<RedactValue>),
     /// Ask the failure log (see [`super::queries`]). Answered by one `queryResult` with its id.
     Query {
         /// The page's id for the query, echoed by `queryResult`.
@@ -309,6 +319,16 @@ pub enum WorkerMessage {
     ModelAbort {
         /// The request.
         id: RequestId,
+    },
+    /// Ask the page's redaction function (`config.store.redact`) what to store of a call's
+    /// arguments, before its step is stored. Never aborted: a late answer is ignored.
+    Redact {
+        /// The request, echoed by `redactResult`.
+        id: RequestId,
+        /// The tool called.
+        tool: String,
+        /// The arguments it was called with.
+        args: Value,
     },
     /// The answer to a `query`.
     QueryResult(Reply<QueryValue>),

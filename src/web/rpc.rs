@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Waker};
 
 use crate::errors::RawFailure;
 
-use super::protocol::{protocol_failure, ModelText, Reply, RequestId, ToolValue, WorkerMessage};
+use super::protocol::{protocol_failure, ModelText, RedactValue, Reply, RequestId, ToolValue, WorkerMessage};
 
 /// Where the worker's messages go: `postMessage` in the browser, a list in tests.
 pub trait Transport {
@@ -30,6 +30,8 @@ pub enum PageReply {
     Tool(Reply<ToolValue>),
     /// A `modelResult`.
     Model(Reply<ModelText>),
+    /// A `redactResult`.
+    Redact(Reply<RedactValue>),
 }
 
 impl PageReply {
@@ -37,17 +39,20 @@ impl PageReply {
         match self {
             PageReply::Tool(r) => r.id,
             PageReply::Model(r) => r.id,
+            PageReply::Redact(r) => r.id,
         }
     }
 }
 
-/// Which abort message a dropped request posts.
+/// What a dropped request posts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AbortKind {
     /// `toolAbort`.
     Tool,
     /// `modelAbort`.
     Model,
+    /// Nothing: the page's redaction function has nothing to abort, and its late answer is ignored.
+    Redact,
 }
 
 /// One slot of the table: the reply once it came, and who to wake.
@@ -122,7 +127,7 @@ impl Rpc {
     }
 }
 
-/// The wait for one reply. Dropping it before the reply came posts `toolAbort`/`modelAbort`.
+/// The wait for one reply. Dropping it before the reply came posts its abort, if it has one.
 pub struct PendingReply {
     rpc: Rc<Rpc>,
     id: RequestId,
@@ -157,10 +162,13 @@ impl Drop for PendingReply {
         // Still in the table: no reply came (a taken reply was removed by `resolve`).
         if self.rpc.pending.borrow_mut().remove(&self.id).is_some() {
             let abort = match self.kind {
-                AbortKind::Tool => WorkerMessage::ToolAbort { id: self.id },
-                AbortKind::Model => WorkerMessage::ModelAbort { id: self.id },
+                AbortKind::Tool => Some(WorkerMessage::ToolAbort { id: self.id }),
+                AbortKind::Model => Some(WorkerMessage::ModelAbort { id: self.id }),
+                AbortKind::Redact => None,
             };
-            self.rpc.transport.post(&abort);
+            if let Some(abort) = abort {
+                self.rpc.transport.post(&abort);
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The store the worker writes to, from the agent's config (`store`, see
 //! [`StoreChoice`](crate::store::StoreChoice)): IndexedDB by default, opened as the agent is built;
 //! memory when asked, and wherever IndexedDB does not exist (native tests, some sandboxed contexts).
+//! And what it is given of each call (`store.redact`, see [`crate::store::redact`]): everything,
+//! what the declarative policy keeps, or what the page's function keeps.
 
 use std::rc::Rc;
 
@@ -8,7 +10,10 @@ use serde_json::Value;
 
 use super::host::Spawner;
 use super::queries::FailureLog;
+use super::redact_hook::PageRedactor;
+use super::rpc::Rpc;
 use crate::errors::RawFailure;
+use crate::store::redact::{RedactSetting, Redactor};
 use crate::store::{IdbOptions, MemoryStore, Store, StoreChoice};
 
 /// The store the agent writes to, and the same store as the page's queries read it.
@@ -19,19 +24,40 @@ pub(crate) fn store_for(config: &Value, spawn: &Spawner) -> Result<Stores, RawFa
     match StoreChoice::from_config(config) {
         Ok(StoreChoice::Memory) => Ok(memory()),
         Ok(StoreChoice::IndexedDb(options)) => Ok(indexeddb(options, spawn)),
-        Err(message) => {
-            Err(RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_CONFIG", message) })
-        }
+        Err(message) => Err(invalid_config(message)),
     }
 }
 
-/// IndexedDB, opened now in the background: the first write waits for that open rather than
-/// starting its own, and an open that fails surfaces as a store warning on the first write.
+/// The redactor `config.store.redact` asks for, if any; a malformed policy, or one naming a tool
+/// the agent does not have (`tools`), is the page's mistake.
+pub(crate) fn redactor_for(
+    config: &Value,
+    tools: &[String],
+    rpc: &Rc<Rpc>,
+) -> Result<Option<Rc<dyn Redactor>>, RawFailure> {
+    let setting = RedactSetting::from_config(config).map_err(|e| invalid_config(e.to_string()))?;
+    Ok(match setting {
+        None => None,
+        Some(RedactSetting::PageHook) => Some(Rc::new(PageRedactor::new(rpc.clone()))),
+        Some(RedactSetting::Policy(policy)) => {
+            policy.check_tools(tools).map_err(|e| invalid_config(e.to_string()))?;
+            Some(Rc::new(policy))
+        }
+    })
+}
+
+/// A setting the page got wrong.
+pub(crate) fn invalid_config(message: String) -> RawFailure {
+    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_CONFIG", message) }
+}
+
 fn memory() -> Stores {
     let store = Rc::new(MemoryStore::new());
     (store.clone(), store)
 }
 
+/// IndexedDB, opened now in the background: the first write waits for that open rather than
+/// starting its own, and an open that fails surfaces as a store warning on the first write.
 #[cfg(target_arch = "wasm32")]
 fn indexeddb(options: IdbOptions, spawn: &Spawner) -> Stores {
     use futures_util::FutureExt;

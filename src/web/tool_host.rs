@@ -63,7 +63,7 @@ impl ToolHost for RpcToolHost {
             let id = pending.id();
             match pending.await? {
                 PageReply::Tool(reply) => reply.into_tool_output(),
-                PageReply::Model(_) => Err(wrong_reply(id, "toolResult")),
+                _ => Err(wrong_reply(id, "toolResult")),
             }
         }
         .boxed_local()

@@ -125,7 +125,7 @@ fn call(tool: &str) -> ToolCall {
 }
 
 /// Waits (on real timers) until the page side has been sent a message of `kind`.
-async fn next(posted: &Recorder, seen: &mut usize, kind: &str) -> Value {
+pub async fn next(posted: &Recorder, seen: &mut usize, kind: &str) -> Value {
     for _ in 0..500 {
         let found = posted.0.borrow()[*seen..].iter().position(|m| m["type"] == kind);
         if let Some(i) = found {

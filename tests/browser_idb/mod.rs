@@ -1,13 +1,16 @@
 //! IndexedDB store tests, shared by `web_window.rs` and `web_worker.rs` (the worker is where the
-//! store runs). Each test opens its own database, deleted first.
+//! store runs). Each test opens its own database, deleted first. `redact` drives a whole run
+//! through the worker host (`browser::web_host`).
 #![allow(dead_code)]
 
 mod js;
 mod lifecycle;
 mod log;
+mod redact;
 
 pub use lifecycle::*;
 pub use log::*;
+pub use redact::*;
 
 /// The wrappers `wasm_bindgen_test` needs in each file: one per shared test, named alike.
 macro_rules! idb_browser_tests {
@@ -25,6 +28,7 @@ macro_rules! idb_browser_tests {
             a_full_storage_is_pruned_and_the_write_retried_once,
             writes_use_strict_or_relaxed_durability_per_record,
             a_corrupt_record_is_skipped_and_counted,
+            a_redacted_run_leaves_no_secret_in_indexeddb,
         );
     };
     ($($name:ident),* $(,)?) => {

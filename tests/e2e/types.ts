@@ -12,6 +12,8 @@ import {
   type StoreExport,
   type OtlpSpan,
   type OtlpTraces,
+  type RedactHook,
+  type RedactPolicy,
   type Tool,
 } from "../../js/index.js";
 import { wllamaModel, type WllamaProgress } from "../../js/wllama.js";
@@ -106,4 +108,17 @@ export async function failureLog(agent: Agent): Promise<string> {
 export function toolErrorFields(): [string | undefined, number | undefined, boolean | undefined] {
   const error = new ToolError("Busy.", { code: "SERVER_BUSY", retryAfter: 2, retryable: true });
   return [error.code, error.retryAfter, error.retryable];
+}
+
+// Redaction: a declarative policy applied in the worker, or a function kept on the page.
+export async function redacted(custom: CustomModel): Promise<Agent[]> {
+  const policy: RedactPolicy = { keys: ["password"], tools: { get_weather: ["city"] }, mask: "***" };
+  const a = await Agent.create({ model: { custom }, tools: [weather], config: { store: { name: "db", redact: policy } } });
+  const hook: RedactHook = async ({ tool, args }) => (tool === "get_weather" ? args : null);
+  const b = await Agent.create({ model: { custom }, config: { store: { kind: "memory", redact: hook } } });
+  // @ts-expect-error: a tool's rule is "drop" or a list of argument names
+  const wrong: RedactPolicy = { tools: { get_weather: "hide" } };
+  // @ts-expect-error: the memory store has no IndexedDB settings
+  await Agent.create({ model: { custom }, config: { store: { kind: "memory", name: "db" } } });
+  return wrong.keys ? [] : [a, b];
 }

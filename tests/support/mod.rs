@@ -13,6 +13,7 @@ use keel::engine::{
     RunResult, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
+use keel::store::redact::Redactor;
 use keel::store::MemoryStore;
 use keel::tools::ToolSpec;
 use serde_json::{json, Value};
@@ -199,6 +200,12 @@ impl Harness {
         };
         let agent = Agent::new(effects, specs, config).expect("valid tool specs");
         Harness { model, tools, store, clock, agent }
+    }
+
+    /// The same harness, its agent redacting what it stores through `redactor`.
+    pub fn redacting(mut self, redactor: Rc<dyn Redactor>) -> Self {
+        self.agent = self.agent.with_redactor(redactor);
+        self
     }
 
     /// Runs a task in session "s" and returns the result with every event emitted.

@@ -71,6 +71,23 @@ fn clean(s: &str) -> String {
         .collect()
 }
 
+/// Every form in which the renderers may write the text `s` whole: as given, on one line
+/// ([`clean`]), escaped as XML text and as an XML attribute, and each of these as the inside of a
+/// JSON string (the echoed arguments). Redaction scrubs a removed value in all of them.
+pub(crate) fn written_forms(s: &str) -> Vec<String> {
+    let quoted = json(&Value::String(s.to_string()));
+    let inside_json = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"')).unwrap_or(s);
+    let mut forms = Vec::new();
+    for base in [s, inside_json] {
+        for form in [base.to_string(), clean(base), xml::esc(base), xml::esc_attr(base)] {
+            if !forms.contains(&form) {
+                forms.push(form);
+            }
+        }
+    }
+    forms
+}
+
 /// Compact JSON. Serializing a `Value` cannot fail; an empty string would be the harmless answer.
 fn json(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
@@ -130,6 +147,15 @@ mod tests {
         assert_eq!(Format::default(), Format::Xml);
         assert_eq!(serde_json::to_string(&Format::Text).unwrap(), "\"text\"");
         assert_eq!(serde_json::from_str::<Format>("\"plain\"").unwrap(), Format::Plain);
+    }
+
+    #[test]
+    fn written_forms_cover_flattening_and_both_escapings() {
+        assert_eq!(written_forms("plain"), ["plain"]);
+        let forms = written_forms("a<\"b\"\n");
+        for form in ["a<\"b\"\n", "a<\"b\" ", "a&lt;\"b\" ", "a&lt;&quot;b&quot; ", "a<\\\"b\\\"\\n"] {
+            assert!(forms.iter().any(|f| f == form), "{form:?} not in {forms:?}");
+        }
     }
 
     #[test]

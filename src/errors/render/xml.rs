@@ -16,7 +16,7 @@ use crate::text::{clip, head_tail};
 pub const XML_MIN_BUDGET: usize = 13;
 
 /// Escapes text content (`&`, `<`, `>`) after [`clean`]ing it.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in clean(s).chars() {
         match c {
@@ -30,7 +30,7 @@ fn esc(s: &str) -> String {
 }
 
 /// Escapes an attribute value: text escaping plus both quotes.
-fn esc_attr(s: &str) -> String {
+pub(super) fn esc_attr(s: &str) -> String {
     esc(s).replace('"', "&quot;").replace('\'', "&apos;")
 }
 

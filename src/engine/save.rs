@@ -1,0 +1,130 @@
+//! Handing a run's records to the store: the one place the engine writes, so the one place the
+//! agent's redactor (see [`crate::store::redact`]) is applied, and cannot be gone around.
+//!
+//! Without a redactor, records are written as they are. With one, each step's call goes through
+//! it first; a redactor that fails or does not answer in time gets the arguments stored dropped,
+//! with a warning. A value it removes is then scrubbed from every text the run stores, and the
+//! steps and failures this run stored before are written again without it.
+
+use std::borrow::Cow;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use crate::store::redact::{Redactor, Scrubber, REDACT_TIMEOUT_MS};
+use crate::store::{StoreError, TurnRecord};
+
+use super::guard::{guarded, Guarded};
+use super::run::RunState;
+use super::{Action, CancelToken};
+
+/// One run's redaction: the redactor, what it removed so far, and each step this run stored (as
+/// it was, and as stored), to write again when a later step removes a value it holds.
+pub(crate) struct Redaction {
+    redactor: Rc<dyn Redactor>,
+    scrubber: Scrubber,
+    written: Vec<(TurnRecord, TurnRecord)>,
+}
+
+impl Redaction {
+    /// The redaction of a run of an agent with `redactor`, if it has one.
+    pub(crate) fn of(redactor: Option<&Rc<dyn Redactor>>) -> Option<Redaction> {
+        redactor.map(|redactor| Redaction {
+            scrubber: Scrubber::new(redactor.mask()),
+            redactor: redactor.clone(),
+            written: Vec::new(),
+        })
+    }
+}
+
+impl RunState<'_> {
+    /// Writes a step; with a redactor, as redacted, after the steps it makes stale.
+    pub(crate) async fn save_turn(&mut self, record: TurnRecord) {
+        let Some(redactor) = self.redaction.as_ref().map(|r| r.redactor.clone()) else {
+            return self.put_turn(&record).await;
+        };
+        let kept = match &record.turn.action {
+            Some(action) => Some(self.kept(redactor.as_ref(), action, record.turn.step).await),
+            None => None,
+        };
+        let Some(redaction) = self.redaction.as_mut() else { return };
+        let learnt = match (&record.turn.action, kept) {
+            (Some(action), Some(kept)) => redaction.scrubber.note(action, kept),
+            _ => false,
+        };
+        let mut writes = Vec::new();
+        if learnt {
+            for (real, stored) in &mut redaction.written {
+                let again = TurnRecord { turn: redaction.scrubber.turn(&real.turn), ..real.clone() };
+                if again != *stored {
+                    *stored = again.clone();
+                    writes.push(again);
+                }
+            }
+            self.log.mark_all_unsaved();
+        }
+        let stored = TurnRecord { turn: redaction.scrubber.turn(&record.turn), ..record.clone() };
+        redaction.written.push((record, stored.clone()));
+        writes.push(stored);
+        for write in &writes {
+            self.put_turn(write).await;
+        }
+    }
+
+    /// What the redactor keeps of `action`'s arguments (`None`: nothing). When it fails or does
+    /// not answer within [`REDACT_TIMEOUT_MS`], nothing: it fails closed, and the page is warned.
+    async fn kept(&self, redactor: &dyn Redactor, action: &Action, step: u32) -> Option<Value> {
+        let clock = self.agent.effects.clock.as_ref();
+        // Not the run's token: a cancelled run still commits its last step, redacted.
+        let call = redactor.redact(action);
+        let why = match guarded(call, clock, Some(REDACT_TIMEOUT_MS), &CancelToken::new()).await {
+            Guarded::Done(Ok(kept)) => return kept,
+            Guarded::Done(Err(failure)) => failure.message,
+            Guarded::TimedOut | Guarded::Cancelled => format!("no answer within {REDACT_TIMEOUT_MS} ms"),
+        };
+        self.warn(
+            Some(step),
+            format!("Could not redact the arguments of `{}`, so none were stored: {why}", action.tool),
+        );
+        None
+    }
+
+    async fn put_turn(&self, record: &TurnRecord) {
+        if let Err(e) = self.agent.effects.store.put_turn(record).await {
+            let step = record.turn.step;
+            self.warn(Some(step), store_warning(&format!("step {step}"), &e));
+        }
+    }
+
+    /// Writes the failures recorded or changed since the last write.
+    pub(crate) async fn save_failures(&mut self) {
+        for failure in self.log.take_unsaved() {
+            let failure = match &self.redaction {
+                Some(redaction) => redaction.scrubber.failure(&failure),
+                None => failure,
+            };
+            if let Err(e) = self.agent.effects.store.put_failure(&failure).await {
+                self.warn(Some(failure.step), store_warning("a failure record", &e));
+            }
+        }
+    }
+
+    /// Writes the run record as it stands.
+    pub(crate) async fn save_run(&mut self) {
+        let run = match &self.redaction {
+            Some(redaction) => Cow::Owned(redaction.scrubber.run(&self.record)),
+            None => Cow::Borrowed(&self.record),
+        };
+        if let Err(e) = self.agent.effects.store.put_run(&run).await {
+            self.warn(None, store_warning("the run record", &e));
+        }
+    }
+}
+
+/// What the page is told when writing `what` went wrong: after pruning it was saved all the same.
+fn store_warning(what: &str, error: &StoreError) -> String {
+    match error {
+        StoreError::Pruned(_) => format!("Saved {what}, but {error}"),
+        _ => format!("Could not save {what}: {error}"),
+    }
+}
