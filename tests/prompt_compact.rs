@@ -4,7 +4,7 @@
 mod common;
 
 use common::{assert_well_formed, steps, two_tools};
-use keel::engine::{build_messages, estimate, CharEstimate, ContextError, Message, PromptInput, Role};
+use keel::engine::{build_messages, estimate, CharEstimate, ContextError, Message, PromptInput};
 use keel::tools::ToolSpec;
 use serde_json::json;
 
@@ -25,9 +25,12 @@ fn tokens(messages: &[Message]) -> usize {
     estimate(messages, &CharEstimate::default())
 }
 
-/// Tokens of the system message and the task alone.
-fn fixed(tools: &[ToolSpec]) -> usize {
-    tokens(&build(&input(tools, &[]), usize::MAX))
+/// Tokens of the part never shrunk for this input: system message, task, closing text.
+fn fixed(input: &PromptInput) -> usize {
+    match build_messages(input, &CharEstimate::default(), 0) {
+        Err(ContextError::FixedPartTooLarge { needed, .. }) => needed,
+        other => panic!("nothing fits in 0 tokens: {other:#?}"),
+    }
 }
 
 /// Tokens of the newest step's two messages, uncut.
@@ -37,7 +40,12 @@ fn latest_pair(input: &PromptInput) -> usize {
 }
 
 fn observations(messages: &[Message]) -> Vec<&str> {
-    messages.iter().filter_map(|m| m.content.strip_prefix("Observation: ")).collect()
+    // The newest observation ends with the next-step reminder: the observation is what precedes it.
+    messages
+        .iter()
+        .filter_map(|m| m.content.strip_prefix("Observation: "))
+        .map(|o| o.split_once("\n\nYour task: ").map_or(o, |(observation, _)| observation))
+        .collect()
 }
 
 #[test]
@@ -88,7 +96,7 @@ fn older_steps_become_one_line_summaries_and_the_newest_stays_whole() {
     let tools = two_tools();
     let turns = steps(6, 1000);
     let inp = input(&tools, &turns);
-    let budget = fixed(&tools) + 2 * latest_pair(&inp) + 50;
+    let budget = fixed(&inp) + 2 * latest_pair(&inp) + 50;
     let messages = build(&inp, budget);
     let first = &messages[1].content;
     let summarised = first.lines().filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit())).count();
@@ -112,7 +120,7 @@ fn the_oldest_summaries_give_way_to_an_omitted_marker() {
     let tools = two_tools();
     let turns = steps(30, 200);
     let inp = input(&tools, &turns);
-    let messages = build(&inp, fixed(&tools) + 2 * latest_pair(&inp) + 60);
+    let messages = build(&inp, fixed(&inp) + 2 * latest_pair(&inp) + 60);
     let first = &messages[1].content;
     let omitted: usize = first
         .split_once("Steps so far (summarised):\n(")
@@ -135,7 +143,7 @@ fn one_huge_result_is_capped_before_it_can_wipe_out_the_history() {
     let mut turns = steps(3, 200);
     turns[2].observation = "x".repeat(20_000);
     let inp = input(&tools, &turns);
-    let messages = build(&inp, fixed(&tools) + 3000);
+    let messages = build(&inp, fixed(&inp) + 3000);
     let obs = observations(&messages);
     assert_eq!(obs.len(), 3, "the small older steps survive");
     assert_eq!(obs[..2], [turns[0].observation.as_str(), turns[1].observation.as_str()]);
@@ -148,7 +156,7 @@ fn at_the_last_resort_the_newest_observation_is_cut_but_kept() {
     let mut turns = steps(3, 200);
     turns[2].observation = format!("RECOVERY: {} 1. call search_rooms", "y".repeat(20_000));
     let inp = input(&tools, &turns);
-    let budget = fixed(&tools) + 200;
+    let budget = fixed(&inp) + 200;
     let messages = build(&inp, budget);
     let newest = observations(&messages).pop().expect("newest kept");
     assert!(newest.starts_with("RECOVERY: yyy") && newest.ends_with("1. call search_rooms"), "{newest}");
@@ -169,7 +177,7 @@ fn a_newest_step_too_big_to_keep_is_summarised_or_omitted() {
         Some(keel::engine::Action { tool: "get_weather".into(), args: json!({"q": "w".repeat(5000)}) });
     let inp = input(&tools, &turns);
     for extra in [0, 3, 10, 30, 60] {
-        let messages = build(&inp, fixed(&tools) + extra);
+        let messages = build(&inp, fixed(&inp) + extra);
         assert_eq!(messages.len(), 2, "no room for the step itself: {messages:#?}");
     }
 }
@@ -179,7 +187,7 @@ fn fixed_part_too_large_says_what_it_needs() {
     let tools = two_tools();
     let turns = steps(2, 100);
     let inp = input(&tools, &turns);
-    let needed = fixed(&tools);
+    let needed = fixed(&inp);
     let err = build_messages(&inp, &CharEstimate::default(), needed - 1).unwrap_err();
     assert_eq!(err, ContextError::FixedPartTooLarge { needed, budget: needed - 1 });
     let text = err.to_string();
@@ -188,7 +196,7 @@ fn fixed_part_too_large_says_what_it_needs() {
     );
     let minimal = build(&inp, needed);
     assert_eq!(minimal.len(), 2);
-    assert_eq!(minimal[1], Message::new(Role::User, format!("Task: {TASK}")));
+    assert!(minimal[1].content.starts_with(&format!("Task: {TASK}")), "{minimal:#?}");
 }
 
 #[test]
@@ -197,7 +205,7 @@ fn the_forced_final_text_survives_any_compaction() {
     let turns = steps(8, 3000);
     let mut inp = input(&tools, &turns);
     inp.final_only = Some("Too many failures");
-    let min = fixed(&tools);
+    let min = fixed(&inp);
     for budget in (min..min + 4000).step_by(97) {
         if let Ok(messages) = build_messages(&inp, &CharEstimate::default(), budget) {
             assert!(tokens(&messages) <= budget);
@@ -249,7 +257,7 @@ fn a_realistic_four_tool_prompt_leaves_most_of_a_9k_window() {
     let messages = build_messages(&inp, &CharEstimate::default(), 9_000).expect("fits");
     let used = estimate(&messages, &CharEstimate::default());
     let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
-    // Measured: 2,102 characters, 613 tokens with the default estimate (6.8% of 9,000).
-    assert_eq!((chars, used), (2_102, 613), "update the measurement above");
+    // Measured: 2,113 characters, 616 tokens with the default estimate (6.8% of 9,000).
+    assert_eq!((chars, used), (2_113, 616), "update the measurement above");
     assert!(used < 1_000, "the fixed part should leave most of the window to history: {used}");
 }

@@ -52,7 +52,7 @@ fn the_system_message_has_rules_tools_and_format_in_that_order() {
     assert!(!system.contains("$schema") && !system.contains("GetWeatherArgs"));
     assert_eq!(
         lines[at("Output, one of:") + 3],
-        r#"Example action: {"thought":"I need to call get_weather first.","action":{"tool":"get_weather","args":{"city":"<city>"}}}"#
+        r#"Example action: {"thought":"<what you know so far and what this call is for>","action":{"tool":"get_weather","args":{"city":"<city>"}}}"#
     );
     assert!(lines.last().unwrap().starts_with(r#"Example final: {"thought":"#));
 }
@@ -127,6 +127,27 @@ fn a_final_answer_the_run_went_on_from_is_followed_by_a_user_message() {
 const FINAL_TAIL: &str =
     ". Do not call any tool. Reply now with {\"thought\": ..., \"final_answer\": ...}: give \
                           what you found, and say plainly what failed and that the task is not complete.";
+
+#[test]
+fn the_newest_observation_ends_with_the_task_and_the_next_move_and_only_the_newest() {
+    let tools = two_tools();
+    let turns = [
+        call(1, "get_weather", json!({"city": "Paris"}), "18°C", Outcome::Ok),
+        call(2, "get_weather", json!({"city": "Rome"}), "24°C", Outcome::Ok),
+    ];
+    let mut inp = input(&tools, "Weather in Paris and Rome?");
+    let first_step = build(&inp);
+    assert_eq!(first_step.len(), 2, "no observation yet, no reminder");
+    assert_eq!(first_step[1].content, "Task: Weather in Paris and Rome?");
+    inp.turns = &turns;
+    let messages = build(&inp);
+    assert_eq!(messages[3].content, "Observation: 18°C", "an older observation stays as it was");
+    assert_eq!(
+        messages[5].content,
+        "Observation: 24°C\n\nYour task: Weather in Paris and Rome?\nNext: if the observations above answer the \
+         task, reply with final_answer now. Otherwise reply with the one action that gets you closer."
+    );
+}
 
 #[test]
 fn the_forced_final_text_closes_the_last_user_message() {

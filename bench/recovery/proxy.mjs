@@ -32,10 +32,12 @@ function completion(text) {
 
 /**
  * Starts the proxy in front of `upstream` (e.g. http://127.0.0.1:8123). `faultsFor(scenario)`
- * gives `{ [callNumber]: "garbage" | "503" }`. Resolves to { url, calls(key), close }.
+ * gives `{ [callNumber]: "garbage" | "503" }`. Resolves to { url, calls(key), lastRequest(key), close }.
  */
 export function startProxy({ upstream, faultsFor }) {
   const log = new Map();
+  // The last request body per key: the whole prompt the model saw last, for the raw results.
+  const last = new Map();
   const server = createServer(async (request, response) => {
     if (request.method === "OPTIONS") {
       response.writeHead(204, CORS).end();
@@ -56,6 +58,7 @@ export function startProxy({ upstream, faultsFor }) {
     const started = Date.now();
     const entry = { number, fault: fault ?? null, promptChars: body.length, ms: 0, usage: null, status: 200 };
     calls.push(entry);
+    last.set(key, body);
     if (fault === "garbage") {
       response.writeHead(200, { ...CORS, "content-type": "application/json" }).end(completion(GARBAGE));
       return;
@@ -92,6 +95,13 @@ export function startProxy({ upstream, faultsFor }) {
       resolve({
         url: `http://127.0.0.1:${port}`,
         calls: (key) => log.get(key) ?? [],
+        lastRequest: (key) => {
+          try {
+            return JSON.parse(last.get(key)) ?? null;
+          } catch {
+            return null;
+          }
+        },
         close: () => new Promise((r) => server.close(r)),
       });
     });

@@ -6,7 +6,7 @@
 //   node bench/recovery/run.mjs --python P --model M.gguf --label L [--sha256 H] [--modes a,b]
 //                               [--only id,id] [--out DIR]
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,6 +60,7 @@ const site = await serve(ROOT);
 const browser = await launchChromium();
 const pageErrors = [];
 const results = [];
+const partial = join(opts.out, `recovery-${opts.label}.partial.json`);
 const started = Date.now();
 try {
   const page = await browser.newPage();
@@ -79,7 +80,10 @@ try {
       record.minSteps = scenario.minSteps;
       record.mechanism = scenario.mechanism;
       record.modelCalls = proxy.calls(`${mode}/${scenario.id}`);
+      record.lastPrompt = proxy.lastRequest(`${mode}/${scenario.id}`)?.messages ?? null;
       results.push(record);
+      // Progress on disk as it goes: a long run can be read (and is not lost) before it ends.
+      writeFileSync(partial, `${JSON.stringify(results, null, 2)}\n`);
       const mark = record.error ? "ERROR" : record.correct ? "ok   " : "wrong";
       const steps = record.counts?.steps ?? "-";
       const faults = record.stats?.faults ?? "-";
@@ -117,6 +121,7 @@ const report = {
 };
 const file = join(opts.out, `recovery-${opts.label}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+rmSync(partial, { force: true });
 const reports = readdirSync(opts.out)
   .filter((f) => /^recovery-.+\.json$/.test(f))
   .sort()

@@ -5,8 +5,8 @@ use thiserror::Error;
 
 use super::compact::Layout;
 use super::system_prompt::system_message;
-use super::transcript::final_only_text;
-use super::{estimate, Message, TokenCounter, Turn};
+use super::transcript::{final_only_text, next_step_text};
+use super::{estimate, Message, Outcome, TokenCounter, Turn};
 use crate::tools::ToolSpec;
 
 /// Everything one prompt is built from.
@@ -44,6 +44,18 @@ pub enum ContextError {
     },
 }
 
+/// The text closing the last user message: the forced-final instruction, else, once there is an
+/// observation to act on, the task and the next move.
+fn closing_text(input: &PromptInput) -> Option<String> {
+    match input.final_only {
+        Some(reason) => Some(final_only_text(reason)),
+        None => match input.turns.last() {
+            Some(turn) if turn.outcome != Outcome::Final => Some(next_step_text(input.task)),
+            _ => None,
+        },
+    }
+}
+
 /// How many times to re-fit with a tighter target when the assembled prompt counts more than its
 /// pieces did (a counter whose count of a concatenation exceeds the sum of the parts' counts).
 const REFITS: usize = 4;
@@ -51,7 +63,8 @@ const REFITS: usize = 4;
 /// Builds the messages for one model call: one system message (role, rules, tools, reply format),
 /// a user message with the memory, the task and summarised steps, then each kept step as an
 /// assistant message (its JSON) and a user message (its observation); on a forced final call,
-/// the instruction to answer now closes the last user message.
+/// the instruction to answer now closes the last user message; on any other step after the first,
+/// a reminder of the task and of the next move does.
 ///
 /// `budget_tokens` is the room for the prompt: the context window minus what the reply needs.
 /// History is shrunk until the [`estimate`] of the result is within it, least useful first: older
@@ -69,7 +82,7 @@ pub fn build_messages(
         counter,
         system_message(input.tools, input.instructions),
         format!("Task: {}", input.task),
-        input.final_only.map(final_only_text),
+        closing_text(input),
         input.memory,
         input.turns,
     );

@@ -36,8 +36,8 @@ pub(crate) struct Layout<'a> {
     system: String,
     /// The task, as the first user message carries it.
     task: String,
-    /// The forced-final text, if any.
-    final_only: Option<String>,
+    /// The text closing the last user message (forced-final instruction or next-step reminder).
+    closing: Option<String>,
     /// Memory lines in full and summarised, each starting with its newline.
     pub(super) memory: Vec<[Piece; 2]>,
     pub(super) memory_header_cost: usize,
@@ -47,9 +47,9 @@ pub(crate) struct Layout<'a> {
     /// Per turn: the assistant message and its cost (with the message overhead).
     pub(super) steps: Vec<Piece>,
     /// Per turn: the user message that follows, if any, and its cost. After a final last step with
-    /// a forced-final text the cost is the overhead of the message that text then needs.
+    /// a closing text the cost is the overhead of the message that text then needs.
     pub(super) replies: Vec<(Option<String>, usize)>,
-    /// System message, first user message's overhead, task and forced-final text.
+    /// System message, first user message's overhead, task and closing text.
     pub(super) fixed_cost: usize,
 }
 
@@ -79,7 +79,7 @@ impl<'a> Layout<'a> {
         counter: &'a dyn TokenCounter,
         system: String,
         task: String,
-        final_only: Option<String>,
+        closing: Option<String>,
         memory: &[Turn],
         turns: &'a [Turn],
     ) -> Self {
@@ -116,17 +116,25 @@ impl<'a> Layout<'a> {
                     let cost = OVERHEAD + count(&reply);
                     (Some(reply), cost)
                 }
-                None => (None, if final_only.is_some() { OVERHEAD } else { 0 }),
+                None => (None, if closing.is_some() { OVERHEAD } else { 0 }),
             })
-            .collect();
-        let final_cost = final_only.as_deref().map_or(0, |f| count(&format!("\n\n{f}")));
-        let fixed_cost = 2 * OVERHEAD + count(&system) + count(&task) + final_cost;
+            .collect::<Vec<_>>();
+        // What the closing adds where it lands, at the end of the newest reply when there is one:
+        // counted apart, the rounding of two counts could make a prompt that fits look too big.
+        let closing_cost = match (closing.as_deref(), replies.last()) {
+            (Some(text), Some((Some(reply), _))) => {
+                count(&format!("{reply}\n\n{text}")).saturating_sub(count(reply))
+            }
+            (Some(text), _) => count(&format!("\n\n{text}")),
+            (None, _) => 0,
+        };
+        let fixed_cost = 2 * OVERHEAD + count(&system) + count(&task) + closing_cost;
         Layout {
             counter,
             turns,
             system,
             task,
-            final_only,
+            closing,
             memory,
             memory_header_cost,
             summaries,
@@ -137,7 +145,7 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// The plan keeping only the system message, the task and the forced-final text.
+    /// The plan keeping only the system message, the task and the closing text.
     pub(crate) fn minimal_plan(&self) -> Plan {
         let n = self.turns.len();
         Plan {
@@ -158,7 +166,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The messages a plan describes: system, user (memory, task, summaries), then the kept steps
-    /// as assistant/user pairs, the forced-final text last.
+    /// as assistant/user pairs, the closing text last.
     pub(crate) fn assemble(&self, plan: &Plan) -> Vec<Message> {
         let mut first = String::new();
         if plan.memory_dropped < self.memory.len() {
@@ -189,7 +197,7 @@ impl<'a> Layout<'a> {
                 messages.push(Message::new(Role::User, reply.clone()));
             }
         }
-        if let Some(text) = &self.final_only {
+        if let Some(text) = &self.closing {
             match messages.last_mut() {
                 Some(m) if m.role == Role::User => {
                     m.content.push_str("\n\n");

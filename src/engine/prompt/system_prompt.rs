@@ -127,7 +127,7 @@ fn action_example(tool: &ToolSpec) -> String {
         }
     }
     let step = serde_json::json!({
-        "thought": format!("I need to call {} first.", tool.name),
+        "thought": "<what you know so far and what this call is for>",
         "action": { "tool": tool.name, "args": args },
     });
     step.to_string()

@@ -52,6 +52,17 @@ pub(crate) fn final_only_text(reason: &str) -> String {
     )
 }
 
+/// The close of the newest observation on an ordinary step: the task again and what to do next.
+/// Small models lose the task a few steps in and repeat a call whose result already answers it;
+/// the reminder sits where they look last.
+pub(crate) fn next_step_text(task: &str) -> String {
+    format!(
+        "Your task: {}\nNext: if the observations above answer the task, reply with final_answer now. \
+         Otherwise reply with the one action that gets you closer.",
+        task.trim()
+    )
+}
+
 /// `render(cut)` for the longest [`cut_middle_keeping`] of `text` that fits in `max_tokens`, or
 /// `None` if not even the cut marker fits. Binary search over the characters kept: O(log n) counts.
 pub(crate) fn fit_cut(
