@@ -1,0 +1,73 @@
+// End-to-end durability in headless Chromium, each test on its own database: a reload mid-run
+// (resume and abandon from the reloaded page). The scenarios live in durable-scenarios.js.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { collectErrors, launchChromium } from "./browser.mjs";
+import { serve } from "./server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+let server;
+let browser;
+const pageErrors = [];
+
+before(async () => {
+  server = await serve(ROOT);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A new tab of `context` on the scenarios page. */
+async function openTab(context) {
+  const page = await context.newPage();
+  collectErrors(page, pageErrors);
+  await page.goto(`${server.url}/tests/e2e/page.html`);
+  await page.waitForFunction(() => window.scenariosLoaded === true);
+  return page;
+}
+
+const call = (page, name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
+const stepsOf = (turns, runId) => turns.filter((t) => t.runId === runId).map((t) => t.step);
+
+test("a reload mid-run: the reloaded page resumes one cut-off run to its end and abandons the other", async () => {
+  const context = await browser.newContext();
+  const page = await openTab(context);
+  const db = "keel-e2e-reload";
+  const ids = await call(page, "startRunsThenStall", db);
+  await page.reload();
+  await page.waitForFunction(() => window.scenariosLoaded === true);
+  const r = await call(page, "resumeAfterReload", db, ids);
+  await context.close();
+
+  // Both runs were found, as the killed worker left them: running, with what they had committed.
+  const found = Object.fromEntries(r.unfinished.map((u) => [u.id, u]));
+  assert.deepEqual(Object.keys(found).sort(), [ids.long, ids.short].sort());
+  assert.deepEqual([found[ids.long].status, found[ids.long].steps], ["running", 2]);
+  assert.deepEqual([found[ids.short].status, found[ids.short].steps], ["running", 1]);
+  assert.deepEqual(stepsOf(r.before.turns, ids.long), [1, 2]);
+  assert.deepEqual(stepsOf(r.before.turns, ids.short), [1]);
+
+  // Resumed at step 3, under the same id, to the end.
+  assert.equal(r.steps[0], 3, "the resumed run starts after its last committed step");
+  assert.deepEqual(r.resumed, { runId: ids.long, answer: "resumed after reload", success: true, steps: [1, 2, 3, 4] });
+  assert.deepEqual(stepsOf(r.after.turns, ids.long), [1, 2, 3, 4], "every step once, in order");
+  const committed = (s) => s.turns.filter((t) => t.runId === ids.long && t.step <= 2).map((t) => t.turn);
+  assert.deepEqual(committed(r.after), committed(r.before), "the steps committed before the reload are kept as they were");
+
+  // Abandoned: interrupted, with its committed step kept.
+  assert.deepEqual(r.abandoned, { runId: ids.short, reason: "interrupted", success: false, steps: [1] });
+  assert.deepEqual(stepsOf(r.after.turns, ids.short), [1]);
+  const status = Object.fromEntries(r.after.runs.map((run) => [run.id, [run.status, run.steps]]));
+  assert.deepEqual(status, { [ids.long]: ["succeeded", 4], [ids.short]: ["interrupted", 1] });
+  assert.equal(r.left, 0, "nothing is left unfinished");
+});
+
+test("no uncaught errors in the pages", () => {
+  assert.deepEqual(pageErrors, []);
+});

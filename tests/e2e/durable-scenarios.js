@@ -1,0 +1,85 @@
+// Durability scenarios, each on its own database (deleted first): runs cut off by a reload and
+// resumed or abandoned by the reloaded page, a run still live in another tab, and a storage that
+// fills up mid-run. The page side of durability.test.mjs, which drives reloads, tabs and the quota.
+import { Agent } from "/pkg/index.js";
+
+const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
+const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
+const script = (steps) => {
+  let next = 0;
+  return async () => (next < steps.length ? steps[next++] : answer("out of script"));
+};
+const tool = (name, execute) => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object" }, execute });
+const request = (r) => new Promise((ok, no) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => no(r.error))));
+
+/** Deletes database `name`, so that a test starts from nothing. */
+export async function freshDatabase(name) {
+  await request(indexedDB.deleteDatabase(name));
+}
+
+/** Every run and turn of database `db`, read raw by the page: runs by start, turns by (run, step). */
+export async function stored(db) {
+  const conn = await request(indexedDB.open(db));
+  const all = (store) => request(conn.transaction(store).objectStore(store).getAll());
+  const [runs, turns] = [await all("runs"), await all("turns")];
+  conn.close();
+  runs.sort((a, b) => a.startedMs - b.startedMs);
+  return {
+    runs: runs.map((r) => ({ id: r.id, session: r.session, status: r.status, steps: r.counts.steps, task: r.task.length })),
+    turns: turns.map((t) => ({ runId: t.runId, step: t.turn.step, turn: t.turn })),
+  };
+}
+
+/** An agent on database `db` whose model replays `steps`, with a quick `step` tool and `extra` tools. */
+function agentOn(db, steps, extra = [], options = {}) {
+  return Agent.create({
+    config: { store: { name: db }, ...options.config },
+    model: { custom: script(steps) },
+    tools: [tool("step", async () => "ok"), ...extra],
+    ...options.agent,
+  });
+}
+
+/**
+ * Starts two runs that get stuck in a tool that never answers: `long` (session a) after committing
+ * steps 1 and 2, `short` (session b) after step 1. Resolves once both are stuck, with their ids; the
+ * test then reloads the page, which kills the worker mid-run.
+ */
+export async function startRunsThenStall(db) {
+  await freshDatabase(db);
+  let stalls = 0;
+  let bothStuck;
+  const stuck = new Promise((r) => (bothStuck = r));
+  const stall = tool("stall", () => (++stalls === 2 && bothStuck(), new Promise(() => {})));
+  const steps = { a: [act("step"), act("step"), act("stall")], b: [act("step"), act("stall")] };
+  const agents = await Promise.all(["a", "b"].map((s) => agentOn(db, steps[s], [stall], { agent: { session: s } })));
+  const [long, short] = [agents[0].run("Three steps, cut off."), agents[1].run("Two steps, cut off.")];
+  await stuck;
+  return { long: long.runId, short: short.runId };
+}
+
+/**
+ * After the reload: a new agent on `db` lists the cut-off runs, resumes `long` to its end and
+ * abandons `short`; returns what was stored before and after, the events and results.
+ */
+export async function resumeAfterReload(db, ids) {
+  const before = await stored(db);
+  const agent = await agentOn(db, [act("step"), answer("resumed after reload")]);
+  const unfinished = await agent.unfinishedRuns();
+  const handle = agent.resume(ids.long);
+  const events = [];
+  for await (const e of handle) events.push(e);
+  const resumed = await handle.result;
+  const abandoned = await agent.abandon(ids.short);
+  const left = await agent.unfinishedRuns();
+  agent.dispose();
+  return {
+    before,
+    after: await stored(db),
+    unfinished: unfinished.map((r) => ({ id: r.id, session: r.session, status: r.status, steps: r.counts.steps })),
+    steps: events.filter((e) => e.type === "stepStarted").map((e) => e.step),
+    resumed: { runId: resumed.runId, answer: resumed.answer, success: resumed.success, steps: resumed.turns.map((t) => t.step) },
+    abandoned: { runId: abandoned.runId, reason: abandoned.reason.kind, success: abandoned.success, steps: abandoned.turns.map((t) => t.step) },
+    left: left.length,
+  };
+}
