@@ -485,11 +485,18 @@ export class Agent {
   clearSession(session?: string): Promise<Pruned>;
   /** Applies the retention policy now (`config.store.retention`). */
   applyRetention(): Promise<Pruned>;
-  /** Runs left `running` in the store (cut off by a terminated worker, a reload, a crash). */
+  /**
+   * Runs left `running` in the store and live nowhere (cut off by a terminated worker, a reload, a
+   * crash): a run still under way in any tab or worker holds its Web Lock `keel:run:<id>` and is left out.
+   */
   unfinishedRuns(): Promise<RunRecord[]>;
-  /** Continues a cut-off run from its last committed step, under the same id. */
+  /**
+   * Continues a cut-off run from its last committed step, under the same id. A run still live
+   * somewhere fails at once with code `RUN_LIVE` (an `InvalidStateError`); one that has ended
+   * meanwhile with `RUN_FINISHED`.
+   */
   resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;
-  /** Ends a cut-off run as `interrupted`, keeping its committed steps. */
+  /** Ends a cut-off run as `interrupted`, keeping its committed steps (refused like `resume` for a live run). */
   abandon(runId: string): Promise<RunResult>;
   dispose(): void;
 }

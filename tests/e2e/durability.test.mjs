@@ -1,5 +1,6 @@
 // End-to-end durability in headless Chromium, each test on its own database: a reload mid-run
-// (resume and abandon from the reloaded page). The scenarios live in durable-scenarios.js.
+// (resume and abandon from the reloaded page), a run live in another tab (not unfinished, not
+// resumable until its worker is gone). The scenarios live in durable-scenarios.js.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
@@ -66,6 +67,28 @@ test("a reload mid-run: the reloaded page resumes one cut-off run to its end and
   const status = Object.fromEntries(r.after.runs.map((run) => [run.id, [run.status, run.steps]]));
   assert.deepEqual(status, { [ids.long]: ["succeeded", 4], [ids.short]: ["interrupted", 1] });
   assert.equal(r.left, 0, "nothing is left unfinished");
+});
+
+test("a run live in another tab is not offered for resume, and resuming or abandoning it is refused at once", async () => {
+  const context = await browser.newContext();
+  const [one, two] = [await openTab(context), await openTab(context)];
+  const db = "keel-e2e-live";
+  const runId = await call(one, "startLiveRun", db);
+  const probe = await call(two, "probeLiveRun", db, runId);
+  await call(one, "killLiveRun");
+  const dead = await call(two, "resumeDeadRun", db, runId);
+  await context.close();
+
+  assert.equal(probe.status, "running", "the store alone cannot tell it from a cut-off run");
+  assert.deepEqual(probe.unfinished, [], "a live run is not unfinished");
+  for (const refused of [probe.resumed, probe.abandoned]) {
+    assert.deepEqual([refused.name, refused.code], ["InvalidStateError", "RUN_LIVE"], JSON.stringify(refused));
+    assert.match(refused.message, /still under way in another tab or worker/);
+    assert.ok(refused.ms < 1000, `refused after ${refused.ms} ms, not once the run ended`);
+  }
+  // Once its worker is gone, the same run is cut off: listed, and resumed from step 2.
+  assert.deepEqual(dead.unfinished, [runId]);
+  assert.deepEqual([dead.answer, dead.success, dead.turns], ["taken over", true, [1, 2, 3]]);
 });
 
 test("no uncaught errors in the pages", () => {

@@ -83,3 +83,60 @@ export async function resumeAfterReload(db, ids) {
     left: left.length,
   };
 }
+
+// The live-run scenarios keep their agents between calls.
+const live = {};
+
+/**
+ * Tab one: a run that commits step 1, then waits in `hold` (for as long as the test wants). Its
+ * worker is kept, for `killLiveRun` to terminate. Resolves with the run's id once it waits.
+ */
+export async function startLiveRun(db) {
+  await freshDatabase(db);
+  let holding;
+  const held = new Promise((r) => (holding = r));
+  live.worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
+  const hold = tool("hold", () => (holding(), new Promise(() => {})));
+  live.agent = await agentOn(db, [act("step"), act("hold")], [hold], { agent: { worker: live.worker } });
+  const run = live.agent.run("Hold on.");
+  run.result.catch(() => {});
+  await held;
+  return run.runId;
+}
+
+/** Tab one: the worker running the live run is terminated, as a closed tab or a crash leaves it. */
+export function killLiveRun() {
+  live.worker.terminate();
+}
+
+/** How a promise settles, and how long that took: `{ ok }` or `{ name, code, message }`, `ms`. */
+async function settle(promise) {
+  const start = performance.now();
+  const out = await promise.then(
+    (value) => ({ ok: value }),
+    (e) => ({ name: e.name, code: e.code, message: e.message }),
+  );
+  return { ...out, ms: performance.now() - start };
+}
+
+/**
+ * Tab two, while tab one's run is live: what `unfinishedRuns()` lists, what the store says of the
+ * run, and how `resume` and `abandon` of it end (they must be refused, not wait for it).
+ */
+export async function probeLiveRun(db, runId) {
+  live.other = await agentOn(db, [act("step"), answer("taken over")], [tool("hold", async () => "ok")]);
+  const unfinished = (await live.other.unfinishedRuns()).map((r) => r.id);
+  const record = (await stored(db)).runs.find((r) => r.id === runId);
+  const resumed = await settle(live.other.resume(runId).result);
+  const abandoned = await settle(live.other.abandon(runId));
+  return { unfinished, status: record?.status, resumed, abandoned };
+}
+
+/** Tab two, once tab one's worker is gone: the run is listed now, and resumes to its end. */
+export async function resumeDeadRun(db, runId) {
+  const unfinished = (await live.other.unfinishedRuns()).map((r) => r.id);
+  const result = await live.other.resume(runId).result;
+  live.other.dispose();
+  const turns = (await stored(db)).turns.filter((t) => t.runId === runId).map((t) => t.step);
+  return { unfinished, answer: result.answer, success: result.success, turns };
+}
