@@ -1,6 +1,6 @@
 // End-to-end durability in headless Chromium, each test on its own database: a reload mid-run
 // (resume and abandon from the reloaded page), a run live in another tab (not unfinished, not
-// resumable until its worker is gone). The scenarios live in durable-scenarios.js.
+// resumable until its worker is gone), two tabs running one session (the session's Web Lock). The scenarios live in durable-scenarios.js.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
@@ -89,6 +89,31 @@ test("a run live in another tab is not offered for resume, and resuming or aband
   // Once its worker is gone, the same run is cut off: listed, and resumed from step 2.
   assert.deepEqual(dead.unfinished, [runId]);
   assert.deepEqual([dead.answer, dead.success, dead.turns], ["taken over", true, [1, 2, 3]]);
+});
+
+test("two tabs running one session take turns: their runs never overlap and their turns never interleave", async () => {
+  // Two tabs of one browser context (one origin's IndexedDB and locks).
+  const context = await browser.newContext();
+  const [one, other] = [await openTab(context), await openTab(context)];
+  const db = "keel-e2e-tabs";
+  const session = "shared";
+  await call(one, "freshDatabase", db);
+  await Promise.all([call(one, "tabReady", db, session, "A"), call(other, "tabReady", db, session, "B")]);
+  const [a, b] = await Promise.all([call(one, "tabGo"), call(other, "tabGo")]);
+  const { turns } = await call(one, "stored", db);
+  await context.close();
+
+  assert.deepEqual([a.answer, b.answer], ["A", "B"]);
+  const [first, second] = a.spans[0][0] < b.spans[0][0] ? [a, b] : [b, a];
+  // The test means something only if the second run was asked for while the first was under way.
+  assert.ok(second.asked < first.spans.at(-1)[1], "both runs were started together");
+  assert.ok(
+    second.spans[0][0] >= first.spans.at(-1)[1],
+    `the second tab's tools ran only after the first tab's: ${JSON.stringify([first.spans, second.spans])}`,
+  );
+  const order = turns.map((t) => t.runId);
+  assert.deepEqual(order, [...Array(4).fill(first.runId), ...Array(4).fill(second.runId)], JSON.stringify(turns));
+  assert.deepEqual(turns.map((t) => t.step), [1, 2, 3, 4, 1, 2, 3, 4]);
 });
 
 test("no uncaught errors in the pages", () => {

@@ -1,6 +1,6 @@
 // Durability scenarios, each on its own database (deleted first): runs cut off by a reload and
-// resumed or abandoned by the reloaded page, a run still live in another tab, and a storage that
-// fills up mid-run. The page side of durability.test.mjs, which drives reloads, tabs and the quota.
+// resumed or abandoned by the reloaded page, a run still live in another tab, two tabs running one
+// session, and a storage that fills up mid-run. The page side of durability.test.mjs, which drives reloads, tabs and the quota.
 import { Agent } from "/pkg/index.js";
 
 const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
@@ -17,13 +17,15 @@ export async function freshDatabase(name) {
   await request(indexedDB.deleteDatabase(name));
 }
 
-/** Every run and turn of database `db`, read raw by the page: runs by start, turns by (run, step). */
+/**
+ * Every run and turn of database `db`, read raw by the page: runs by start, turns by session and, in
+ * a session, in the order they were written.
+ */
 export async function stored(db) {
   const conn = await request(indexedDB.open(db));
-  const all = (store) => request(conn.transaction(store).objectStore(store).getAll());
-  const [runs, turns] = [await all("runs"), await all("turns")];
+  const all = (store, index) => request(conn.transaction(store).objectStore(store).index(index).getAll());
+  const [runs, turns] = [await all("runs", "startedMs"), await all("turns", "session_seq")];
   conn.close();
-  runs.sort((a, b) => a.startedMs - b.startedMs);
   return {
     runs: runs.map((r) => ({ id: r.id, session: r.session, status: r.status, steps: r.counts.steps, task: r.task.length })),
     turns: turns.map((t) => ({ runId: t.runId, step: t.turn.step, turn: t.turn })),
@@ -139,4 +141,38 @@ export async function resumeDeadRun(db, runId) {
   live.other.dispose();
   const turns = (await stored(db)).turns.filter((t) => t.runId === runId).map((t) => t.step);
   return { unfinished, answer: result.answer, success: result.success, turns };
+}
+
+// Wall-clock time with sub-millisecond precision, comparable between tabs.
+const wallMs = () => performance.timeOrigin + performance.now();
+
+/**
+ * One tab of two on one session: builds its agent (three slow steps, then answers `tag`) and waits;
+ * `tabGo` then starts the run. The test builds both tabs' agents first and starts both runs at
+ * once, so that the second run is asked for while the first is under way.
+ */
+export async function tabReady(db, session, tag) {
+  const spans = [];
+  const slow = tool("slow", async () => {
+    const start = wallMs();
+    await new Promise((r) => setTimeout(r, 40));
+    spans.push([start, wallMs()]);
+    return "ok";
+  });
+  const agent = await Agent.create({
+    config: { store: { name: db } },
+    session,
+    model: { custom: script([act("slow"), act("slow"), act("slow"), answer(tag)]) },
+    tools: [slow],
+  });
+  live.tab = { agent, spans, tag };
+}
+
+/** Starts this tab's run; resolves with its id, answer, when it was asked for and its tool spans. */
+export async function tabGo() {
+  const { agent, spans, tag } = live.tab;
+  const asked = wallMs();
+  const result = await agent.run(`Tab ${tag}.`).result;
+  agent.dispose();
+  return { runId: result.runId, answer: result.answer, asked, spans };
 }
