@@ -198,7 +198,12 @@ export interface AgentConfig {
 export interface StoreOptions {
   /** The database's name (default `keel`). */
   name?: string;
-  /** How much history to keep: whole runs, oldest first. Defaults: 1000 runs, 90 days, every 200 writes. */
+  /**
+   * How much history to keep: whole ended runs, oldest first (a run still `running` is never
+   * dropped). Defaults: 1000 runs, 90 days, every 200 writes. When the storage is full
+   * (QuotaExceededError), the oldest ended runs are dropped, more each round, until the write
+   * fits, and the run is told with a `warning` event.
+   */
   retention?: { maxRuns?: number | null; maxAgeMs?: number | null; everyWrites?: number };
   /** How long to wait for other tabs holding an older version open before failing (default 3000). */
   blockedTimeoutMs?: number;

@@ -22,7 +22,7 @@ macro_rules! idb_browser_tests {
             the_v1_fixture_upgrades_to_a_later_version_and_an_older_build_is_refused,
             versionchange_closes_the_connection_and_the_next_write_reopens_it,
             a_blocked_upgrade_is_reported_within_the_timeout,
-            a_full_storage_is_pruned_and_the_write_retried_once,
+            a_full_storage_is_pruned_harder_each_round_until_the_write_fits,
             writes_use_strict_or_relaxed_durability_per_record,
             a_corrupt_record_is_skipped_and_counted,
         );
@@ -62,6 +62,11 @@ pub fn run(id: &str, session: &str, started_ms: u64) -> RunRecord {
         reason: None,
         counts: RunCounts::default(),
     }
+}
+
+/// A run that has ended (retention may drop it; it never drops a `running` one).
+pub fn ended(id: &str, session: &str, started_ms: u64) -> RunRecord {
+    RunRecord { status: RunStatus::Succeeded, ended_ms: Some(started_ms + 1), ..run(id, session, started_ms) }
 }
 
 pub fn turn(run_id: &str, session: &str, step: u32, at_ms: u64) -> TurnRecord {

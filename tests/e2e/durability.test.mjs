@@ -1,6 +1,7 @@
 // End-to-end durability in headless Chromium, each test on its own database: a reload mid-run
 // (resume and abandon from the reloaded page), a run live in another tab (not unfinished, not
-// resumable until its worker is gone), two tabs running one session (the session's Web Lock). The scenarios live in durable-scenarios.js.
+// resumable until its worker is gone), two tabs running one session (the session's Web Lock), and
+// a storage that fills up mid-run (a real quota, set through the DevTools protocol). The scenarios live in durable-scenarios.js.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
@@ -114,6 +115,47 @@ test("two tabs running one session take turns: their runs never overlap and thei
   const order = turns.map((t) => t.runId);
   assert.deepEqual(order, [...Array(4).fill(first.runId), ...Array(4).fill(second.runId)], JSON.stringify(turns));
   assert.deepEqual(turns.map((t) => t.step), [1, 2, 3, 4, 1, 2, 3, 4]);
+});
+
+test("a full storage mid-run: the oldest runs are pruned by retention, a warning says so, the newest run is whole", async () => {
+  const context = await browser.newContext();
+  const page = await openTab(context);
+  const db = "keel-e2e-quota";
+  // A real quota for the origin, set before it stores anything (Chromium reads it when the database
+  // opens): writes past it fail with QuotaExceededError inside the worker's IndexedDB, as on a full
+  // disk. The old runs fill it up to 40 KB short; the newest run writes more than that.
+  const quota = 400_000;
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.url, quotaSize: quota });
+  const old = { ids: await call(page, "quotaFill", db, quota - 40_000) };
+  const full = await call(page, "quotaRun");
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.url });
+  const after = await call(page, "afterQuota", db);
+  await context.close();
+
+  // The run kept going and is whole.
+  assert.deepEqual([full.answer, full.success, full.steps], ["newest done", true, [1, 2, 3, 4, 5, 6]]);
+  const runs = after.stored.runs;
+  const newest = runs.find((r) => r.id === full.runId);
+  assert.deepEqual([newest.status, newest.steps], ["succeeded", 6]);
+  assert.deepEqual(stepsOf(after.stored.turns, full.runId), [1, 2, 3, 4, 5, 6], "every step of the newest run is stored");
+
+  // The warnings name the pruning; what they count is what went: the oldest runs, with their turns.
+  assert.ok(full.warnings.length > 0, "the page was warned");
+  let pruned = 0;
+  for (const w of full.warnings) {
+    const m = w.match(/storage was full, so older history was pruned: the oldest (\d+) runs/);
+    assert.ok(m, `a warning about the pruning: ${w}`);
+    pruned += Number(m[1]);
+  }
+  const kept = runs.map((r) => r.id).filter((id) => old.ids.includes(id));
+  assert.ok(pruned > 0 && pruned < old.ids.length, `pruned ${pruned} of ${old.ids.length}`);
+  assert.deepEqual(kept, old.ids.slice(pruned), "the oldest went first, the rest are kept");
+  const left = new Set(runs.map((r) => r.id));
+  assert.ok(after.stored.turns.every((t) => left.has(t.runId)), "no turn outlived its run");
+
+  // With room again, the next run goes through without a warning.
+  assert.deepEqual([after.success, after.warnings], [true, []]);
 });
 
 test("no uncaught errors in the pages", () => {

@@ -176,3 +176,69 @@ export async function tabGo() {
   agent.dispose();
   return { runId: result.runId, answer: result.answer, asked, spans };
 }
+
+/** `n` characters that do not compress (IndexedDB may compress values on disk). */
+function noise(n) {
+  const bytes = crypto.getRandomValues(new Uint8Array(Math.ceil(n / 2)));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("").slice(0, n);
+}
+
+/**
+ * Fills database `db` with old runs until the origin uses `untilUsage` bytes: each in its own
+ * session, a step whose arguments carry 6 KB that do not compress, then an answer. The agent keeps
+ * everything (retention prunes only when the storage is full) and stays for `quotaRun`. Resolves
+ * with the old runs' ids, oldest first.
+ */
+export async function quotaFill(db, untilUsage) {
+  await freshDatabase(db);
+  let old = 0;
+  let next = 0;
+  let newest;
+  // The old runs' step and answer, until `quotaRun` sets the newest run's script.
+  const model = async () => newest?.shift() ?? (next++ % 2 === 0 ? act("note", { text: noise(6000) }) : answer(`old ${old++}`));
+  const keepAll = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
+  live.quota = {
+    agent: await Agent.create({
+      config: { store: { name: db, retention: keepAll } },
+      model: { custom: model },
+      tools: [tool("note", async () => "noted")],
+    }),
+    // Five steps of 20 KB each, then the answer.
+    newest: () => (newest = [...Array.from({ length: 5 }, () => act("note", { text: noise(20000) })), answer("newest done")]),
+  };
+  const ids = [];
+  while ((await navigator.storage.estimate()).usage < untilUsage) {
+    ids.push((await live.quota.agent.run(`Old run ${ids.length}.`, { session: `old-${ids.length}` }).result).runId);
+  }
+  return ids;
+}
+
+/**
+ * The newest run, five steps of 20 KB: more than the quota has room for, so a write of it fails
+ * with QuotaExceededError. Resolves with its result and the warnings it raised.
+ */
+export async function quotaRun() {
+  live.quota.newest();
+  const handle = live.quota.agent.run("The newest run.", { session: "new" });
+  const events = [];
+  for await (const e of handle) events.push(e);
+  const result = await handle.result;
+  return {
+    runId: result.runId,
+    answer: result.answer,
+    success: result.success,
+    steps: result.turns.map((t) => t.step),
+    warnings: events.filter((e) => e.type === "warning").map((e) => e.message),
+  };
+}
+
+/** After the quota is lifted: one more run, its warnings, and the database as stored. */
+export async function afterQuota(db) {
+  const handle = live.quota.agent.run("After the quota.", { session: "after" });
+  const events = [];
+  for await (const e of handle) events.push(e);
+  const result = await handle.result;
+  live.quota.agent.dispose();
+  const warnings = events.filter((e) => e.type === "warning").map((e) => e.message);
+  return { success: result.success, warnings, stored: await stored(db) };
+}
