@@ -5,9 +5,11 @@
 mod js;
 mod lifecycle;
 mod log;
+mod resume;
 
 pub use lifecycle::*;
 pub use log::*;
+pub use resume::*;
 
 /// The wrappers `wasm_bindgen_test` needs in each file: one per shared test, named alike.
 macro_rules! idb_browser_tests {
@@ -25,6 +27,8 @@ macro_rules! idb_browser_tests {
             a_full_storage_is_pruned_harder_each_round_until_the_write_fits,
             writes_use_strict_or_relaxed_durability_per_record,
             a_corrupt_record_is_skipped_and_counted,
+            unfinished_runs_are_the_running_ones_of_every_session_oldest_first,
+            load_run_returns_the_record_and_its_turns_in_step_order_and_nothing_of_other_runs,
         );
     };
     ($($name:ident),* $(,)?) => {
