@@ -198,9 +198,10 @@ export class Agent {
   }
 
   /**
-   * The runs left `running` in the store: cut off by `worker.terminate()`, a reload or a crash, and
-   * not resumed (this agent's own live runs excluded). Each is a RunRecord (`id`, `session`,
-   * `task`, `counts.steps` committed…).
+   * The runs left `running` in the store and live nowhere: cut off by `worker.terminate()`, a
+   * reload or a crash, and not resumed. A run under way in any tab or worker of this origin
+   * (this agent's included) holds its Web Lock `keel:run:<id>` and is left out. Each is a RunRecord
+   * (`id`, `session`, `task`, `counts.steps` committed…).
    */
   unfinishedRuns() {
     if (this.#disposed) return Promise.reject(new DOMException("the agent was disposed", "InvalidStateError"));
@@ -213,14 +214,19 @@ export class Agent {
 
   /**
    * Continues a cut-off run (an id from `unfinishedRuns()`) from its last committed step, under the
-   * same id: a RunHandle like `run()`'s. It waits for the session's lock, so a run still live in
-   * another tab is not resumed twice: it then fails with code `RUN_FINISHED`.
+   * same id: a RunHandle like `run()`'s. A run still live (its run lock is held, in another tab,
+   * another worker or this agent) is refused at once: `result` rejects with an InvalidStateError,
+   * code `RUN_LIVE`. Otherwise it waits for the session's lock, and a run that another tab ended
+   * meanwhile fails with code `RUN_FINISHED`.
    */
   resume(runId, { signal, onEvent } = {}) {
     return this.#launch({ type: "run", runId: String(runId), task: "", resume: "continue" }, signal, onEvent);
   }
 
-  /** Gives up a cut-off run: it is stored as `interrupted` with its committed steps. Resolves with its RunResult. */
+  /**
+   * Gives up a cut-off run: it is stored as `interrupted` with its committed steps. Resolves with
+   * its RunResult; a live run is refused like `resume` (code `RUN_LIVE`).
+   */
   abandon(runId) {
     return this.#launch({ type: "run", runId: String(runId), task: "", resume: "abandon" }).result;
   }

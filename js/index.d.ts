@@ -199,7 +199,12 @@ export interface StoreOptions {
   kind?: "indexeddb";
   /** The database's name (default `keel`). */
   name?: string;
-  /** How much history to keep: whole runs, oldest first. Defaults: 1000 runs, 90 days, every 200 writes. */
+  /**
+   * How much history to keep: whole ended runs, oldest first (a run still `running` is never
+   * dropped). Defaults: 1000 runs, 90 days, every 200 writes. When the storage is full
+   * (QuotaExceededError), the oldest ended runs are dropped, more each round, until the write
+   * fits, and the run is told with a `warning` event.
+   */
   retention?: { maxRuns?: number | null; maxAgeMs?: number | null; everyWrites?: number };
   /** How long to wait for other tabs holding an older version open before failing (default 3000). */
   blockedTimeoutMs?: number;
@@ -546,11 +551,18 @@ export class Agent {
   clearSession(session?: string): Promise<Pruned>;
   /** Applies the retention policy now (`config.store.retention`). */
   applyRetention(): Promise<Pruned>;
-  /** Runs left `running` in the store (cut off by a terminated worker, a reload, a crash). */
+  /**
+   * Runs left `running` in the store and live nowhere (cut off by a terminated worker, a reload, a
+   * crash): a run still under way in any tab or worker holds its Web Lock `keel:run:<id>` and is left out.
+   */
   unfinishedRuns(): Promise<RunRecord[]>;
-  /** Continues a cut-off run from its last committed step, under the same id. */
+  /**
+   * Continues a cut-off run from its last committed step, under the same id. A run still live
+   * somewhere fails at once with code `RUN_LIVE` (an `InvalidStateError`); one that has ended
+   * meanwhile with `RUN_FINISHED`.
+   */
   resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;
-  /** Ends a cut-off run as `interrupted`, keeping its committed steps. */
+  /** Ends a cut-off run as `interrupted`, keeping its committed steps (refused like `resume` for a live run). */
   abandon(runId: string): Promise<RunResult>;
   dispose(): void;
 }

@@ -125,6 +125,17 @@ fn init_and_run_failures_are_structured() {
     assert_eq!(w.next()["type"], "modelCall");
     w.send(json!({"type": "run", "runId": "r", "task": "t"}));
     assert_eq!(w.next()["error"]["code"], "DUPLICATE_RUN_ID");
+    // Resuming (or abandoning) a run this worker is still running is refused: it was not cut off.
+    for mode in ["continue", "abandon"] {
+        w.send(json!({"type": "run", "runId": "r", "task": "", "resume": mode}));
+        let refused = w.next();
+        assert_eq!((refused["type"].as_str(), refused["runId"].as_str()), (Some("runFailed"), Some("r")));
+        assert_eq!(
+            (refused["error"]["name"].as_str(), refused["error"]["code"].as_str()),
+            (Some("InvalidStateError"), Some("RUN_LIVE"))
+        );
+        assert!(refused["error"]["message"].as_str().unwrap().contains("still under way in this agent"));
+    }
 }
 
 #[test]

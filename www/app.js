@@ -1,6 +1,8 @@
-// The demo page: pick a backend, switch faults on, run a task, watch the trace.
+// The demo page: pick a backend, switch faults on, run a task, watch the trace; the history panel
+// (history.js) lists past runs and the failure log.
 import { Agent } from "keel-agent";
 import { agentKey, agentOptions, BACKENDS, pickDefault, promptApiStatus, smolStatus } from "./backends.js";
+import { History } from "./history.js";
 import { demoTools, FAULTS } from "./tools.js";
 import { describe, h, Trace } from "./trace.js";
 
@@ -26,7 +28,9 @@ const ui = {
   answer: $("answer"),
   badge: $("result-badge"),
 };
+const SESSION = "demo";
 const trace = new Trace($("trace"));
+const history = new History($("history-card"), SESSION);
 const faultState = Object.fromEntries(Object.keys(FAULTS).map((k) => [k, false]));
 const faults = () => ({ ...faultState });
 const demo = demoTools(faults);
@@ -117,7 +121,7 @@ async function ensureAgent() {
   // Only this backend needs wllama (~9 MB of wasm): load its entry point on demand.
   if (backend === "smollm2") await import("keel-agent/wllama");
   try {
-    agent = await Agent.create({ model, config, tools: demo.tools, session: "demo" });
+    agent = await Agent.create({ model, config, tools: demo.tools, session: SESSION });
   } finally {
     ui.progress.hidden = true;
   }
@@ -192,6 +196,7 @@ async function run() {
     trace.stop();
     controller = undefined;
     setRunning(false);
+    await history.refresh();
   }
 }
 
@@ -210,4 +215,5 @@ status.smollm2 = smol;
 backend = new URLSearchParams(location.search).get("backend") ?? pickDefault(status);
 renderBackends();
 if (self.crossOriginIsolated) ui.pill.title = "Cross-origin isolated: wllama may use several threads";
+await history.refresh();
 document.body.dataset.ready = "true";

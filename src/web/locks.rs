@@ -1,51 +1,82 @@
-//! Web Locks: a run holds `keel:session:<name>` for its whole length, so two tabs (two workers)
-//! running the same session queue behind each other instead of interleaving their turns. Within
-//! one worker the per-session queue (`runs.rs`) already orders runs; the lock orders workers.
+//! Web Locks, held by each run for its whole length:
 //!
-//! `navigator.locks` exists in dedicated workers. The lock is requested with an `AbortSignal`, and
-//! [`SessionLock`] is held by the run's future: dropping it (the run ended, was cancelled while
-//! waiting, or the agent was disposed) releases the lock or withdraws the request. Where the API
-//! is missing (native tests, old browsers) runs go on without it.
+//! - `keel:session:<name>` orders runs of one session across tabs (workers): two tabs running the
+//!   same session queue behind each other instead of interleaving their turns. Within one worker
+//!   the per-session queue (`runs.rs`) already orders runs; the lock orders workers.
+//! - `keel:run:<id>` says the run is live. A run the store still marks `running` is cut off (a
+//!   terminated worker, a reload, a crash) exactly when nobody holds its lock: the browser releases
+//!   a context's locks when the context goes away. `unfinishedRuns` leaves out runs whose lock is
+//!   held, and resuming takes the lock only if it is free, so a live run is never resumed twice.
+//!
+//! `navigator.locks` exists in dedicated workers. A lock is requested with an `AbortSignal` (or
+//! `ifAvailable`), and [`HeldLock`] is held by the run's future: dropping it (the run ended, was
+//! cancelled while waiting, or the agent was disposed) releases the lock or withdraws the request.
+//! Where the API is missing (native tests, old browsers) runs go on without it, and every stored
+//! `running` run counts as cut off, less the worker's own.
 
-/// The lock's name for a session.
-pub fn lock_name(session: &str) -> String {
+/// The session lock's name.
+pub fn session_lock_name(session: &str) -> String {
     format!("keel:session:{session}")
 }
 
+/// The prefix of every run lock's name.
+const RUN_LOCK_PREFIX: &str = "keel:run:";
+
+/// The run lock's name: held while the run is live.
+pub fn run_lock_name(run_id: &str) -> String {
+    format!("{RUN_LOCK_PREFIX}{run_id}")
+}
+
+/// The run ids among lock names: those of live runs.
+pub fn live_run_ids(held: &[String]) -> Vec<String> {
+    held.iter().filter_map(|name| name.strip_prefix(RUN_LOCK_PREFIX)).map(str::to_string).collect()
+}
+
 #[cfg(target_arch = "wasm32")]
-pub(crate) use web::SessionLock;
+pub(crate) use web::{held_lock_names, HeldLock};
 
 /// Without Web Locks (native): nothing to hold.
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) struct SessionLock;
+pub(crate) struct HeldLock;
 
 #[cfg(not(target_arch = "wasm32"))]
-impl SessionLock {
+impl HeldLock {
     /// Nothing to wait for natively.
-    pub(crate) async fn acquire(_session: &str) -> SessionLock {
-        SessionLock
+    pub(crate) async fn session(_session: &str) -> HeldLock {
+        HeldLock
     }
+
+    /// Always free natively.
+    pub(crate) async fn run_if_free(_run_id: &str) -> Option<HeldLock> {
+        Some(HeldLock)
+    }
+}
+
+/// No locks are held natively.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) async fn held_lock_names() -> Vec<String> {
+    Vec::new()
 }
 
 #[cfg(target_arch = "wasm32")]
 mod web {
     use std::pin::pin;
 
-    use futures_util::future::select;
-    use js_sys::{Function, Object, Promise, Reflect};
+    use futures_util::future::{select, Either};
+    use js_sys::{Array, Function, Object, Promise, Reflect};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::JsFuture;
     use web_sys::AbortController;
 
-    /// A session lock held (or requested) by a run; dropping it lets go.
-    pub(crate) struct SessionLock {
+    /// A Web Lock held (or requested) by a run; dropping it lets go.
+    pub(crate) struct HeldLock {
         /// Withdraws a request not yet granted (a no-op once granted).
         abort: Option<AbortController>,
         /// Resolving it ends the lock callback's promise, which releases the lock.
         release: Option<Function>,
     }
 
-    impl Drop for SessionLock {
+    impl Drop for HeldLock {
         fn drop(&mut self) {
             if let Some(abort) = &self.abort {
                 abort.abort();
@@ -56,37 +87,82 @@ mod web {
         }
     }
 
-    impl SessionLock {
+    impl HeldLock {
         /// Waits for the session's lock. Dropping the future while it waits withdraws the request.
-        pub(crate) async fn acquire(session: &str) -> SessionLock {
-            let none = SessionLock { abort: None, release: None };
-            let Some(locks) = lock_manager() else { return none };
-            let Ok(abort) = AbortController::new() else { return none };
-            let mut release = None;
-            let released = Promise::new(&mut |resolve, _| release = Some(resolve));
-            let mut granted_fn = None;
-            let granted = Promise::new(&mut |resolve, _| granted_fn = Some(resolve));
-            // Held from here on: dropped mid-wait, it aborts the request and resolves `released`.
-            let lock = SessionLock { abort: Some(abort.clone()), release };
-            let Some(granted_fn) = granted_fn else { return lock };
-            let callback = Closure::once_into_js(move |_lock: JsValue| -> JsValue {
-                let _ = granted_fn.call0(&JsValue::UNDEFINED);
-                released.into()
-            });
-            let options = Object::new();
-            let _ = Reflect::set(&options, &"signal".into(), &abort.signal());
-            let name = JsValue::from_str(&super::lock_name(session));
-            let request = Reflect::get(&locks, &"request".into())
-                .ok()
-                .and_then(|f| f.dyn_into::<Function>().ok())
-                .and_then(|f| f.call3(&locks, &name, &options, &callback).ok())
-                .and_then(|p| p.dyn_into::<Promise>().ok());
-            let Some(request) = request else { return lock };
-            // The request settles before the grant only when it fails: go on without the lock.
-            let (granted, request) = (JsFuture::from(granted), JsFuture::from(request));
-            let _ = select(pin!(granted), pin!(request)).await;
-            lock
+        pub(crate) async fn session(session: &str) -> HeldLock {
+            let name = super::session_lock_name(session);
+            request(&name, false).await.unwrap_or(HeldLock { abort: None, release: None })
         }
+
+        /// Takes the run's lock if no one holds it; `None` when the run is live elsewhere.
+        pub(crate) async fn run_if_free(run_id: &str) -> Option<HeldLock> {
+            request(&super::run_lock_name(run_id), true).await
+        }
+    }
+
+    /// Requests lock `name`: waiting for it, or only `if_available`. `None` only when it was not
+    /// available; without the API, or if the request fails, the run goes on without the lock.
+    async fn request(name: &str, if_available: bool) -> Option<HeldLock> {
+        let without = HeldLock { abort: None, release: None };
+        let Some(locks) = lock_manager() else { return Some(without) };
+        // `signal` and `ifAvailable` do not go together; an `ifAvailable` request never waits.
+        let abort = if if_available { None } else { AbortController::new().ok() };
+        let mut release = None;
+        let released = Promise::new(&mut |resolve, _| release = Some(resolve));
+        let mut granted_fn = None;
+        let granted = Promise::new(&mut |resolve, _| granted_fn = Some(resolve));
+        // Held from here on: dropped mid-wait, it aborts the request and resolves `released`, so a
+        // grant that comes later is let go at once.
+        let lock = HeldLock { abort: abort.clone(), release };
+        let Some(granted_fn) = granted_fn else { return Some(lock) };
+        let callback = Closure::once_into_js(move |held: JsValue| -> JsValue {
+            // `null`: an `ifAvailable` request found the lock taken.
+            let _ = granted_fn.call1(&JsValue::UNDEFINED, &JsValue::from_bool(!held.is_null()));
+            if held.is_null() {
+                JsValue::UNDEFINED
+            } else {
+                released.into()
+            }
+        });
+        let options = Object::new();
+        match &abort {
+            Some(abort) => drop(Reflect::set(&options, &"signal".into(), &abort.signal())),
+            None => drop(Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE)),
+        }
+        let request = Reflect::get(&locks, &"request".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .and_then(|f| f.call3(&locks, &JsValue::from_str(name), &options, &callback).ok())
+            .and_then(|p| p.dyn_into::<Promise>().ok());
+        let Some(request) = request else { return Some(lock) };
+        let (granted, request) = (JsFuture::from(granted), JsFuture::from(request));
+        let granted = match select(pin!(granted), pin!(request)).await {
+            Either::Left((granted, _)) => granted,
+            // The request settled first: it failed (go on without the lock), or it was an
+            // `ifAvailable` one whose callback has already said whether it got the lock.
+            Either::Right((Err(_), _)) => return Some(lock),
+            Either::Right((Ok(_), granted)) => granted.await,
+        };
+        match granted.map(|g| g.as_bool()) {
+            Ok(Some(false)) => None,
+            _ => Some(lock),
+        }
+    }
+
+    /// The names of the locks held by any context of this origin (`navigator.locks.query()`);
+    /// empty without the API.
+    pub(crate) async fn held_lock_names() -> Vec<String> {
+        let Some(locks) = lock_manager() else { return Vec::new() };
+        let query = Reflect::get(&locks, &"query".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .and_then(|f| f.call0(&locks).ok())
+            .and_then(|p| p.dyn_into::<Promise>().ok());
+        let Some(query) = query else { return Vec::new() };
+        let Ok(snapshot) = JsFuture::from(query).await else { return Vec::new() };
+        let held = Reflect::get(&snapshot, &"held".into()).unwrap_or(JsValue::UNDEFINED);
+        let held: Array = held.dyn_into().unwrap_or_default();
+        held.iter().filter_map(|info| Reflect::get(&info, &"name".into()).ok()?.as_string()).collect()
     }
 
     /// `navigator.locks` of this global, if it has one.
@@ -94,5 +170,17 @@ mod web {
         let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).ok()?;
         let locks = Reflect::get(&navigator, &"locks".into()).ok()?;
         (!locks.is_undefined() && !locks.is_null()).then_some(locks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_locks_name_the_live_runs_and_session_locks_do_not() {
+        let held = [run_lock_name("run-1-ab"), session_lock_name("run-2"), run_lock_name("keel:run:x")];
+        assert_eq!(live_run_ids(&held), ["run-1-ab", "keel:run:x"]);
+        assert_eq!(session_lock_name("s"), "keel:session:s");
     }
 }

@@ -1,12 +1,13 @@
 //! Runs in the worker: each is spawned on the event loop with its own cancel token, and runs of one
 //! session queue behind each other (a session's history is the previous run's turns), while runs of
 //! different sessions interleave. Across tabs, a run holds its session's Web Lock (`locks.rs`)
-//! from before its first read of the session to its last write.
+//! from before its first read of the session to its last write, and its own run lock for its
+//! whole life in this worker, which is what tells a live run from a cut-off one.
 //!
 //! A `run` with `resume` picks up a stored run left `running`: its session is read from the store,
-//! it queues like any run, and once it holds the session's lock (so no other tab is running it)
-//! it is read again and, if still `running`, continued from its last committed step or ended as
-//! interrupted.
+//! its run lock is taken if free (if not, the run is live in another tab or worker, and resuming is
+//! refused at once), it queues like any run, and once it holds the session's lock it is read again
+//! and, if still `running`, continued from its last committed step or ended as interrupted.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,7 +21,7 @@ use crate::engine::{Agent, CancelToken, Event, RunOptions, RunResult};
 use crate::errors::RawFailure;
 
 use super::host::WorkerHost;
-use super::locks::SessionLock;
+use super::locks::{held_lock_names, live_run_ids, HeldLock};
 use super::protocol::{protocol_failure, Resume, Run, WorkerMessage};
 use crate::store::{RunStatus, SavedRun};
 
@@ -115,15 +116,30 @@ impl WorkerHost {
                 }
             }
             let Some((cancel, done, before)) = host.runs.admit(&run.run_id, &run.session) else {
-                return host.refuse(
-                    &run.run_id,
-                    "DUPLICATE_RUN_ID",
-                    "a run with this id is already under way",
-                );
+                return match run.resume {
+                    Some(_) => host.refuse_live(&run.run_id, "in this agent"),
+                    None => host.refuse(
+                        &run.run_id,
+                        "DUPLICATE_RUN_ID",
+                        "a run with this id is already under way",
+                    ),
+                };
             };
             let Run { run_id, task, session, resume } = run;
             let _finish =
                 Finish { host: host.clone(), run_id: run_id.clone(), session: session.clone(), done };
+            // Held until the run's future ends, after its last write. A fresh run's id is new, so
+            // its lock is free unless another tab picked the same id.
+            let Some(_live) = HeldLock::run_if_free(&run_id).await else {
+                return match resume {
+                    Some(_) => host.refuse_live(&run_id, "in another tab or worker"),
+                    None => host.refuse(
+                        &run_id,
+                        "DUPLICATE_RUN_ID",
+                        "another tab or worker runs a run with this id",
+                    ),
+                };
+            };
             // Wait for the session's previous run here, then for other tabs' runs of the session,
             // unless this one is cancelled meanwhile (it then ends at once, as cancelled, without
             // touching the session; dropping the lock's future withdraws the request).
@@ -131,7 +147,7 @@ impl WorkerHost {
                 if let Some(before) = before {
                     before.0.cancelled().await;
                 }
-                SessionLock::acquire(&session).await
+                HeldLock::session(&session).await
             };
             let _lock = match select(pin!(ready), pin!(cancel.cancelled())).await {
                 futures_util::future::Either::Left((lock, _)) => Some(lock),
@@ -155,7 +171,8 @@ impl WorkerHost {
         (self.spawn)(task.boxed_local());
     }
 
-    /// Answers `unfinishedRuns`: stored runs left `running`, less the ones this worker is running.
+    /// Answers `unfinishedRuns`: stored runs left `running`, less the live ones: this worker's, and
+    /// those whose run lock another tab or worker holds.
     pub(crate) fn unfinished_runs(self: &Rc<Self>, id: u64) {
         let Some(built) = self.built.borrow().clone() else {
             let error = protocol_failure("no agent yet: send `init` and wait for `ready` first");
@@ -167,7 +184,10 @@ impl WorkerHost {
             async move {
                 let reply = match built.agent.effects().store.unfinished_runs().await {
                     Ok(mut runs) => {
-                        runs.retain(|r| !host.runs.cancels.borrow().contains_key(&r.id));
+                        let live = live_run_ids(&held_lock_names().await);
+                        runs.retain(|r| {
+                            !host.runs.cancels.borrow().contains_key(&r.id) && !live.contains(&r.id)
+                        });
                         WorkerMessage::UnfinishedRuns { id, runs, error: None }
                     }
                     Err(e) => {
@@ -182,8 +202,21 @@ impl WorkerHost {
     }
 
     fn refuse(&self, run_id: &str, code: &str, message: &str) {
+        self.refuse_as(run_id, "TypeError", code, message);
+    }
+
+    /// Refuses to resume or abandon a run that is live `where_`: it is not cut off.
+    fn refuse_live(&self, run_id: &str, where_: &str) {
+        let message = format!(
+            "it is still under way {where_}, so it was not cut off; resume or abandon it only once it \
+             has stopped (it is then listed by unfinishedRuns)"
+        );
+        self.refuse_as(run_id, "InvalidStateError", "RUN_LIVE", &message);
+    }
+
+    fn refuse_as(&self, run_id: &str, name: &str, code: &str, message: &str) {
         let error = RawFailure {
-            name: Some("TypeError".into()),
+            name: Some(name.into()),
             ..RawFailure::coded(code, format!("run `{run_id}`: {message}"))
         };
         self.rpc.post(&WorkerMessage::RunFailed { run_id: run_id.to_string(), error });

@@ -69,12 +69,12 @@ export async function putRaw(name, store, value) {
   db.close();
 }
 
-// The next put into `store` of database `name` throws QuotaExceededError, as a full disk would.
-export function quotaOnce(name, store) {
+// The next `times` puts into `store` of database `name` throw QuotaExceededError, as a full disk would.
+export function quotaTimes(name, store, times) {
   const put = IDBObjectStore.prototype.put;
   IDBObjectStore.prototype.put = function (...args) {
     if (this.name === store && this.transaction.db.name === name) {
-      IDBObjectStore.prototype.put = put;
+      if (--times === 0) IDBObjectStore.prototype.put = put;
       throw new DOMException("simulated: the disk is full", "QuotaExceededError");
     }
     return put.apply(this, args);
@@ -104,8 +104,8 @@ extern "C" {
     pub async fn delete_or_blocked(name: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = putRaw)]
     pub async fn put_raw(name: &str, store: &str, value: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = quotaOnce)]
-    pub fn quota_once(name: &str, store: &str);
+    #[wasm_bindgen(js_name = quotaTimes)]
+    pub fn quota_times(name: &str, store: &str, times: u32);
     #[wasm_bindgen(js_name = watchDurability)]
     pub fn watch_durability(name: &str) -> JsValue;
 }

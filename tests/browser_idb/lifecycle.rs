@@ -10,7 +10,7 @@ use keel::web::indexeddb::{delete_database, IdbStore};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{failure, fresh, js, now, run, steps, turn};
+use super::{ended, failure, fresh, js, now, run, steps, turn};
 
 /// A test-only version 2 (no version 2 was ever released): version 1, then a new index.
 static V2: [Migration; 2] = [
@@ -78,25 +78,50 @@ pub async fn a_blocked_upgrade_is_reported_within_the_timeout() {
     assert_eq!(js::delete_or_blocked(name).await.unwrap(), "deleted");
 }
 
-pub async fn a_full_storage_is_pruned_and_the_write_retried_once() {
+pub async fn a_full_storage_is_pruned_harder_each_round_until_the_write_fits() {
     let name = "keel-test-quota";
     let store = fresh(name, Retention::KEEP_ALL).await;
-    for i in 0..5u64 {
+    // The oldest run is still `running` (live in another tab, or cut off and waiting for resume);
+    // twelve ended runs; the newest, r12, is the one being written.
+    store.put_run(&run("live", "s", 10)).await.unwrap();
+    store.put_turn(&turn("live", "s", 1, 10)).await.unwrap();
+    for i in 0..13u64 {
         let id = format!("r{i}");
-        store.put_run(&run(&id, "s", 100 + i)).await.unwrap();
+        let record = if i < 12 { ended(&id, "s", 100 + i) } else { run(&id, "s", 100 + i) };
+        store.put_run(&record).await.unwrap();
         store.put_turn(&turn(&id, "s", 1, 100 + i)).await.unwrap();
     }
-    js::quota_once(name, "turns");
-    let error = store.put_turn(&turn("r4", "s", 2, 200)).await.unwrap_err();
-    assert!(matches!(&error, StoreError::Pruned(m) if m.contains("1 runs (1 turns")), "{error}");
+    let ids = |runs: &[keel::store::RunRecord]| runs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+
+    // One failed put: a tenth of the 12 ended runs (2) goes, and the second try fits.
+    js::quota_times(name, "turns", 1);
+    let error = store.put_turn(&turn("r12", "s", 2, 200)).await.unwrap_err();
+    assert!(matches!(&error, StoreError::Pruned(m) if m.contains("2 runs (2 turns")), "{error}");
     let left = store.export_session("s").await.unwrap();
-    assert_eq!(left.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r1", "r2", "r3", "r4"]);
-    assert!(steps(&left.turns).contains(&("r4".to_string(), 2)), "saved on the second try");
+    assert_eq!(ids(&left.runs)[..3], ["live", "r2", "r3"]);
+    assert!(steps(&left.turns).contains(&("r12".to_string(), 2)), "saved on the second try");
+
+    // Three failed puts: rounds of 1 (a tenth of 10), 2 (a fifth of 9) and 3 (two fifths of 7).
+    js::quota_times(name, "turns", 3);
+    let error = store.put_turn(&turn("r12", "s", 3, 300)).await.unwrap_err();
+    assert!(matches!(&error, StoreError::Pruned(m) if m.contains("6 runs (6 turns")), "{error}");
+    let left = store.export_session("s").await.unwrap();
+    assert_eq!(ids(&left.runs), ["live", "r8", "r9", "r10", "r11", "r12"]);
+    assert!(steps(&left.turns).contains(&("r12".to_string(), 3)));
+
+    // A storage that stays full (the first put and the three after rounds of one run each): every
+    // ended run but the newest goes, never the running ones, and the write is reported as not saved.
+    js::quota_times(name, "turns", 4);
+    let error = store.put_turn(&turn("r12", "s", 4, 400)).await.unwrap_err();
+    assert!(matches!(&error, StoreError::QuotaExceeded(m) if m.contains("still does not fit")), "{error}");
+    let left = store.export_session("s").await.unwrap();
+    assert_eq!(ids(&left.runs), ["live", "r11", "r12"]);
+    assert!(steps(&left.turns).contains(&("live".to_string(), 1)), "a running run keeps its steps");
 
     // With nothing older to drop, the write fails as full, once, and the store keeps working.
     let lone = fresh("keel-test-quota-lone", Retention::KEEP_ALL).await;
     lone.put_run(&run("only", "s", 1)).await.unwrap();
-    js::quota_once("keel-test-quota-lone", "turns");
+    js::quota_times("keel-test-quota-lone", "turns", 1);
     let error = lone.put_turn(&turn("only", "s", 1, 2)).await.unwrap_err();
     assert!(matches!(&error, StoreError::QuotaExceeded(m) if m.contains("no older history")), "{error}");
     lone.put_turn(&turn("only", "s", 1, 2)).await.unwrap();

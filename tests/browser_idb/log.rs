@@ -6,7 +6,7 @@ use keel::store::query::{FailureQuery, Order};
 use keel::store::retention::Retention;
 use keel::store::{FailureBreakdown, FailureRecord, Store};
 
-use super::{failure, fresh, now, run, steps, turn};
+use super::{ended, failure, fresh, now, run, steps, turn};
 
 pub async fn turns_come_back_in_write_order_and_an_upsert_keeps_its_place() {
     let store = fresh("keel-test-turns", Retention::KEEP_ALL).await;
@@ -174,17 +174,21 @@ pub async fn retention_drops_runs_over_the_count_and_past_the_age_with_their_rec
         ("r5", now - 1),
     ];
     for (id, started) in starts {
-        store.put_run(&run(id, "s", started)).await.unwrap();
+        store.put_run(&ended(id, "s", started)).await.unwrap();
         store.put_turn(&turn(id, "s", 1, started)).await.unwrap();
         store.put_failure(&failure(id, "s", 1, Some("fetch"), ErrorCode::Timeout, started)).await.unwrap();
     }
     // An orphan failure (its run never saved) past the age limit goes too.
     store.put_failure(&failure("lost", "s", 9, None, ErrorCode::Timeout, now - 30 * day)).await.unwrap();
+    // A run still `running` stays, however old: it is live, or waiting for resume or abandon.
+    store.put_run(&run("unfinished", "s", now - 40 * day)).await.unwrap();
+    store.put_turn(&turn("unfinished", "s", 1, now - 40 * day)).await.unwrap();
     let pruned = store.apply_retention().await.unwrap();
     assert_eq!((pruned.runs, pruned.turns, pruned.failures), (3, 3, 4));
     let left = store.export_session("s").await.unwrap();
-    assert_eq!(left.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r3", "r4", "r5"]);
-    assert_eq!(left.turns.len(), 3);
+    let ids = left.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>();
+    assert_eq!(ids, ["unfinished", "r3", "r4", "r5"]);
+    assert_eq!(left.turns.len(), 4);
     assert!(left.failures.iter().all(|f| ["r3", "r4", "r5"].contains(&f.run_id.as_str())));
     assert_eq!(store.apply_retention().await.unwrap().runs, 0, "nothing more to drop");
 
@@ -192,7 +196,7 @@ pub async fn retention_drops_runs_over_the_count_and_past_the_age_with_their_rec
     let every = Retention { max_runs: Some(2), max_age_ms: None, every_writes: 4 };
     let store = fresh("keel-test-retention-every", every).await;
     for i in 0..4 {
-        store.put_run(&run(&format!("e{i}"), "s", 100 + i)).await.unwrap();
+        store.put_run(&ended(&format!("e{i}"), "s", 100 + i)).await.unwrap();
     }
     let left = store.export_session("s").await.unwrap();
     assert_eq!(left.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["e2", "e3"]);

@@ -7,10 +7,12 @@ mod js;
 mod lifecycle;
 mod log;
 mod redact;
+mod resume;
 
 pub use lifecycle::*;
 pub use log::*;
 pub use redact::*;
+pub use resume::*;
 
 /// The wrappers `wasm_bindgen_test` needs in each file: one per shared test, named alike.
 macro_rules! idb_browser_tests {
@@ -25,10 +27,12 @@ macro_rules! idb_browser_tests {
             the_v1_fixture_upgrades_to_a_later_version_and_an_older_build_is_refused,
             versionchange_closes_the_connection_and_the_next_write_reopens_it,
             a_blocked_upgrade_is_reported_within_the_timeout,
-            a_full_storage_is_pruned_and_the_write_retried_once,
+            a_full_storage_is_pruned_harder_each_round_until_the_write_fits,
             writes_use_strict_or_relaxed_durability_per_record,
             a_corrupt_record_is_skipped_and_counted,
             a_redacted_run_leaves_no_secret_in_indexeddb,
+            unfinished_runs_are_the_running_ones_of_every_session_oldest_first,
+            load_run_returns_the_record_and_its_turns_in_step_order_and_nothing_of_other_runs,
         );
     };
     ($($name:ident),* $(,)?) => {
@@ -66,6 +70,11 @@ pub fn run(id: &str, session: &str, started_ms: u64) -> RunRecord {
         reason: None,
         counts: RunCounts::default(),
     }
+}
+
+/// A run that has ended (retention may drop it; it never drops a `running` one).
+pub fn ended(id: &str, session: &str, started_ms: u64) -> RunRecord {
+    RunRecord { status: RunStatus::Succeeded, ended_ms: Some(started_ms + 1), ..run(id, session, started_ms) }
 }
 
 pub fn turn(run_id: &str, session: &str, step: u32, at_ms: u64) -> TurnRecord {

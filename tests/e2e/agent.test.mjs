@@ -166,28 +166,6 @@ test("a run cut off by worker.terminate() is found and resumed from its last com
   assert.equal(r.again, 0, "no longer unfinished");
 });
 
-test("two tabs running one session take turns: their turns never interleave", async () => {
-  // Two tabs of one browser context (one origin's IndexedDB and locks).
-  const context = await browser.newContext();
-  const [one, other] = [await context.newPage(), await context.newPage()];
-  for (const p of [one, other]) {
-    p.on("pageerror", (e) => pageErrors.push(String(e)));
-    await p.goto(`${server.url}/tests/e2e/page.html`);
-    await p.waitForFunction(() => window.scenariosLoaded === true);
-  }
-  const session = `tabs-${Date.now()}`;
-  const tab = (p, tag) => p.evaluate(([s, t]) => window.scenarios.tabRun(s, t), [session, tag]);
-  const [a, b] = await Promise.all([tab(one, "A"), tab(other, "B")]);
-  assert.deepEqual([a.answer, b.answer], ["A", "B"]);
-  const { turns } = await one.evaluate((s) => window.scenarios.storedSession(s), session);
-  await context.close();
-  const order = turns.map((t) => t.runId);
-  assert.equal(order.length, 8);
-  const firstRun = order[0];
-  assert.deepEqual(order, [...Array(4).fill(firstRun), ...Array(4).fill(firstRun === a.runId ? b.runId : a.runId)], JSON.stringify(turns));
-  assert.deepEqual(turns.map((t) => t.step), [1, 2, 3, 4, 1, 2, 3, 4]);
-});
-
 test("no uncaught errors in the page", () => {
   assert.deepEqual(pageErrors, []);
 });

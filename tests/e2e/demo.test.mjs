@@ -1,9 +1,10 @@
 // End-to-end: the demo page (www/) as served by www/server.mjs, in headless Chromium. The scripted
-// model runs a task while the fault panel makes the tools fail; the trace must show the recovery.
-// A screenshot lands in tests/e2e/artifacts/demo.png (git-ignored) for a human to judge.
+// model runs a task while the fault panel makes the tools fail; the trace must show the recovery, and
+// the history panel the run, its failure log and stats, its exports.
+// Screenshots land in tests/e2e/artifacts/ (git-ignored) for a human to judge.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,6 +43,9 @@ test("the page is cross-origin isolated and finds no SmolLM2 file to offer", asy
   assert.match(await page.textContent('[data-backend=smollm2] .state'), /not fetched/);
   // Nothing usable but the scripted model here: it is the default.
   assert.equal(await page.$eval("input[name=backend]:checked", (i) => i.value), "scripted");
+  // A new browser profile: the history panel has read an empty store.
+  assert.match(await page.textContent("#history-card [data-part=runs]"), /No runs yet/);
+  assert.equal(await page.textContent("#history-card [data-total=runs]"), "0");
 });
 
 test("a scripted run with faults: retries with their delays, failures with envelopes, the answer", async () => {
@@ -104,6 +108,63 @@ test("a scripted run with faults: retries with their delays, failures with envel
   await page.evaluate(() => window.scrollTo(0, document.querySelector("#backend-card").offsetTop - 80));
   await page.screenshot({ path: join(ARTIFACTS, "demo-controls.png") });
   await page.screenshot({ path: join(ARTIFACTS, "demo-full.png"), fullPage: true });
+});
+
+test("the history panel shows the run just made, its failure log and stats, exports it, and clears", async () => {
+  const row = await page.waitForSelector("#history-card tr[data-run-id]");
+  const runId = await row.getAttribute("data-run-id");
+  const cells = (sel) => page.$$eval(sel, (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent.trim())));
+  const runs = await cells("#history-card [data-part=runs] tbody tr");
+  assert.equal(runs.length, 1, JSON.stringify(runs));
+  const [task, status, steps, faults, recovered, time, exports] = runs[0];
+  assert.match(task, /weather in Paris/);
+  assert.deepEqual([status, steps, faults, recovered], ["succeeded", await page.textContent("[data-stat=steps]"), "5", "5"]);
+  assert.match(time, /\d:\d\d:\d\d\b.* · \d+\.\d s$/);
+  assert.equal(exports, "JSON OTLP");
+
+  // The failure log: each fault with its tool, code, class, attempt and whether it was recovered.
+  const log = await items("#history-card [data-part=failures] tbody tr");
+  const byCode = Object.fromEntries(log.map((f) => [f.code, f]));
+  assert.deepEqual(Object.keys(byCode).sort(), ["INVALID_ARGS", "RATE_LIMITED", "STALE_REFERENCE", "TIMEOUT", "UNAVAILABLE"]);
+  assert.deepEqual([byCode.STALE_REFERENCE.tool, byCode.STALE_REFERENCE.class], ["click", "persistent"]);
+  assert.deepEqual([byCode.UNAVAILABLE.tool, byCode.UNAVAILABLE.class], ["list_invoices", "transient"]);
+  assert.ok(log.every((f) => f.recovered === "true"), JSON.stringify(log));
+  assert.match(byCode.STALE_REFERENCE.text, /e5/);
+
+  // The stats, in total and by tool and by code.
+  const total = (k) => page.textContent(`#history-card [data-total=${k}]`);
+  assert.deepEqual([await total("runs"), await total("faults"), await total("retried"), await total("recovered"), await total("rate")], ["1", "5", "3", "5", "100%"]);
+  const tools = Object.fromEntries((await cells("#history-card [data-part=by-tool] tbody tr")).map(([k, ...v]) => [k, v]));
+  assert.deepEqual(tools.get_weather, ["2", "1", "2", "100%"], JSON.stringify(tools));
+  assert.deepEqual(tools.list_invoices, ["1", "1", "1", "100%"]);
+  const codes = Object.fromEntries((await cells("#history-card [data-part=by-code] tbody tr")).map(([k, ...v]) => [k, v]));
+  assert.deepEqual(codes.RATE_LIMITED, ["1", "1", "1", "100%"], JSON.stringify(codes));
+
+  // The run's exports, as downloaded files.
+  const download = async (kind) => {
+    const [file] = await Promise.all([page.waitForEvent("download"), page.click(`tr[data-run-id="${runId}"] a[data-export=${kind}]`)]);
+    return { name: file.suggestedFilename(), data: JSON.parse(readFileSync(await file.path(), "utf8")) };
+  };
+  const json = await download("json");
+  assert.equal(json.name, `keel-${runId}.json`);
+  assert.deepEqual(json.data.runs.map((r) => [r.id, r.status]), [[runId, "succeeded"]]);
+  assert.equal(String(json.data.turns.length), steps);
+  assert.equal(json.data.failures.length, log.length);
+  const otlp = await download("otlp");
+  assert.equal(otlp.name, `keel-${runId}.otlp.json`);
+  const spans = otlp.data.resourceSpans[0].scopeSpans[0].spans;
+  assert.equal(spans.filter((s) => s.name === "run").length, 1);
+  assert.equal(spans.filter((s) => s.name.startsWith("step ")).length, Number(steps));
+
+  await (await page.$("#history-card")).screenshot({ path: join(ARTIFACTS, "demo-history.png") });
+
+  // Clear history: the session's records go, and the panel says so.
+  await page.click("#history-card [data-action=clear]");
+  const cleared = `Cleared 1 run, ${steps} steps and ${log.length} failures.`;
+  await page.waitForFunction((text) => document.querySelector("#history-card [data-part=note]").textContent === text, cleared);
+  assert.match(await page.textContent("#history-card [data-part=runs]"), /No runs yet/);
+  assert.match(await page.textContent("#history-card [data-part=failures]"), /No failures yet/);
+  assert.equal(await total("faults"), "0");
 });
 
 test("a backend that cannot start shows its structured error", async () => {

@@ -1,5 +1,5 @@
-// Resume and Web Locks scenarios: a run cut off by `worker.terminate()` and resumed by a new agent
-// on the same database, and two tabs running one session without interleaving their turns.
+// Resume scenario: a run cut off by `worker.terminate()` and resumed by a new agent on the same
+// database. The reload, live-run, two-tab and quota scenarios are in durable-scenarios.js.
 import { Agent } from "/pkg/index.js";
 
 const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
@@ -69,16 +69,4 @@ export async function resumeAfterTerminate() {
     result: { runId: result.runId, answer: result.answer, success: result.success, steps: result.turns.map((t) => t.step) },
     again: again.length,
   };
-}
-
-/** One tab's run of three slow steps in `session`; both tabs call this at once. */
-export async function tabRun(session, tag) {
-  const agent = await Agent.create({
-    session,
-    model: { custom: script([act("slow"), act("slow"), act("slow"), answer(tag)]) },
-    tools: [tool("slow", () => sleep(40).then(() => "ok"))],
-  });
-  const result = await agent.run(`Tab ${tag}.`).result;
-  agent.dispose();
-  return { runId: result.runId, answer: result.answer };
 }

@@ -4,7 +4,7 @@
 //!   tab blocks it, closing on `versionchange` (and reopening lazily on next use);
 //! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction awaited to its
 //!   `complete` before the engine goes on, with the session's counters in the same transaction;
-//!   a full storage is pruned by the retention policy and the write retried once;
+//!   a full storage is pruned by the retention policy, harder each round, until the write fits;
 //! - `read`: the failure log (list by session / run / tool / code / time, stats, export), and
 //!   runs left `running` with their turns, for resume;
 //! - `prune`: retention (on demand and every N writes) and clearing a session.

@@ -1,6 +1,9 @@
 //! Deleting history: the retention policy (on demand, every N writes, and harder when the storage
 //! is full) and clearing a session. Each is one `relaxed` read-write transaction: a lost deletion
-//! only brings old records back, and the next pruning removes them again.
+//! only brings old records back, and the next pruning removes them again. Retention never drops a
+//! run still marked `running` (see [`Retention::victims`]).
+
+use std::collections::HashSet;
 
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -8,50 +11,59 @@ use wasm_bindgen::JsValue;
 use super::tx::{idb_error, now_ms, query, Durability, Tx};
 use super::IdbStore;
 use crate::store::layout::{self, KeyRange, FAILURES, RUNS, SESSIONS, TURNS};
-use crate::store::retention::Pruned;
+use crate::store::retention::{Pruned, Retention, RunAge};
 use crate::store::StoreError;
 
 fn fail(doing: &'static str) -> impl Fn(idb::Error) -> StoreError {
     move |e| idb_error(doing, &e)
 }
 
+/// The primary keys (run ids) an index of `runs` holds in `range`, in index order.
+async fn run_ids(tx: &Tx, index: &str, range: &KeyRange) -> Result<Vec<String>, StoreError> {
+    let index = tx.store(RUNS)?.index(index).map_err(fail("open an index"))?;
+    let keys = index.get_all_keys(query(range)?, None).map_err(fail("read"))?;
+    Ok(keys.await.map_err(fail("read"))?.iter().filter_map(JsValue::as_string).collect())
+}
+
 impl IdbStore {
-    /// Applies the retention policy now: drops the oldest runs over the count limit and those
-    /// past the age limit (each with its turns and failures), and failures past the age limit.
+    /// Applies the retention policy now: drops the oldest finished runs over the count limit and
+    /// those past the age limit (each with its turns and failures), and failures past the age limit.
     pub async fn apply_retention(&self) -> Result<Pruned, StoreError> {
         let retention = self.options.retention;
         self.prune(move |runs| retention.excess(runs)).await
     }
 
-    /// Makes room after a `QuotaExceededError`: the policy, and at least a tenth of the runs.
-    pub(super) async fn prune_for_space(&self) -> Result<Pruned, StoreError> {
+    /// Makes room after a `QuotaExceededError`, in the `round`-th try for one write: the policy,
+    /// and a share of the finished runs that grows with each round
+    /// ([`Retention::under_pressure`]).
+    pub(super) async fn prune_for_space(&self, round: u32) -> Result<Pruned, StoreError> {
         let retention = self.options.retention;
-        self.prune(move |runs| retention.under_pressure(runs)).await
+        self.prune(move |runs| retention.under_pressure(runs, round)).await
     }
 
     async fn prune(&self, oldest: impl Fn(u32) -> u32) -> Result<Pruned, StoreError> {
         let result = async {
             let tx = Tx::begin(&self.db().await?, &[RUNS, TURNS, FAILURES], Some(Durability::Relaxed))?;
-            let by_start = tx.store(RUNS)?.index(layout::RUNS_BY_START).map_err(fail("open an index"))?;
-            let count = tx.store(RUNS)?.count(None).map_err(fail("count"))?.await.map_err(fail("count"))?;
-            let mut ids = match oldest(count) {
-                0 => vec![],
-                n => {
-                    by_start.get_all_keys(None, Some(n)).map_err(fail("read"))?.await.map_err(fail("read"))?
-                }
-            };
+            let by_start = run_ids(&tx, layout::RUNS_BY_START, &KeyRange::ALL).await?;
+            let running: HashSet<String> =
+                run_ids(&tx, layout::RUNS_BY_STATUS, &KeyRange::prefix(&[json!("running")]))
+                    .await?
+                    .into_iter()
+                    .collect();
             let cutoff = self.options.retention.cutoff(now_ms());
-            if let Some(cutoff) = cutoff {
-                let old =
-                    by_start.get_all_keys(query(&KeyRange::below(cutoff))?, None).map_err(fail("read"))?;
-                ids.extend(old.await.map_err(fail("read"))?);
-            }
-            let mut ids: Vec<String> = ids.iter().filter_map(JsValue::as_string).collect();
-            ids.sort();
-            ids.dedup();
+            let past_age: HashSet<String> = match cutoff {
+                Some(cutoff) => {
+                    run_ids(&tx, layout::RUNS_BY_START, &KeyRange::below(cutoff)).await?.into_iter().collect()
+                }
+                None => HashSet::new(),
+            };
+            let runs: Vec<RunAge> = by_start
+                .into_iter()
+                .map(|id| RunAge { running: running.contains(&id), past_age: past_age.contains(&id), id })
+                .collect();
             let mut pruned = Pruned::default();
-            for id in &ids {
-                delete_run(&tx, id, &mut pruned).await?;
+            for id in Retention::victims(&runs, oldest) {
+                delete_run(&tx, &id, &mut pruned).await?;
             }
             if let Some(cutoff) = cutoff {
                 // Failures whose run record was never written go by age alone.

@@ -23,6 +23,7 @@ use wasm_bindgen::JsValue;
 use super::tx::{idb_error, now_ms, to_js, Durability, Tx};
 use super::IdbStore;
 use crate::store::layout::{FAILURES, RUNS, SESSIONS, TURNS};
+use crate::store::retention::Pruned;
 use crate::store::session::SessionRecord;
 use crate::store::{FailureRecord, RunRecord, RunStatus, StoreError, TurnRecord};
 
@@ -67,32 +68,54 @@ impl IdbStore {
         self.write(put).await
     }
 
-    /// Writes, and on a full storage prunes by the retention policy and tries once more. A write
-    /// that went through only after pruning is still reported (as [`StoreError::Pruned`]) so the
-    /// engine warns the page that history was dropped.
+    /// Writes, and on a full storage prunes by the retention policy and tries again, pruning harder
+    /// each round, until the write fits or only runs that are never pruned are left (the newest,
+    /// and those still `running`). A write that went through only after pruning is still reported
+    /// (as [`StoreError::Pruned`]) so the engine warns the page that history was dropped.
     async fn write<'a>(&self, put: impl Fn() -> Result<Put<'a>, StoreError>) -> Result<(), StoreError> {
         let first = match self.put_once(put()?).await {
             Err(StoreError::QuotaExceeded(why)) => why,
             Err(e) => return Err(self.after(e)),
             Ok(()) => return self.counted().await,
         };
-        let pruned = match self.prune_for_space().await {
-            Ok(pruned) if pruned.runs > 0 => pruned,
-            Ok(_) => {
-                return Err(StoreError::QuotaExceeded(format!("{first}; there is no older history to prune")))
+        let mut pruned = Pruned::default();
+        for round in 0.. {
+            match self.prune_for_space(round).await {
+                Ok(more) if more.runs > 0 => pruned.add(more),
+                Ok(_) => break,
+                Err(e) => {
+                    let so_far = if pruned.runs > 0 {
+                        format!(" after deleting {}", pruned.describe())
+                    } else {
+                        String::new()
+                    };
+                    return Err(StoreError::QuotaExceeded(format!("{first}; pruning failed{so_far}: {e}")));
+                }
             }
-            Err(e) => return Err(StoreError::QuotaExceeded(format!("{first}; pruning failed: {e}"))),
-        };
-        match self.put_once(put()?).await {
-            Ok(()) => Err(StoreError::Pruned(format!(
-                "the oldest {} were deleted to make room, and the record was saved on a second try",
-                pruned.describe()
-            ))),
-            Err(e) => Err(StoreError::QuotaExceeded(format!(
-                "{first}; the oldest {} were deleted, but the second try failed too: {e}",
-                pruned.describe()
-            ))),
+            match self.put_once(put()?).await {
+                Ok(()) => {
+                    return Err(StoreError::Pruned(format!(
+                        "the oldest {} were deleted to make room, and the record was saved",
+                        pruned.describe()
+                    )))
+                }
+                Err(StoreError::QuotaExceeded(_)) => {}
+                Err(e) => {
+                    let e = self.after(e);
+                    return Err(StoreError::Failed(format!(
+                        "{first}; the oldest {} were deleted, but the write then failed: {e}",
+                        pruned.describe()
+                    )));
+                }
+            }
         }
+        Err(StoreError::QuotaExceeded(match pruned.runs {
+            0 => format!("{first}; there is no older history to prune"),
+            _ => format!(
+                "{first}; the oldest {} were deleted, and the record still does not fit",
+                pruned.describe()
+            ),
+        }))
     }
 
     /// Counts a successful write, and applies the retention policy when it is due.
