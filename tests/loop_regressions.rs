@@ -283,3 +283,59 @@ fn out_of_range_settings_are_refused_with_the_setting_named() {
     let error = Agent::new(effects, specs(), config).err().expect("refused");
     assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: at least 1 ms");
 }
+
+/// The tools a request's step schema lets the model call.
+fn callable(request: &keel::engine::ModelRequest) -> Vec<String> {
+    let schema = request.schema.as_ref().expect("constrained");
+    let branches = schema["anyOf"].as_array().cloned().unwrap_or_else(|| vec![schema.clone()]);
+    branches
+        .iter()
+        .filter_map(|b| b["properties"]["action"]["properties"]["tool"]["const"].as_str().map(String::from))
+        .collect()
+}
+
+#[test]
+fn a_tool_whose_identical_call_gave_an_identical_result_is_left_out_of_the_next_step_only() {
+    let snap = || act("snapshot", json!({}));
+    let model = ScriptedModel::new([snap(), snap(), act("click", json!({"ref": "e1"})), answer("clicked")]);
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!("button e1"))])
+        .script("click", vec![Behaviour::Ok(json!("clicked"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click the button.");
+    assert_eq!(result.turns[1].outcome, Outcome::Failed, "the repeat made no progress");
+    let requests = h.model.requests.borrow();
+    assert!(callable(&requests[1]).contains(&"snapshot".to_string()), "one repeat is the model's to make");
+    let third = callable(&requests[2]);
+    assert!(!third.contains(&"snapshot".to_string()) && third.contains(&"click".to_string()), "{third:?}");
+    assert!(callable(&requests[3]).contains(&"snapshot".to_string()), "back for the step after");
+    assert!(result.success);
+}
+
+#[test]
+fn when_the_spent_tool_is_the_only_one_the_next_step_can_only_answer() {
+    let lookup = || act("lookup", json!({}));
+    let only = vec![keel::tools::ToolSpec::new("lookup", "Looks it up.", json!({"type": "object"}))];
+    let model = ScriptedModel::new([lookup(), lookup(), answer("42")]);
+    let tools = FakeTools::new().script("lookup", vec![Behaviour::Ok(json!("42"))]);
+    let h = Harness::new(model, tools, only, AgentConfig::default());
+    let (result, _) = h.run("What is it?");
+    let requests = h.model.requests.borrow();
+    let schema = requests[2].schema.as_ref().expect("constrained");
+    assert!(
+        schema.get("anyOf").is_none() && schema["required"] == json!(["thought", "final_answer"]),
+        "{schema}"
+    );
+    assert_eq!(result.answer, "42");
+}
+
+#[test]
+fn an_unconstrained_agent_sends_no_schema_after_a_repeat_either() {
+    let snap = || act("snapshot", json!({}));
+    let config = AgentConfig { constrain_output: false, ..AgentConfig::default() };
+    let model = ScriptedModel::new([snap(), snap(), answer("done")]);
+    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!("button e1"))]);
+    let h = Harness::new(model, tools, specs(), config);
+    h.run("x");
+    assert!(h.model.requests.borrow().iter().all(|r| r.schema.is_none()));
+}

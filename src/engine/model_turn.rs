@@ -27,6 +27,7 @@ impl RunState<'_> {
         let mut withheld = false;
         let mut transient_attempts = 0;
         let mut failed = Vec::new();
+        let spent = self.spent_tool.take();
         loop {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
@@ -41,7 +42,10 @@ impl RunState<'_> {
             };
             let messages = build_messages(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
-            let schema = constrain.then(|| agent.step_schema(final_only.is_some()).clone());
+            let schema = constrain.then(|| match (&spent, final_only) {
+                (Some(tool), None) => agent.step_schema_without(tool),
+                _ => agent.step_schema(final_only.is_some()).clone(),
+            });
             let request = ModelRequest { messages, schema };
             self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request);

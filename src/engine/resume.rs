@@ -79,6 +79,7 @@ impl<'a> RunState<'a> {
             turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
+            spent_tool: None,
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

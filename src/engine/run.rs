@@ -40,6 +40,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) context_tokens: usize,
     /// What the store gets of the run, when the agent redacts.
     pub(crate) redaction: Option<Redaction>,
+    /// A tool whose identical call just returned an identical result: left out of the next
+    /// step's constrained schema, so a greedy model cannot loop on it (it has all that call gives).
+    pub(crate) spent_tool: Option<String>,
 }
 
 impl<'a> RunState<'a> {
@@ -75,6 +78,7 @@ impl<'a> RunState<'a> {
             log: FailureLog::new(&run_id, &options.session),
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
+            spent_tool: None,
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });

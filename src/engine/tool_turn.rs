@@ -101,6 +101,7 @@ impl RunState<'_> {
         if self.repeats.succeeded(key, result) {
             (observation, outcome)
         } else {
+            self.spent_tool = Some(key.tool.clone());
             (observation + NO_PROGRESS, Outcome::Failed)
         }
     }
