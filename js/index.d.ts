@@ -61,6 +61,11 @@ export interface ToolErrorFields {
   /** Seconds, as Vurb spells it. */
   retryAfter?: number;
   retryAfterMs?: number;
+  /**
+   * Facts for the model and the failure log. With code `INVALID_ARGS`, `{ field, options }` (a
+   * top-level argument and the values it takes) narrows that argument to those options for the rest
+   * of the run wherever decoding is constrained, so the model cannot send a rejected value again.
+   */
   details?: { [key: string]: Json };
   expected?: boolean;
   /** true → transient (the runtime retries), false → persistent (the model gets the plan). */

@@ -4,6 +4,18 @@
  * A tool failure with its recovery plan. Every field is optional; the ones set override the
  * defaults keel derives from `code`.
  *
+ * An `INVALID_ARGS` error with `details: { field, options }` narrows that argument to the options
+ * for the rest of the run where decoding is constrained:
+ *
+ * ```js
+ * throw new ToolError("cabin 'coach' is not a cabin.", {
+ *   code: "INVALID_ARGS",
+ *   details: { field: "cabin", options: ["economy", "premium_economy", "business", "first"] },
+ * });
+ * ```
+ *
+ * A stale reference, with the tool that gives fresh ones:
+ *
  * ```js
  * throw new ToolError("Element e5 is no longer on the page.", {
  *   code: "STALE_REFERENCE",

@@ -339,3 +339,36 @@ fn an_unconstrained_agent_sends_no_schema_after_a_repeat_either() {
     h.run("x");
     assert!(h.model.requests.borrow().iter().all(|r| r.schema.is_none()));
 }
+
+#[test]
+fn a_tool_naming_the_options_it_takes_narrows_that_argument_for_the_rest_of_the_run() {
+    let lookup = |kind: &str| act("list_invoices", json!({"status": kind}));
+    let mut details = serde_json::Map::new();
+    details.insert("field".into(), json!("status"));
+    details.insert("options".into(), json!(["open", "paid"]));
+    let hints = FailureHints { details, ..Default::default() };
+    let rejected =
+        RawFailure::coded("INVALID_ARGS", "status 'unpaid' is not one of open, paid").with_hints(hints);
+    let model = ScriptedModel::new([lookup("unpaid"), lookup("open"), answer("2 open")]);
+    let tools = FakeTools::new()
+        .script("list_invoices", vec![Behaviour::Fail(rejected), Behaviour::Ok(json!("INV-1, INV-2"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Which invoices are open?");
+    let requests = h.model.requests.borrow();
+    let branch = |i: usize| {
+        let schema = requests[i].schema.clone().expect("constrained");
+        let branches = schema["anyOf"].as_array().cloned().unwrap_or_default();
+        branches
+            .into_iter()
+            .find(|b| b["properties"]["action"]["properties"]["tool"]["const"] == "list_invoices")
+            .expect("list_invoices branch")
+    };
+    assert!(!branch(0).to_string().contains("\"enum\""), "nothing narrowed before the failure");
+    let narrowed = &branch(1)["properties"]["action"]["properties"]["args"]["properties"]["status"];
+    assert_eq!(narrowed["enum"], json!(["open", "paid"]), "{}", branch(1));
+    assert_eq!(
+        branch(2)["properties"]["action"]["properties"]["args"]["properties"]["status"]["enum"],
+        json!(["open", "paid"])
+    );
+    assert!(result.success);
+}

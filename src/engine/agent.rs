@@ -113,13 +113,6 @@ impl Agent {
         &self.step_schemas[usize::from(final_only)]
     }
 
-    /// The step schema without `tool`'s branch (final answers only if it is the only tool): for
-    /// the step after that tool's identical call returned an identical result. Built when needed.
-    pub(crate) fn step_schema_without(&self, tool: &str) -> serde_json::Value {
-        let others: Vec<ToolSpec> = self.tools.specs().iter().filter(|t| t.name != tool).cloned().collect();
-        step_schema(&others, others.is_empty())
-    }
-
     /// Replaces the token estimate, for backends that can count.
     pub fn with_token_counter(mut self, counter: Rc<dyn TokenCounter>) -> Agent {
         self.counter = counter;

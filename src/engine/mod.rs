@@ -17,6 +17,7 @@ mod failure_log;
 mod finish;
 mod guard;
 mod model_turn;
+mod narrowing;
 mod observation;
 pub mod output;
 pub mod prompt;

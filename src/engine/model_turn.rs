@@ -42,8 +42,10 @@ impl RunState<'_> {
             };
             let messages = build_messages(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
-            let schema = constrain.then(|| match (&spent, final_only) {
-                (Some(tool), None) => agent.step_schema_without(tool),
+            let schema = constrain.then(|| match final_only {
+                None if spent.is_some() || !self.narrowings.is_empty() => {
+                    self.narrowings.step_schema(agent.tools.specs(), spent.as_deref())
+                }
                 _ => agent.step_schema(final_only.is_some()).clone(),
             });
             let request = ModelRequest { messages, schema };

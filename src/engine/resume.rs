@@ -11,6 +11,7 @@ use crate::store::{EndReason, RunRecord, RunStatus};
 
 use super::agent::{Agent, RunOptions, RunResult};
 use super::failure_log::FailureLog;
+use super::narrowing::Narrowings;
 use super::run::RunState;
 use super::save::Redaction;
 use super::{Event, Outcome, Repeats, Turn};
@@ -80,6 +81,7 @@ impl<'a> RunState<'a> {
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
             spent_tool: None,
+            narrowings: Narrowings::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

@@ -7,6 +7,7 @@ use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 
 use super::agent::{Agent, RunOptions, RunResult};
 use super::failure_log::{FailureLog, NewFailure};
+use super::narrowing::Narrowings;
 use super::save::Redaction;
 use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Turn};
 
@@ -43,6 +44,8 @@ pub(crate) struct RunState<'a> {
     /// A tool whose identical call just returned an identical result: left out of the next
     /// step's constrained schema, so a greedy model cannot loop on it (it has all that call gives).
     pub(crate) spent_tool: Option<String>,
+    /// Arguments narrowed to the options their tool said it takes, for constrained decoding.
+    pub(crate) narrowings: Narrowings,
 }
 
 impl<'a> RunState<'a> {
@@ -79,6 +82,7 @@ impl<'a> RunState<'a> {
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
             spent_tool: None,
+            narrowings: Narrowings::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });

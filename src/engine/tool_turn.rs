@@ -10,6 +10,7 @@ use crate::tools::{CallCheck, ToolSpec};
 use super::call_key::digest;
 use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
+use super::narrowing::Narrowing;
 use super::observation::describe_output;
 use super::run::{RunState, Stop};
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
@@ -77,6 +78,9 @@ impl RunState<'_> {
                 Ok(self.progress(&key, &result, self.show(&envelope), Outcome::Warning))
             }
             Ok(ToolEnd::Failed(envelope, attempt)) => {
+                if let Some(narrowing) = Narrowing::from_failure(&spec.name, &envelope) {
+                    self.narrowings.learn(narrowing);
+                }
                 let envelope = self.repeats.failed(&key, envelope, agent.effects.clock.now_ms());
                 self.fail(step, Some(&spec.name), Some(&key), &envelope, attempt);
                 let observation = self.show(&envelope);

@@ -80,7 +80,8 @@ impl Envelope {
         if let Some(status) = raw.status {
             details.insert("status".into(), status.into());
         }
-        if let Some(name) = raw.name.as_deref().filter(|n| !n.is_empty() && *n != "Error") {
+        // The generic class names say nothing a model can act on; a DOMException's name does.
+        if let Some(name) = raw.name.as_deref().filter(|n| !matches!(*n, "" | "Error" | "ToolError")) {
             details.insert("error".into(), name.into());
         }
         if ctx.attempts > 1 {

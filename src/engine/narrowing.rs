@@ -1,0 +1,166 @@
+//! What a run learns about its tools' arguments from their failures, and the step schema that
+//! follows from it.
+//!
+//! A tool that rejects an argument and says which values it takes (`details.field` and
+//! `details.options` on an `INVALID_ARGS` failure: a rule its schema did not state, as real APIs
+//! have) gets that argument narrowed to those options for the rest of the run; and a tool whose
+//! identical call just returned an identical result is left out of the next step. Both only
+//! shape constrained decoding: with a grammar, the same mistake cannot be made again — greedy
+//! small models otherwise repeat it until the failure budget runs out.
+
+use serde_json::{Map, Value};
+
+use crate::errors::{Envelope, ErrorCode};
+use crate::tools::ToolSpec;
+
+use super::output::step_schema;
+
+/// The most options a narrowing keeps: a longer list is not a choice a model needs made for it.
+const MAX_OPTIONS: usize = 64;
+
+/// One argument of one tool restricted to the values the tool said it takes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Narrowing {
+    tool: String,
+    field: String,
+    options: Vec<Value>,
+}
+
+impl Narrowing {
+    /// The narrowing an `INVALID_ARGS` envelope of `tool` asks for, if it names a top-level field
+    /// and between 1 and [`MAX_OPTIONS`] scalar options.
+    pub(crate) fn from_failure(tool: &str, envelope: &Envelope) -> Option<Narrowing> {
+        if envelope.code != ErrorCode::InvalidArgs {
+            return None;
+        }
+        let field = envelope.details.get("field")?.as_str()?.trim();
+        let options = envelope.details.get("options")?.as_array()?;
+        let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_));
+        if field.is_empty()
+            || options.is_empty()
+            || options.len() > MAX_OPTIONS
+            || !options.iter().all(scalar)
+        {
+            return None;
+        }
+        Some(Narrowing { tool: tool.to_owned(), field: field.to_owned(), options: options.clone() })
+    }
+
+    /// Restricts the field in `spec`'s input schema to the options, keeping what else it says.
+    fn apply(&self, spec: &mut ToolSpec) {
+        if spec.name != self.tool {
+            return;
+        }
+        // A schema that names no properties gets this one: the tool has just said it takes it.
+        let Some(schema) = spec.input_schema.as_object_mut() else { return };
+        let properties = schema.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+        let Some(properties) = properties.as_object_mut() else { return };
+        let mut field = match properties.remove(&self.field) {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        field.remove("type");
+        field.remove("const");
+        field.insert("enum".into(), Value::Array(self.options.clone()));
+        properties.insert(self.field.clone(), Value::Object(field));
+    }
+}
+
+/// The narrowings of a run, newest per tool and field.
+#[derive(Debug, Default)]
+pub(crate) struct Narrowings(Vec<Narrowing>);
+
+impl Narrowings {
+    /// Keeps `narrowing`, replacing an older one of the same tool and field.
+    pub(crate) fn learn(&mut self, narrowing: Narrowing) {
+        self.0.retain(|n| {
+            (n.tool.as_str(), n.field.as_str()) != (narrowing.tool.as_str(), narrowing.field.as_str())
+        });
+        self.0.push(narrowing);
+    }
+
+    /// Whether nothing was learned.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The step schema over `tools` narrowed, without `leave_out`'s branch (final answers only when
+    /// no tool is left).
+    pub(crate) fn step_schema(&self, tools: &[ToolSpec], leave_out: Option<&str>) -> Value {
+        let mut specs: Vec<ToolSpec> =
+            tools.iter().filter(|t| Some(t.name.as_str()) != leave_out).cloned().collect();
+        for spec in &mut specs {
+            for narrowing in &self.0 {
+                narrowing.apply(spec);
+            }
+        }
+        step_schema(&specs, specs.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::errors::{classify, CallContext, Origin, RawFailure};
+
+    fn rejected(details: Value) -> Envelope {
+        let raw = RawFailure::coded("INVALID_ARGS", "cabin 'coach' is not allowed");
+        let mut envelope = Envelope::from_failure(&raw, classify(&raw, Origin::Tool), CallContext::default());
+        envelope.details = details.as_object().cloned().unwrap_or_default();
+        envelope
+    }
+
+    fn flights() -> ToolSpec {
+        ToolSpec::new(
+            "search_flights",
+            "Finds flights.",
+            json!({"type": "object", "properties": {"cabin": {"type": "string", "description": "class"}}}),
+        )
+    }
+
+    #[test]
+    fn a_field_and_its_options_narrow_that_argument_and_keep_its_description() {
+        let found = Narrowing::from_failure(
+            "search_flights",
+            &rejected(json!({"field": "cabin", "options": ["economy", "first"]})),
+        );
+        let mut narrowings = Narrowings::default();
+        narrowings.learn(found.expect("narrowing"));
+        let schema = narrowings.step_schema(&[flights()], None);
+        let text = schema.to_string();
+        assert!(text.contains(r#""cabin":{"description":"class","enum":["economy","first"]}"#), "{text}");
+    }
+
+    #[test]
+    fn nothing_is_learned_without_a_field_options_or_from_other_codes() {
+        for details in [
+            json!({"options": ["a"]}),
+            json!({"field": "cabin"}),
+            json!({"field": "cabin", "options": []}),
+            json!({"field": "cabin", "options": [{"nested": 1}]}),
+            json!({"field": " ", "options": ["a"]}),
+        ] {
+            assert_eq!(Narrowing::from_failure("t", &rejected(details.clone())), None, "{details}");
+        }
+        let raw = RawFailure::coded("NOT_FOUND", "no");
+        let mut other = Envelope::from_failure(&raw, classify(&raw, Origin::Tool), CallContext::default());
+        other.details = json!({"field": "cabin", "options": ["a"]}).as_object().cloned().unwrap_or_default();
+        assert_eq!(Narrowing::from_failure("t", &other), None);
+    }
+
+    #[test]
+    fn the_newest_options_win_and_a_left_out_tool_leaves_final_answers_only() {
+        let mut narrowings = Narrowings::default();
+        for options in [json!(["a"]), json!(["b"])] {
+            let details = json!({"field": "cabin", "options": options});
+            narrowings
+                .learn(Narrowing::from_failure("search_flights", &rejected(details)).expect("narrowing"));
+        }
+        let text = narrowings.step_schema(&[flights()], None).to_string();
+        assert!(text.contains(r#""enum":["b"]"#) && !text.contains(r#""enum":["a"]"#), "{text}");
+        let only_final = narrowings.step_schema(&[flights()], Some("search_flights"));
+        assert_eq!(only_final["required"], json!(["thought", "final_answer"]));
+    }
+}
