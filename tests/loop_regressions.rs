@@ -372,3 +372,21 @@ fn a_tool_naming_the_options_it_takes_narrows_that_argument_for_the_rest_of_the_
     );
     assert!(result.success);
 }
+
+#[test]
+fn a_refused_repeat_of_a_failed_call_leaves_its_tool_out_of_the_next_step() {
+    let click = || act("click", json!({"ref": "e2"}));
+    let stale = RawFailure::coded("STALE_REFERENCE", "Element e2 is stale.");
+    let model = ScriptedModel::new([click(), click(), act("snapshot", json!({})), answer("ok")]);
+    let tools = FakeTools::new()
+        .script("click", vec![Behaviour::Fail(stale)])
+        .script("snapshot", vec![Behaviour::Ok(json!("e8 button"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    h.run("Click it.");
+    assert_eq!(h.tools.calls_to("click"), 1, "the repeat was refused, not run");
+    let requests = h.model.requests.borrow();
+    assert!(callable(&requests[1]).contains(&"click".to_string()), "after one failure the model may retry");
+    let third = callable(&requests[2]);
+    assert!(!third.contains(&"click".to_string()) && third.contains(&"snapshot".to_string()), "{third:?}");
+    assert!(callable(&requests[3]).contains(&"click".to_string()));
+}

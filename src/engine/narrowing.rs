@@ -4,7 +4,8 @@
 //! A tool that rejects an argument and says which values it takes (`details.field` and
 //! `details.options` on an `INVALID_ARGS` failure: a rule its schema did not state, as real APIs
 //! have) gets that argument narrowed to those options for the rest of the run; and a tool whose
-//! identical call just returned an identical result is left out of the next step. Both only
+//! identical call just returned an identical result, or was refused as an identical repeat of a
+//! failed call, is left out of the next step. Both only
 //! shape constrained decoding: with a grammar, the same mistake cannot be made again — greedy
 //! small models otherwise repeat it until the failure budget runs out.
 

@@ -41,8 +41,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) context_tokens: usize,
     /// What the store gets of the run, when the agent redacts.
     pub(crate) redaction: Option<Redaction>,
-    /// A tool whose identical call just returned an identical result: left out of the next
-    /// step's constrained schema, so a greedy model cannot loop on it (it has all that call gives).
+    /// A tool whose identical call just returned an identical result, or was refused as a repeat of
+    /// a failed call: left out of the next step's constrained schema, so a greedy model cannot loop
+    /// on it.
     pub(crate) spent_tool: Option<String>,
     /// Arguments narrowed to the options their tool said it takes, for constrained decoding.
     pub(crate) narrowings: Narrowings,

@@ -56,6 +56,9 @@ impl RunState<'_> {
         };
         let now = agent.effects.clock.now_ms();
         if let Some(envelope) = self.repeats.blocked(&key, now) {
+            // Refused as an identical repeat: the model is stuck on this call, so its tool sits out
+            // the next step (like a call that gave the same result again).
+            self.spent_tool = Some(spec.name.clone());
             self.fail(step, Some(&spec.name), Some(&key), &envelope, 1);
             return Ok((self.show(&envelope), Outcome::Failed));
         }
