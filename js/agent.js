@@ -441,7 +441,8 @@ export class Agent {
       return this.#promptApi.complete(request.messages, { schema: request.schema ?? undefined, signal, onDownload });
     }
     if (!this.#custom) throw new ToolMissing("the custom model");
-    const out = await this.#custom(request.messages, { schema: request.schema ?? undefined, signal, runId });
+    const options = { schema: request.schema ?? undefined, signal, runId, maxTokens: request.maxTokens };
+    const out = await this.#custom(request.messages, options);
     const text = typeof out === "string" ? out : out?.text;
     if (typeof text !== "string") {
       throw new TypeError("the custom model must return the text it wrote (a string, or { text, usage })");

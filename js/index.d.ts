@@ -98,6 +98,8 @@ export interface ChatMessage {
 export interface ModelCallOptions {
   /** The step JSON Schema, for backends that constrain decoding (absent when not constraining). */
   schema?: JsonSchema;
+  /** The most tokens the reply may take (the agent's `replyTokens`). */
+  maxTokens: number;
   /** Aborted when the call times out or the run is cancelled. */
   signal: AbortSignal;
   runId: string;
@@ -193,6 +195,11 @@ export interface AgentConfig {
   format: "xml" | "text" | "plain";
   observationChars: number;
   contextTokens: number;
+  /**
+   * The most tokens one reply may take (default 1024), sent as `max_tokens` to OpenAI-compatible
+   * servers: without a schema a small model can otherwise generate until its window is full.
+   */
+  replyTokens: number;
   constrainOutput: boolean;
   instructions: string | null;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */

@@ -52,6 +52,7 @@ fn request(constrained: bool) -> ModelRequest {
     ModelRequest {
         messages: vec![Message::new(Role::User, "task")],
         schema: constrained.then(|| json!({"type": "object"})),
+        max_tokens: 256,
     }
 }
 

@@ -216,6 +216,7 @@ fn the_model_posts_the_step_and_reads_the_answer_or_the_failure() {
     let request = ModelRequest {
         messages: vec![Message::new(Role::User, "hello")],
         schema: Some(json!({"type": "object"})),
+        max_tokens: 300,
     };
     let reply = block_on(model.complete(&request)).unwrap();
     assert!(reply.text.contains("hi"));
@@ -224,6 +225,7 @@ fn the_model_posts_the_step_and_reads_the_answer_or_the_failure() {
     let body: Value = serde_json::from_str(&sent.body).unwrap();
     assert_eq!(body["response_format"]["json_schema"]["schema"], json!({"type": "object"}));
     assert_eq!(body["messages"], json!([{"role": "user", "content": "hello"}]));
+    assert_eq!(body["max_tokens"], 300, "the reply budget reaches the server");
 
     let busy = block_on(model.complete(&request)).unwrap_err();
     assert_eq!((busy.status, busy.retry_after_ms), (Some(503), Some(2_000)), "dated by the clock");

@@ -140,7 +140,11 @@ fn worker_messages_are_tagged_and_camel_cased() {
         id: 5,
         run_id: "r".into(),
         backend: "promptApi".into(),
-        request: ModelRequest { messages: vec![Message::new(Role::System, "s")], schema: None },
+        request: ModelRequest {
+            messages: vec![Message::new(Role::System, "s")],
+            schema: None,
+            max_tokens: 64,
+        },
     };
     let value: Value = serde_json::from_str(&model.to_json()).unwrap();
     assert_eq!(value["request"]["messages"][0], json!({"role": "system", "content": "s"}));

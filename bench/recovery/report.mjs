@@ -68,6 +68,9 @@ function modelSection(report, scenarios) {
     `- Machine: ${report.machine.cpu}, ${report.machine.memoryGb} GB; ${report.machine.chromium}; load at end ${report.machine.loadavgEnd.join(" ")}`,
     `- Date: ${report.machine.date}; commit ${report.machine.commit}; took ${(report.elapsedMs / 60000).toFixed(1)} min`,
     `- Command: \`${report.command}\``,
+    ...(report.runs && report.runs.done < report.runs.planned
+      ? [`- **Stopped early:** ${report.runs.done} of ${report.runs.planned} runs done; scenarios without a row were not run.`]
+      : []),
     "",
     "Modes:",
     ...modes.map((m) => `- **${m}**: ${report.modes[m]}`),

@@ -62,6 +62,14 @@ const pageErrors = [];
 const results = [];
 const partial = join(opts.out, `recovery-${opts.label}.partial.json`);
 const started = Date.now();
+// SIGTERM / Ctrl-C: finish the scenario under way, then write the report of what ran.
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    process.stdout.write(`    ${signal}: stopping after the run under way\n`);
+    stopping = true;
+  });
+}
 try {
   const page = await browser.newPage();
   collectErrors(page, pageErrors);
@@ -70,6 +78,7 @@ try {
   // Interleaved (scenario-major), so a machine slowing down mid-run touches every mode alike.
   for (const scenario of chosen) {
     for (const mode of modes) {
+      if (stopping) break;
       const t0 = Date.now();
       let record;
       try {
@@ -115,6 +124,7 @@ const report = {
   },
   modes: Object.fromEntries(modes.map((m) => [m, MODES[m].describe])),
   elapsedMs: Date.now() - started,
+  runs: { planned: chosen.length * modes.length, done: results.length },
   summary: summarise(results, modes),
   pageErrors,
   results,

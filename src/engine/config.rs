@@ -26,6 +26,9 @@ pub struct AgentConfig {
     pub observation_chars: usize,
     /// Tokens the prompt may use (the model's window less room for its reply).
     pub context_tokens: usize,
+    /// The most tokens one reply may take, for backends that accept a limit: without one, a model
+    /// decoding without a schema can ramble until its window is full (minutes on a laptop).
+    pub reply_tokens: u32,
     /// Whether to hand backends the step schema to constrain decoding.
     pub constrain_output: bool,
     /// Extra system instructions from the page author.
@@ -44,6 +47,8 @@ impl Default for AgentConfig {
             observation_chars: 1_500,
             // Gemini Nano's window is about 9k tokens; keep ~1k for the reply.
             context_tokens: 8_000,
+            // A step is a short thought and one call: a few hundred tokens.
+            reply_tokens: 1_024,
             constrain_output: true,
             instructions: None,
         }
@@ -99,6 +104,7 @@ impl AgentConfig {
             self.context_tokens,
             "at least 512, room for the rules and the task",
         )?;
+        check(self.reply_tokens >= 64, "replyTokens", self.reply_tokens, "at least 64, room for one step")?;
         check(r.max_attempts >= 1, "retry.maxAttempts", r.max_attempts, "at least 1 (1 = never retry)")?;
         check((0.0..=1.0).contains(&r.jitter), "retry.jitter", r.jitter, "between 0 and 1")?;
         check(

@@ -47,6 +47,8 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     /// The JSON Schema the reply must match, for backends that constrain decoding.
     pub schema: Option<Value>,
+    /// The most tokens the reply may take, for backends that accept a limit.
+    pub max_tokens: u32,
 }
 
 /// Token counts a backend reported.

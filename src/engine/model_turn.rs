@@ -48,7 +48,7 @@ impl RunState<'_> {
                 }
                 _ => agent.step_schema(final_only.is_some()).clone(),
             });
-            let request = ModelRequest { messages, schema };
+            let request = ModelRequest { messages, schema, max_tokens: config.reply_tokens };
             self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request);
             let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel)

@@ -62,6 +62,7 @@ fn request(task: &str) -> ModelRequest {
             Message::new(Role::User, task),
         ],
         schema: Some(json!({"type": "object", "properties": {"thought": {"type": "string"}}})),
+        max_tokens: 256,
     }
 }
 

@@ -10,8 +10,9 @@
 //! Wrapping the step (`{"step": <schema>}`) would change the reply's shape for every backend.
 //! `llama-server` ignores `strict` and turns any `json_schema.schema` into a grammar; vLLM, LM Studio
 //! and Ollama constrain with the schema as given; OpenAI treats a non-strict schema as guidance.
-//! No `max_tokens`: the step schema bounds the free-text `thought`, and the loop's model timeout
-//! bounds the rest.
+//! `max_tokens` is the agent's `replyTokens`: a schema bounds a step, but without one (or with a
+//! server that ignores it) a small model can generate until its window is full, and a server keeps
+//! generating after the loop's timeout has given up on the request.
 
 use serde_json::{json, Value};
 
@@ -45,6 +46,7 @@ pub fn body(config: &OpenaiConfig, request: &ModelRequest) -> Value {
         "temperature": 0,
         "seed": SEED,
         "stream": false,
+        "max_tokens": request.max_tokens,
     });
     let format = request.schema.as_ref().and_then(|schema| response_format(config.response_format, schema));
     if let (Some(format), Value::Object(body)) = (format, &mut body) {
@@ -108,7 +110,7 @@ mod tests {
 
     fn ask(schema: Option<Value>) -> ModelRequest {
         let messages = vec![Message::new(Role::System, "rules"), Message::new(Role::User, "task")];
-        ModelRequest { messages, schema }
+        ModelRequest { messages, schema, max_tokens: 1_024 }
     }
 
     #[test]
@@ -124,7 +126,7 @@ mod tests {
         assert_eq!(
             body,
             json!({"model": "smollm2", "messages": [{"role": "system", "content": "rules"},
-                {"role": "user", "content": "task"}], "temperature": 0, "seed": SEED, "stream": false})
+                {"role": "user", "content": "task"}], "temperature": 0, "seed": SEED, "stream": false, "max_tokens": 1_024})
         );
     }
 
