@@ -315,3 +315,23 @@ fn a_critical_failure_stops_the_run_with_its_reason() {
     );
     assert!(result.answer.contains("Database connection pool exhausted"));
 }
+
+#[test]
+fn a_step_that_copies_the_example_placeholder_is_sent_back_not_run() {
+    let model = ScriptedModel::new([
+        act("get_weather", json!({"city": "<city>"})),
+        act("get_weather", json!({"city": "Paris"})),
+        answer("18°C"),
+    ]);
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("18°C"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Weather in Paris?");
+    assert_eq!(h.tools.calls_to("get_weather"), 1, "the placeholder call never reached the tool");
+    assert_eq!(result.turns[0].outcome, Outcome::Failed);
+    assert!(
+        result.turns[0].observation.contains("placeholder `&lt;city&gt;`"),
+        "{}",
+        result.turns[0].observation
+    );
+    assert!(result.success);
+}

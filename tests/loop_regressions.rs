@@ -390,3 +390,27 @@ fn a_refused_repeat_of_a_failed_call_leaves_its_tool_out_of_the_next_step() {
     assert!(!third.contains(&"click".to_string()) && third.contains(&"snapshot".to_string()), "{third:?}");
     assert!(callable(&requests[3]).contains(&"click".to_string()));
 }
+
+#[test]
+fn tools_stay_left_out_until_a_step_makes_progress_so_two_repeats_cannot_alternate() {
+    let read = || act("get_invoice", json!({"id": "INV-1"}));
+    let list = || act("list_invoices", json!({}));
+    let model = ScriptedModel::new([list(), read(), list(), read(), answer("INV-1: 40 EUR")]);
+    let tools = FakeTools::new()
+        .script("list_invoices", vec![Behaviour::Ok(json!("INV-1"))])
+        .script("get_invoice", vec![Behaviour::Ok(json!("INV-1: 40 EUR"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    h.run("What does INV-1 cost?");
+    let requests = h.model.requests.borrow();
+    let without = |i: usize, tool: &str| !callable(&requests[i]).contains(&tool.to_string());
+    assert!(
+        without(3, "list_invoices") && !without(3, "get_invoice"),
+        "after list repeats: {:?}",
+        callable(&requests[3])
+    );
+    assert!(
+        without(4, "list_invoices") && without(4, "get_invoice"),
+        "both spent: {:?}",
+        callable(&requests[4])
+    );
+}

@@ -27,7 +27,6 @@ impl RunState<'_> {
         let mut withheld = false;
         let mut transient_attempts = 0;
         let mut failed = Vec::new();
-        let spent = self.spent_tool.take();
         loop {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
@@ -43,8 +42,8 @@ impl RunState<'_> {
             let messages = build_messages(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
             let schema = constrain.then(|| match final_only {
-                None if spent.is_some() || !self.narrowings.is_empty() => {
-                    self.narrowings.step_schema(agent.tools.specs(), spent.as_deref())
+                None if !self.spent_tools.is_empty() || !self.narrowings.is_empty() => {
+                    self.narrowings.step_schema(agent.tools.specs(), &self.spent_tools)
                 }
                 _ => agent.step_schema(final_only.is_some()).clone(),
             });

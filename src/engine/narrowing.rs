@@ -4,10 +4,12 @@
 //! A tool that rejects an argument and says which values it takes (`details.field` and
 //! `details.options` on an `INVALID_ARGS` failure: a rule its schema did not state, as real APIs
 //! have) gets that argument narrowed to those options for the rest of the run; and a tool whose
-//! identical call just returned an identical result, or was refused as an identical repeat of a
-//! failed call, is left out of the next step. Both only
+//! identical call returned an identical result again, or was refused as an identical repeat of a
+//! failed call, sits out the steps until one makes progress. Both only
 //! shape constrained decoding: with a grammar, the same mistake cannot be made again — greedy
 //! small models otherwise repeat it until the failure budget runs out.
+
+use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
@@ -85,11 +87,11 @@ impl Narrowings {
         self.0.is_empty()
     }
 
-    /// The step schema over `tools` narrowed, without `leave_out`'s branch (final answers only when
-    /// no tool is left).
-    pub(crate) fn step_schema(&self, tools: &[ToolSpec], leave_out: Option<&str>) -> Value {
+    /// The step schema over `tools` narrowed, without the branches of `leave_out` (final answers
+    /// only when no tool is left).
+    pub(crate) fn step_schema(&self, tools: &[ToolSpec], leave_out: &BTreeSet<String>) -> Value {
         let mut specs: Vec<ToolSpec> =
-            tools.iter().filter(|t| Some(t.name.as_str()) != leave_out).cloned().collect();
+            tools.iter().filter(|t| !leave_out.contains(&t.name)).cloned().collect();
         for spec in &mut specs {
             for narrowing in &self.0 {
                 narrowing.apply(spec);
@@ -129,7 +131,7 @@ mod tests {
         );
         let mut narrowings = Narrowings::default();
         narrowings.learn(found.expect("narrowing"));
-        let schema = narrowings.step_schema(&[flights()], None);
+        let schema = narrowings.step_schema(&[flights()], &BTreeSet::new());
         let text = schema.to_string();
         assert!(text.contains(r#""cabin":{"description":"class","enum":["economy","first"]}"#), "{text}");
     }
@@ -159,9 +161,10 @@ mod tests {
             narrowings
                 .learn(Narrowing::from_failure("search_flights", &rejected(details)).expect("narrowing"));
         }
-        let text = narrowings.step_schema(&[flights()], None).to_string();
+        let text = narrowings.step_schema(&[flights()], &BTreeSet::new()).to_string();
         assert!(text.contains(r#""enum":["b"]"#) && !text.contains(r#""enum":["a"]"#), "{text}");
-        let only_final = narrowings.step_schema(&[flights()], Some("search_flights"));
+        let only_final =
+            narrowings.step_schema(&[flights()], &BTreeSet::from(["search_flights".to_string()]));
         assert_eq!(only_final["required"], json!(["thought", "final_answer"]));
     }
 }

@@ -7,6 +7,8 @@
 //! memory. What was only in memory starts afresh: the failure log (the stored failures stay in the
 //! store; new ones get new ids, `<run>:<step>:…`, since their steps are new) and repeat detection.
 
+use std::collections::BTreeSet;
+
 use crate::store::{EndReason, RunRecord, RunStatus};
 
 use super::agent::{Agent, RunOptions, RunResult};
@@ -80,7 +82,7 @@ impl<'a> RunState<'a> {
             turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
-            spent_tool: None,
+            spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };

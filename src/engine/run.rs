@@ -1,6 +1,8 @@
 //! One run of the loop: thought → action → observation, until a final answer, a spent budget, a
 //! fatal failure or cancellation.
 
+use std::collections::BTreeSet;
+
 use crate::errors::render::render;
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
@@ -41,10 +43,10 @@ pub(crate) struct RunState<'a> {
     pub(crate) context_tokens: usize,
     /// What the store gets of the run, when the agent redacts.
     pub(crate) redaction: Option<Redaction>,
-    /// A tool whose identical call just returned an identical result, or was refused as a repeat of
-    /// a failed call: left out of the next step's constrained schema, so a greedy model cannot loop
-    /// on it.
-    pub(crate) spent_tool: Option<String>,
+    /// Tools whose identical call returned an identical result again, or was refused as a repeat
+    /// of a failed call, since the last step that made progress: left out of the constrained step
+    /// schema until one does, so a greedy model cannot loop on them (nor alternate between two).
+    pub(crate) spent_tools: BTreeSet<String>,
     /// Arguments narrowed to the options their tool said it takes, for constrained decoding.
     pub(crate) narrowings: Narrowings,
 }
@@ -82,7 +84,7 @@ impl<'a> RunState<'a> {
             log: FailureLog::new(&run_id, &options.session),
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
-            spent_tool: None,
+            spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };

@@ -58,7 +58,7 @@ impl RunState<'_> {
         if let Some(envelope) = self.repeats.blocked(&key, now) {
             // Refused as an identical repeat: the model is stuck on this call, so its tool sits out
             // the next step (like a call that gave the same result again).
-            self.spent_tool = Some(spec.name.clone());
+            self.spent_tools.insert(spec.name.clone());
             self.fail(step, Some(&spec.name), Some(&key), &envelope, 1);
             return Ok((self.show(&envelope), Outcome::Failed));
         }
@@ -106,9 +106,10 @@ impl RunState<'_> {
         outcome: Outcome,
     ) -> (String, Outcome) {
         if self.repeats.succeeded(key, result) {
+            self.spent_tools.clear();
             (observation, outcome)
         } else {
-            self.spent_tool = Some(key.tool.clone());
+            self.spent_tools.insert(key.tool.clone());
             (observation + NO_PROGRESS, Outcome::Failed)
         }
     }

@@ -91,6 +91,12 @@ pub enum FormatErrorKind {
     /// The final answer is empty or blank, and there is no action.
     #[error("\"final_answer\" is empty")]
     EmptyAnswer,
+    /// The step copies the example's placeholder instead of a real value.
+    #[error("it copies the example's placeholder `{placeholder}` instead of a real value")]
+    Placeholder {
+        /// The placeholder copied.
+        placeholder: String,
+    },
 }
 
 fn keys_list(keys: &[String]) -> String {
@@ -139,6 +145,9 @@ impl FormatError {
             }
             FormatErrorKind::NotJson { .. } => "Use double quotes around keys and strings.\n",
             FormatErrorKind::EmptyAnswer => "If you are done, write the answer; otherwise call a tool.\n",
+            FormatErrorKind::Placeholder { .. } => {
+                "Put the real value, taken from the task or an observation, where the example has a placeholder.\n"
+            }
             _ => "",
         }
     }

@@ -5,6 +5,7 @@ mod format_error;
 mod interpret;
 mod normalise;
 mod parse;
+mod placeholder;
 mod repair;
 mod scan;
 mod step;

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::interpret::interpret;
 use super::normalise::{normalise, Normalised};
+use super::placeholder::copied_placeholder;
 use super::scan::{balanced_end, Quotes, Unclosed};
 use super::{FormatError, FormatErrorKind, Repair, Step};
 use crate::text::json_type_name;
@@ -37,7 +38,11 @@ pub struct Parsed {
 ///
 /// Never panics, on any input.
 pub fn parse_step(text: &str) -> Result<Parsed, FormatError> {
-    read(text).map_err(|kind| FormatError::new(kind, text))
+    let parsed = read(text).map_err(|kind| FormatError::new(kind, text))?;
+    match copied_placeholder(&parsed.step) {
+        Some(placeholder) => Err(FormatError::new(FormatErrorKind::Placeholder { placeholder }, text)),
+        None => Ok(parsed),
+    }
 }
 
 fn read(text: &str) -> Result<Parsed, FormatErrorKind> {
