@@ -414,3 +414,21 @@ fn tools_stay_left_out_until_a_step_makes_progress_so_two_repeats_cannot_alterna
         callable(&requests[4])
     );
 }
+
+#[test]
+fn a_new_call_that_fails_brings_the_spent_tools_back() {
+    // snapshot repeated (spent), then a new click fails with a stale ref: the page changed, so a
+    // new snapshot has something to give and must be callable again.
+    let snap = || act("snapshot", json!({}));
+    let click = || act("click", json!({"ref": "e2"}));
+    let model = ScriptedModel::new([snap(), snap(), click(), snap(), answer("done")]);
+    let stale = RawFailure::coded("STALE_REFERENCE", "Element e2 is stale.");
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!("e2 button"))])
+        .script("click", vec![Behaviour::Fail(stale)]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    h.run("Click it.");
+    let requests = h.model.requests.borrow();
+    assert!(!callable(&requests[2]).contains(&"snapshot".to_string()), "spent after the repeat");
+    assert!(callable(&requests[3]).contains(&"snapshot".to_string()), "back after the new failed call");
+}

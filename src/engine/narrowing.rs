@@ -5,7 +5,7 @@
 //! `details.options` on an `INVALID_ARGS` failure: a rule its schema did not state, as real APIs
 //! have) gets that argument narrowed to those options for the rest of the run; and a tool whose
 //! identical call returned an identical result again, or was refused as an identical repeat of a
-//! failed call, sits out the steps until one makes progress. Both only
+//! failed call, sits out the steps until a new call is made. Both only
 //! shape constrained decoding: with a grammar, the same mistake cannot be made again — greedy
 //! small models otherwise repeat it until the failure budget runs out.
 

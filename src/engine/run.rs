@@ -44,8 +44,8 @@ pub(crate) struct RunState<'a> {
     /// What the store gets of the run, when the agent redacts.
     pub(crate) redaction: Option<Redaction>,
     /// Tools whose identical call returned an identical result again, or was refused as a repeat
-    /// of a failed call, since the last step that made progress: left out of the constrained step
-    /// schema until one does, so a greedy model cannot loop on them (nor alternate between two).
+    /// of a failed call, since the last new call: left out of the constrained step schema until a
+    /// new call succeeds or fails, so a greedy model cannot loop on them (nor alternate between two).
     pub(crate) spent_tools: BTreeSet<String>,
     /// Arguments narrowed to the options their tool said it takes, for constrained decoding.
     pub(crate) narrowings: Narrowings,

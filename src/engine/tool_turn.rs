@@ -81,6 +81,9 @@ impl RunState<'_> {
                 Ok(self.progress(&key, &result, self.show(&envelope), Outcome::Warning))
             }
             Ok(ToolEnd::Failed(envelope, attempt)) => {
+                // A new call that failed may have changed things (a stale ref: the page moved on),
+                // so tools spent before it may have something new to give again.
+                self.spent_tools.clear();
                 if let Some(narrowing) = Narrowing::from_failure(&spec.name, &envelope) {
                     self.narrowings.learn(narrowing);
                 }
