@@ -432,3 +432,14 @@ fn a_new_call_that_fails_brings_the_spent_tools_back() {
     assert!(!callable(&requests[2]).contains(&"snapshot".to_string()), "spent after the repeat");
     assert!(callable(&requests[3]).contains(&"snapshot".to_string()), "back after the new failed call");
 }
+
+#[test]
+fn answering_after_repeating_a_call_that_worked_is_still_a_success() {
+    let book = || act("list_invoices", json!({}));
+    let model = ScriptedModel::new([book(), book(), answer("INV-1")]);
+    let tools = FakeTools::new().script("list_invoices", vec![Behaviour::Ok(json!("INV-1"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("List the invoices.");
+    assert_eq!(result.turns[1].outcome, Outcome::Failed, "the repeat made no progress");
+    assert!(result.success, "nothing failed: the answer rests on a result that worked");
+}

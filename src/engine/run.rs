@@ -141,11 +141,15 @@ impl<'a> RunState<'a> {
         self.turns.iter().rev().take_while(|t| t.outcome == Outcome::Failed).count() as u32
     }
 
-    /// Whether the final answer (the last turn) came straight after a failed call: the model gave
-    /// up rather than finished, so the run is reported unsuccessful though the model answered. An
-    /// unreadable reply before it is not a call: a readable answer recovers it.
+    /// Whether the final answer (the last turn) came straight after a call that failed and stayed
+    /// unrecovered: the model gave up rather than finished, so the run is reported unsuccessful
+    /// though the model answered. Not a failure here: an unreadable reply (a readable answer
+    /// recovers it) or a repeat of a call that had worked (no progress, but nothing failed).
     pub(crate) fn answered_after_failure(&self) -> bool {
-        self.turns.iter().rev().nth(1).is_some_and(|t| t.outcome == Outcome::Failed && t.action.is_some())
+        let Some(previous) = self.turns.iter().rev().nth(1) else { return false };
+        previous.outcome == Outcome::Failed
+            && previous.action.is_some()
+            && self.log.records().iter().any(|f| f.step == previous.step && !f.recovered)
     }
 
     /// One step: ask, parse, check, act, observe. `Some(answer)` when the model answered.
