@@ -389,7 +389,8 @@ export interface RunResult {
   answer: string;
   /**
    * Whether the model finished the task: false when a budget or a fatal failure ended the run, and
-   * when the model answered straight after a failed step (it gave up; the answer says what failed).
+   * when the model answered straight after a call whose failure stayed unrecovered (it gave up; its
+   * answer should say what failed, and a small model's may not: check `success`).
    */
   success: boolean;
   reason: EndReason;

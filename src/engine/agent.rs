@@ -57,8 +57,8 @@ pub struct RunResult {
     /// The answer: the model's, or an honest account of what failed.
     pub answer: String,
     /// Whether the model finished the task on its own: false when a budget or a fatal failure
-    /// ended the run, and when the model's final answer came straight after a failed step (it
-    /// gave up; its answer then says what failed).
+    /// ended the run, and when the model's final answer came straight after a call whose failure
+    /// stayed unrecovered (it gave up; its answer should say what failed).
     pub success: bool,
     /// Why the run ended.
     pub reason: EndReason,
