@@ -1,34 +1,10 @@
 // End-to-end: the built package (pkg/) in headless Chromium. The agent runs in its worker, the
 // tools and the scripted model on the page; the scenarios live in scenarios.js.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { collectErrors, launchChromium } from "./browser.mjs";
-import { serve } from "./server.mjs";
+import { useScenarioPage } from "./scenario-page.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-let server;
-let browser;
-let page;
-const pageErrors = [];
-
-before(async () => {
-  server = await serve(ROOT);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  collectErrors(page, pageErrors);
-  await page.goto(`${server.url}/tests/e2e/page.html`);
-  await page.waitForFunction(() => window.scenariosLoaded === true);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const scenario = (name) => page.evaluate((n) => window.scenarios[n](), name);
+const { scenario, pageErrors } = useScenarioPage();
 
 test("tools that fail on purpose: retried, aborted, explained, then a final answer", async () => {
   const { events, viaCallback, result, calls, hung, seen } = await scenario("faultyTools");

@@ -3,14 +3,7 @@
 // session, and a storage that fills up mid-run. The page side of durability.test.mjs, which drives reloads, tabs and the quota.
 import { Agent } from "/pkg/index.js";
 
-const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
-const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
-const script = (steps) => {
-  let next = 0;
-  return async () => (next < steps.length ? steps[next++] : answer("out of script"));
-};
-const tool = (name, execute) => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object" }, execute });
-const request = (r) => new Promise((ok, no) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => no(r.error))));
+import { act, answer, idbRequest as request, scripted as script, tool } from "./steps.js";
 
 /** Deletes database `name`, so that a test starts from nothing. */
 export async function freshDatabase(name) {

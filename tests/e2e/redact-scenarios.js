@@ -2,13 +2,9 @@
 // (IndexedDB) and as a function on the page (memory store, one answer kept, one throw). Each returns
 // what the tool received, what the run returned and what the page reads back from the store.
 import { Agent, ToolError } from "/pkg/index.js";
+import { answer, scripted as script } from "./steps.js";
 
 const login = (password) => JSON.stringify({ thought: "log in", action: { tool: "login", args: { user: "bob", password } } });
-const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
-const script = (steps) => {
-  let next = 0;
-  return async () => (next < steps.length ? steps[next++] : answer("out of script"));
-};
 
 /** A login tool that refuses its first password (echoing it, as careless tools do), then lets in. */
 function loginTool(received) {

@@ -1,35 +1,12 @@
 // End-to-end: `config.store.redact` in the built package. A page tool gets the real password; what
 // the page reads back from the store (failure log, export, OTLP) holds the mask and never the secret.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { collectErrors, launchChromium } from "./browser.mjs";
-import { serve } from "./server.mjs";
+import { useScenarioPage } from "./scenario-page.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const PASSWORDS = ["hunter2-secret", "s3cond-secret"];
 
-let server;
-let browser;
-let page;
-const pageErrors = [];
-
-before(async () => {
-  server = await serve(ROOT);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  collectErrors(page, pageErrors);
-  await page.goto(`${server.url}/tests/e2e/page.html`);
-  await page.waitForFunction(() => window.scenariosLoaded === true);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const scenario = (name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
+const { scenario, pageErrors } = useScenarioPage();
 
 function assertNoSecret(text) {
   for (const secret of PASSWORDS) assert.ok(!text.includes(secret), `"${secret}" was stored: ${text}`);

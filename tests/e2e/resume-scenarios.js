@@ -2,28 +2,11 @@
 // database. The reload, live-run, two-tab and quota scenarios are in durable-scenarios.js.
 import { Agent } from "/pkg/index.js";
 
-const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
-const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
-const script = (steps) => {
-  let next = 0;
-  return async () => (next < steps.length ? steps[next++] : answer("out of script"));
-};
-const tool = (name, execute) => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object" }, execute });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { act, answer, scripted as script, sessionRecords, sleep, tool } from "./steps.js";
 
 /** A session's turns (in write order) and runs, read by the page from IndexedDB `keel`. */
 export async function storedSession(session) {
-  const request = indexedDB.open("keel");
-  const db = await new Promise((ok, no) => ((request.onsuccess = () => ok(request.result)), (request.onerror = () => no(request.error))));
-  const read = (store, index) =>
-    new Promise((ok, no) => {
-      const range = IDBKeyRange.bound([session], [session, []]);
-      const get = db.transaction(store).objectStore(store).index(index).getAll(range);
-      get.onsuccess = () => ok(get.result);
-      get.onerror = () => no(get.error);
-    });
-  const [runs, turns] = [await read("runs", "session_startedMs"), await read("turns", "session_seq")];
-  db.close();
+  const { runs, turns } = await sessionRecords(session);
   return {
     runs: runs.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
     turns: turns.map((t) => ({ runId: t.runId, step: t.turn.step, seq: t.seq })),

@@ -3,25 +3,7 @@
 import { Agent, ToolError } from "/pkg/index.js";
 import { installFakeLanguageModel } from "/tests/fakes/language-model.js";
 
-const act = (tool, args = {}) => JSON.stringify({ thought: `call ${tool}`, action: { tool, args } });
-const answer = (text) => JSON.stringify({ thought: "done", final_answer: text });
-
-/** A custom model that replays `steps` in order and records what it was asked. */
-function scripted(steps, seen = []) {
-  let next = 0;
-  return async (messages, { schema, signal, runId }) => {
-    seen.push({ runId, messages, hasSchema: typeof schema === "object", signalIsSignal: signal instanceof AbortSignal });
-    return next < steps.length ? steps[next++] : answer("out of script");
-  };
-}
-
-const tool = (name, execute, extra = {}) => ({
-  name,
-  description: `The ${name} tool.`,
-  inputSchema: { type: "object" },
-  execute,
-  ...extra,
-});
+import { act, answer, scripted, sessionRecords, tool } from "./steps.js";
 
 const fast = { retry: { baseDelayMs: 20, jitter: 0, maxRetryAfterMs: 5000 } };
 
@@ -205,16 +187,7 @@ export async function promptApiRun() {
 
 /** What the worker committed to IndexedDB (database `keel`) for session "chat", read by the page. */
 export async function storedChat() {
-  const request = indexedDB.open("keel");
-  const db = await new Promise((ok, no) => ((request.onsuccess = () => ok(request.result)), (request.onerror = () => no(request.error))));
-  const read = (store, index) =>
-    new Promise((ok, no) => {
-      const get = db.transaction(store).objectStore(store).index(index).getAll(IDBKeyRange.bound(["chat"], ["chat", []]));
-      get.onsuccess = () => ok(get.result);
-      get.onerror = () => no(get.error);
-    });
-  const [runs, turns] = [await read("runs", "session_startedMs"), await read("turns", "session_seq")];
-  db.close();
+  const { runs, turns } = await sessionRecords("chat");
   return {
     runs: runs.map((r) => ({ task: r.task, status: r.status, answer: r.answer })),
     turns: turns.map((t) => ({ runId: t.runId, step: t.turn.step, outcome: t.turn.outcome, seq: t.seq })),
