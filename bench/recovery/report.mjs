@@ -63,7 +63,7 @@ function modelSection(report, scenarios) {
   const lines = [
     `## ${report.label}: ${report.model.file}`,
     "",
-    `- Model sha256: \`${report.model.sha256 ?? "not given"}\``,
+    `- Model sha256: \`${report.model.sha256}\``,
     `- Server: ${report.server}`,
     `- Machine: ${report.machine.cpu}, ${report.machine.memoryGb} GB; ${report.machine.chromium}; load at end ${report.machine.loadavgEnd.join(" ")}`,
     `- Date: ${report.machine.date}; commit ${report.machine.commit}; took ${(report.elapsedMs / 60000).toFixed(1)} min`,

@@ -3,10 +3,11 @@
 // Records bench/results/recovery-<label>.json (raw, per scenario) and rewrites
 // bench/results/recovery.md from every recovery-*.json there. Asserts nothing.
 //
-//   node bench/recovery/run.mjs --python P --model M.gguf --label L [--sha256 H] [--modes a,b]
+//   node bench/recovery/run.mjs --python P --model M.gguf --label L [--modes a,b]
 //                               [--only id,id] [--out DIR]
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,6 @@ const { values: opts } = parseArgs({
     python: { type: "string" },
     model: { type: "string" },
     label: { type: "string" },
-    sha256: { type: "string", default: "" },
     modes: { type: "string", default: DEFAULT_MODES.join(",") },
     only: { type: "string", default: "" },
     out: { type: "string", default: join(ROOT, "bench/results") },
@@ -41,6 +41,15 @@ const only = opts.only.split(",").filter(Boolean);
 for (const id of only) if (!all.some((s) => s.id === id)) throw new Error(`unknown scenario '${id}'`);
 const chosen = only.length ? all.filter((s) => only.includes(s.id)) : all;
 const byId = new Map(all.map((s) => [s.id, s]));
+
+const sha256 = (file) =>
+  new Promise((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(file)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => resolve(hash.digest("hex")))
+      .on("error", reject);
+  });
 
 const sh = (cmd, args) => {
   try {
@@ -112,7 +121,8 @@ const cpu = cpus()[0]?.model ?? "unknown";
 const report = {
   command: (process.env.KEEL_BENCH_COMMAND ?? `node bench/recovery/run.mjs ${process.argv.slice(2).join(" ")}`).trim(),
   label: opts.label,
-  model: { file: basename(opts.model), sha256: opts.sha256 || null },
+  // The file measured, hashed here: what the report names is what ran, whoever fetched it.
+  model: { file: basename(opts.model), sha256: await sha256(opts.model) },
   server: `llama-cpp-python ${sh(opts.python, ["-c", "import llama_cpp; print(llama_cpp.__version__)"])}, n_ctx 8192, 2 threads, temperature 0, seed ${42}`,
   machine: {
     date: new Date().toISOString(),
