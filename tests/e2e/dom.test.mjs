@@ -173,6 +173,18 @@ test("frames: same-origin listed and usable, cross-origin a warning; a replaced 
   const detached = await fails("FRAME_DETACHED", "type", { ref: card, text: "1" });
   assert.equal(detached.details.frame, "Card payment");
   assert.match(detached.message, /was inside frame "Card payment", which was removed or navigated/);
+  // The same <iframe> loading another document detaches the old one's elements too.
+  const again = (await ok("snapshot")).text;
+  const card2 = ref(again, /textbox "Card number"/);
+  assert.notEqual(card2, card);
+  await tab.evaluate(() => {
+    const frame = document.getElementById("card-frame");
+    return new Promise((loaded) => {
+      frame.addEventListener("load", loaded, { once: true });
+      frame.src = "card-frame.html?provider=3";
+    });
+  });
+  assert.equal((await fails("FRAME_DETACHED", "type", { ref: card2, text: "1" })).details.ref, card2);
 });
 
 test("a navigation mid-task: the link's click says the page is loading; the old refs mean nothing on the new page", async () => {
