@@ -283,10 +283,10 @@ export async function domOp(op, args) {
     if (!state.snapshots) {
       throw new Fail(
         "UNKNOWN_REF",
-        `${text} means nothing on this page: no snapshot has been taken of it${match ? " (it has navigated or reloaded since the snapshot that listed this ref)" : ""}.`,
-        ["Call `snapshot` to list this page's elements and their refs.", "Use the ref of the element you want exactly as the snapshot writes it (e.g. @e3)."],
+        `${text} means nothing on this page: no snapshot of it has been taken yet, and refs come only from \`snapshot\` (a page that navigated or reloaded needs a new one).`,
+        ["Call `snapshot` to list this page's elements and their refs.", "Use the ref of the element you want exactly as the snapshot writes it."],
         { ref: text, url: win.location.href },
-        ["The page navigated or reloaded: refs belong to the page they were listed on."],
+        ["A ref made up or copied from an example before any snapshot.", "The page navigated or reloaded since the snapshot that listed the ref: refs belong to the page they were listed on."],
       );
     }
     const all = [...state.refs.values()];
