@@ -12,7 +12,7 @@
 #             reached through keel's OpenAI backend from headless Chromium: every scenario in every
 #             mode -> bench/results/recovery.md and recovery-<model>.json. SmolLM2-135M by default;
 #             qwen (Qwen2.5-Coder-0.5B-Instruct, licence unstated: bench only) on request.
-#   web [--model smollm2|qwen] [--no-build] [--only id,id]
+#   web [--model smollm2|qwen] [--no-build] [--only id,id] [--threads N]
 #             the same server and models drive keel-agent/dom's tools on the fixture shop
 #             (tests/fixtures/site/) in headless Chromium: every task in bench/web/tasks.js
 #             -> bench/results/web.md and web-<model>.json

@@ -52,7 +52,11 @@ export interface DomToolsOptions {
   back?: (options: { signal: AbortSignal }) => Promise<unknown>;
   /** Only these tools (each must be available: `navigate`/`back` only with their functions). */
   include?: DomToolName[];
-  /** The most characters a snapshot or a read returns (default 3500 and 3000; at least 500). */
+  /**
+   * The most characters a snapshot or a read returns (default 1300; at least 500), cut with a note
+   * saying how to get the rest. Keep it under the agent's `observationChars` (default 1500), which
+   * cuts the middle out of any longer observation: raise both together.
+   */
   maxChars?: number;
 }
 
