@@ -174,8 +174,21 @@ export interface Tool<Args = { [key: string]: Json }> {
   timeoutMs?: number;
   /** Attempts on transient failures, the first included. */
   maxAttempts?: number;
-  /** Tools whose output supplies this tool's ids or refs. */
+  /**
+   * Tools whose output supplies this tool's ids or refs: recovery plans name them, and an id this
+   * tool is sent that no earlier result (nor the task) holds is refused before the tool runs
+   * (`UNSEEN_ID`). Each must be one of the agent's tools (`INVALID_CONFIG` otherwise).
+   */
   refsFrom?: string[];
+  /** The tool only reads: no side effect. Only read-only tools may be called by the runtime itself. Default false. */
+  readOnly?: boolean;
+  /**
+   * Recovery the runtime runs itself: when this tool fails with one of these codes (e.g.
+   * `{ STALE_REFERENCE: "snapshot" }`), the runtime calls the named tool with `{}` and the model sees
+   * the failure's envelope and that tool's fresh output together. The named tool must exist, be
+   * `readOnly` and accept `{}` (`INVALID_CONFIG` at `Agent.create` otherwise).
+   */
+  recoverWith?: { [code: string]: string };
 }
 
 export interface RetryPolicy {
