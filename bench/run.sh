@@ -12,6 +12,8 @@
 #             reached through keel's OpenAI backend from headless Chromium: every scenario in every
 #             mode -> bench/results/recovery.md and recovery-<model>.json. SmolLM2-135M by default;
 #             qwen (Qwen2.5-Coder-0.5B-Instruct, licence unstated: bench only) on request.
+#             KEEL_LLAMA_VENV: a llama-cpp-python venv to use (default .tools/llama-venv, built if
+#             missing); KEEL_MODELS_DIR: where the .gguf files go (default .cache/models).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -49,8 +49,9 @@ impl RunState<'_> {
     }
 
     /// Refuses the call before it runs if an id argument appears nowhere the model could have read
-    /// it: the observation and how the step ended. Until a producer has run, the tool also sits out
-    /// the next constrained step (the grammar cannot narrow its ids yet, so it would be guessed again).
+    /// it: the observation and how the step ended. Until one of its producers has run, the tool also
+    /// sits out the next constrained step (the grammar cannot narrow its ids yet, so it would be
+    /// guessed again).
     pub(crate) fn refuse_unseen(
         &mut self,
         step: u32,
@@ -67,7 +68,9 @@ impl RunState<'_> {
             "`{field}` is '{value}', which appears in no earlier result and not in the task: `{}` was not called.",
             spec.name
         );
-        if !producers.iter().any(|p| self.outputs.contains_key(p)) {
+        // Without any producer to call, sitting out would leave the model no way to retry with a
+        // value it can see (an id from the task, mistyped).
+        if !producers.is_empty() && !producers.iter().any(|p| self.outputs.contains_key(p)) {
             self.spent_tools.insert(spec.name.clone());
         }
         let ctx = CallContext { refs_from: &producers, ..CallContext::default() };
