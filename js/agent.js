@@ -64,8 +64,9 @@ function toolSpec(tool) {
   if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
     throw new TypeError("Agent.create: each tool needs a `name` and an `execute(args, { signal })` function");
   }
-  const { name, description = "", inputSchema = { type: "object" }, timeoutMs, maxAttempts, refsFrom } = tool;
-  return { name, description, inputSchema, timeoutMs, maxAttempts, refsFrom };
+  const { name, description = "", inputSchema = { type: "object" }, timeoutMs, maxAttempts, refsFrom, readOnly, recoverWith } =
+    tool;
+  return { name, description, inputSchema, timeoutMs, maxAttempts, refsFrom, readOnly, recoverWith };
 }
 
 // What the worker can read: JSON. `undefined` becomes null.

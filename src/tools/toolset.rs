@@ -28,6 +28,26 @@ pub enum ToolSetError {
         /// What is wrong with it.
         error: SchemaError,
     },
+    /// A tool's `refsFrom` names a tool the agent does not have.
+    #[error("tool `{tool}` declares refsFrom `{named}`, but there is no tool named `{named}`")]
+    UnknownRefsFrom {
+        /// The declaring tool.
+        tool: String,
+        /// The name it gave.
+        named: String,
+    },
+    /// A tool's `recoverWith` names a tool the runtime cannot call on its own.
+    #[error("tool `{tool}` declares recoverWith {code} → `{named}`, but {why}")]
+    BadRecoverWith {
+        /// The declaring tool.
+        tool: String,
+        /// The error code the recovery is for.
+        code: String,
+        /// The tool it names.
+        named: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
 }
 
 /// Why a call cannot run.
@@ -84,8 +104,38 @@ impl ToolSet {
                 .map_err(|error| ToolSetError::InvalidSchema { tool: spec.name.clone(), error })?;
             schemas.push(schema);
         }
-        let names = specs.iter().map(|s| s.name.clone()).collect();
-        Ok(ToolSet { specs, schemas, names })
+        let set = ToolSet { names: specs.iter().map(|s| s.name.clone()).collect(), specs, schemas };
+        set.check_links()?;
+        Ok(set)
+    }
+
+    /// Every tool named by another's `refsFrom` or `recoverWith` exists, and a recovery tool is
+    /// read-only and accepts `{}`: the runtime calls it on its own, with nothing from the model.
+    fn check_links(&self) -> Result<(), ToolSetError> {
+        for spec in &self.specs {
+            if let Some(named) = spec.refs_from.iter().find(|n| self.get(n).is_none()) {
+                return Err(ToolSetError::UnknownRefsFrom { tool: spec.name.clone(), named: named.clone() });
+            }
+            for (code, named) in &spec.recover_with {
+                let why = match self.check(named, &Value::Object(Default::default())) {
+                    CallCheck::UnknownTool { .. } => Some("there is no tool by that name"),
+                    CallCheck::InvalidArgs { .. } => Some("it does not accept `{}` as its arguments"),
+                    CallCheck::Valid(target) if !target.read_only => {
+                        Some("it is not declared readOnly: the runtime only calls read-only tools itself")
+                    }
+                    CallCheck::Valid(_) => None,
+                };
+                if let Some(why) = why {
+                    return Err(ToolSetError::BadRecoverWith {
+                        tool: spec.name.clone(),
+                        code: code.clone(),
+                        named: named.clone(),
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The specs, in the order given.

@@ -12,6 +12,7 @@ use futures_util::future::LocalBoxFuture;
 
 use crate::engine::{Agent, AgentConfig, AgentError, Clock, Effects, Random};
 use crate::errors::RawFailure;
+use crate::tools::ToolSetError;
 
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
@@ -227,6 +228,10 @@ impl WorkerHost {
         };
         let agent = Agent::new(effects, init.tools, config).map_err(|e| match e {
             AgentError::Config(e) => stores::invalid_config(e.to_string()),
+            // A declaration naming another tool wrongly is a configuration mistake (contract.md).
+            AgentError::Tools(
+                e @ (ToolSetError::UnknownRefsFrom { .. } | ToolSetError::BadRecoverWith { .. }),
+            ) => stores::invalid_config(e.to_string()),
             e => invalid_tools(e.to_string()),
         })?;
         let agent = match redactor {
