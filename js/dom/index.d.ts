@@ -60,15 +60,12 @@ export interface DomToolsOptions {
   maxChars?: number;
 }
 
-/** A DOM tool: a keel `Tool` with the fields the runtime's ref recovery reads. */
-export interface DomTool extends Tool {
-  /** `["snapshot"]` on the tools that take a ref. */
-  refsFrom?: string[];
-  /** `snapshot` and `read` only read the page. */
-  readOnly?: boolean;
-  /** The tool the runtime calls itself (with `{}`) when a ref fails with one of these codes. */
-  recoverWith?: { [code: string]: string };
-}
+/**
+ * A DOM tool: a keel `Tool` whose ref-taking tools set `refsFrom: ["snapshot"]` and `recoverWith`
+ * (STALE_REFERENCE, UNKNOWN_REF, FRAME_DETACHED → `snapshot`), and whose `snapshot` and `read` are
+ * `readOnly`.
+ */
+export type DomTool = Tool;
 
 /**
  * The DOM tools: `snapshot`, `click`, `type`, `select`, `check`, `press`, `scroll`, `read`, and

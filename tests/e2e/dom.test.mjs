@@ -233,10 +233,17 @@ test("a long page is cut with a note; `from` lists the rest, `read` pages throug
   assert.match((await ok("scroll", { direction: "bottom" })).text, /^Scrolled bottom: now at \d+ of \d+ px \(100%\)\.$/);
 });
 
-test("an agent in another tab (as in the extension): navigate, a re-render, a stale ref recovered, the code read", async () => {
+test("an agent in another tab (as in the extension): navigate, a re-render, a stale ref recovered by the runtime's snapshot, the code read", async () => {
   const r = await scenario("tabDealsRun", site("deals.html"));
   assert.deepEqual(r.toolNames, ["snapshot", "click", "type", "select", "check", "press", "scroll", "read", "navigate", "back"]);
-  assert.deepEqual(r.actions, ["navigate", "click", "click", "snapshot", "click", "read"]);
+  assert.deepEqual(r.actions, ["navigate", "click", "click", "click", "read"]);
+  assert.deepEqual(r.recoveryCalls, [{ tool: "click", code: "STALE_REFERENCE", called: "snapshot", ok: true }]);
+  // The failed click's observation holds the fresh snapshot: the third click used a ref from it.
+  const [, first, staleSeen] = r.observations;
+  const old = first.text.match(/@e\d+(?= \(button "Show code for Desk lamp")/)[0];
+  assert.match(staleSeen.text, /STALE_REFERENCE/);
+  const fresh = staleSeen.text.match(/(@e\d+) button "Show code for Desk lamp"/)?.[1];
+  assert.ok(fresh && fresh !== old, `a new ref in the recovery snapshot: ${staleSeen.text}`);
   assert.equal(r.answer, DEAL_CODES["Desk lamp"]);
   assert.equal(r.success, true);
   assert.deepEqual(r.failures, [{ tool: "click", code: "STALE_REFERENCE", recovered: true }]);
