@@ -275,6 +275,19 @@ test("a copilot on its own page (pageRunner): a covered button, a cross-origin f
   assert.equal(r.success, true);
 });
 
+test("domTools checks its options; a runner that gives no answer (the frame went away) is FRAME_DETACHED", async () => {
+  const r = await scenario("domToolsChecks");
+  assert.match(r.noRun, /^TypeError: domTools: `run` must be a function/);
+  assert.equal(r.badInclude, 'TypeError: domTools: no tool "navigate" to include; available: snapshot, click, type, select, check, press, scroll, read');
+  assert.equal(r.badMax, "TypeError: domTools: `maxChars` must be a whole number of at least 500 (got 100)");
+  assert.equal(r.badNavigate, "TypeError: domTools: `navigate` must be a function or absent");
+  assert.deepEqual(r.names, ["snapshot", "read"]);
+  assert.equal(r.gone.name, "ToolError");
+  assert.equal(r.gone.code, "FRAME_DETACHED");
+  assert.match(r.gone.message, /The page gave no answer to `click`/);
+  assert.match(r.gone.recovery[0], /`snapshot`/);
+});
+
 test("no page errors", () => {
   assert.deepEqual(pageErrors, []);
 });
