@@ -9,7 +9,7 @@ const BY_ID = new Map(TASKS.map((t) => [t.id, t]));
 
 /** What a page with a small local model would use (as the recovery benchmark's keel mode). */
 const CONFIG = {
-  maxSteps: 12,
+  maxSteps: 10,
   // The bench's machines are slow: a step's generation can take tens of seconds.
   modelTimeoutMs: 180_000,
   // n_ctx 8192 on the server, less room for the reply.

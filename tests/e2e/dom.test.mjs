@@ -197,6 +197,15 @@ test("a navigation mid-task: the link's click says the page is loading; the old 
   const gone = await fails("UNKNOWN_REF", "click", { ref: mug });
   assert.match(gone.message, /no snapshot of it has been taken yet, .*a page that navigated or reloaded needs a new one/);
   assert.match((await ok("snapshot")).text, /text "BM-204"/);
+  // A link to the page itself reloads it: the runner waits for the new document, whose refs are new.
+  const item = (await ok("snapshot")).text;
+  const self = ref(item, /link "Home"/);
+  await tab.goto(site("index.html"));
+  const home0 = (await ok("snapshot")).text;
+  const started = Date.now();
+  assert.match((await ok("click", { ref: ref(home0, /link "Home"/) })).text, /The page is loading .*index\.html/);
+  assert.ok(Date.now() - started < 5000, `the reload was waited for, not timed out (${Date.now() - started} ms)`);
+  assert.match((await fails("UNKNOWN_REF", "click", { ref: self })).message, /no snapshot of it has been taken yet/);
 
   await tab.goto(site("index.html"));
   const home = (await ok("snapshot")).text;
