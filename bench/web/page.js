@@ -15,6 +15,9 @@ const CONFIG = {
   // n_ctx 8192 on the server, less room for the reply.
   contextTokens: 6_000,
   store: "memory",
+  // A DOM agent looks before it acts: the first step is a snapshot (Qwen's first runs sent made-up
+  // refs before any, and never took one).
+  toolChoice: { tool: "snapshot" },
 };
 
 /** Runs task `id`; resolves to plain data: the result's figures, the failures, the trace. */
