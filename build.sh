@@ -46,7 +46,7 @@ usage: ./build.sh <command> [args]
                  http://127.0.0.1:$DEMO_PORT/ with COOP/COEP headers until Ctrl-C
                  native: cargo run --release --example demo (the loop in a terminal)
                  model: only fetch and check the model
-  bench [browser|size|recovery] [args]
+  bench [browser|size|recovery|web] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
   size [--write] [--no-ablation]
@@ -288,6 +288,7 @@ Object.assign(pkg, {
     ".": { types: "./index.d.ts", default: "./index.js" },
     "./worker.js": "./worker.js",
     "./wllama": { types: "./wllama.d.ts", default: "./wllama.js" },
+    "./dom": { types: "./dom/index.d.ts", default: "./dom/index.js" },
     "./keel_bg.wasm": "./keel_bg.wasm",
     "./package.json": "./package.json",
   },
