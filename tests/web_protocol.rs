@@ -152,8 +152,11 @@ fn worker_messages_are_tagged_and_camel_cased() {
     let event = WorkerMessage::Event { run_id: "r".into(), event: Event::StepStarted { step: 1 } };
     let value: Value = serde_json::from_str(&event.to_json()).unwrap();
     assert_eq!(value, json!({"type": "event", "runId": "r", "event": {"type": "stepStarted", "step": 1}}));
-    let aborts =
-        [WorkerMessage::ToolAbort { id: 1 }, WorkerMessage::ModelAbort { id: 2 }, WorkerMessage::Ready];
+    let aborts = [
+        WorkerMessage::ToolAbort { id: 1 },
+        WorkerMessage::ModelAbort { id: 2 },
+        WorkerMessage::Ready { warnings: vec![] },
+    ];
     let tags: Vec<Value> =
         aborts.iter().map(|m| serde_json::from_str::<Value>(&m.to_json()).unwrap()["type"].clone()).collect();
     assert_eq!(tags, [json!("toolAbort"), json!("modelAbort"), json!("ready")]);
