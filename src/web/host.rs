@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
 
-use crate::engine::{Agent, AgentConfig, AgentError, Clock, Effects, Random};
+use crate::engine::{Agent, AgentError, Clock, Effects, Random};
 use crate::errors::{FailureClass, RawFailure};
 
 use super::model_source::{ModelSource, Opener};
@@ -215,9 +215,13 @@ impl WorkerHost {
             self.rpc.post(&WorkerMessage::InitFailed { error });
             return;
         }
-        let opening = self.opener.borrow().as_ref().and_then(|open| open(&init.model));
+        let model = match init.read_model() {
+            Ok(model) => model,
+            Err(error) => return self.rpc.post(&WorkerMessage::InitFailed { error }),
+        };
+        let opening = self.opener.borrow().as_ref().and_then(|open| open(&model));
         let Some(opening) = opening else {
-            self.finish_init(init, Ok(None), warnings);
+            self.finish_init(init, model, Ok(None), warnings);
             return;
         };
         self.opening.set(true);
@@ -227,7 +231,7 @@ impl WorkerHost {
             host.opening.set(false);
             match opened {
                 Ok(source) if host.disposed.get() => source.dispose(),
-                opened => host.finish_init(init, opened.map(Some), warnings),
+                opened => host.finish_init(init, model, opened.map(Some), warnings),
             }
         }));
     }
@@ -236,11 +240,12 @@ impl WorkerHost {
     fn finish_init(
         &self,
         init: Init,
+        model: ModelChoice,
         opened: Result<Option<Rc<dyn ModelSource>>, RawFailure>,
         warnings: Vec<String>,
     ) {
         let built = opened.and_then(|source| {
-            self.build(init, source.clone()).inspect_err(|_| {
+            self.build(init, model, source.clone()).inspect_err(|_| {
                 if let Some(source) = &source {
                     source.dispose();
                 }
@@ -256,20 +261,22 @@ impl WorkerHost {
         self.rpc.post(&reply);
     }
 
-    fn build(&self, init: Init, worker_prompt_api: Option<Rc<dyn ModelSource>>) -> Result<Built, RawFailure> {
-        models::check(&init.model)?;
-        let names: Vec<String> = init.tools.iter().map(|t| t.name.clone()).collect();
+    fn build(
+        &self,
+        init: Init,
+        model: ModelChoice,
+        worker_prompt_api: Option<Rc<dyn ModelSource>>,
+    ) -> Result<Built, RawFailure> {
+        models::check(&model)?;
+        let config = init.read_config()?;
+        let tools = init.read_tools()?;
+        let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
         let (store, log) = stores::store_for(&init.config, &self.spawn)?;
-        let config: AgentConfig = if init.config.is_null() {
-            AgentConfig::default()
-        } else {
-            serde_json::from_value(init.config).map_err(|e| stores::invalid_config(format!("config: {e}")))?
-        };
-        let timeouts = Rc::new(Timeouts::new(&init.tools, config.tool_timeout_ms));
+        let timeouts = Rc::new(Timeouts::new(&tools, config.tool_timeout_ms));
         let effects = Effects {
             model: models::build(
-                &init.model,
+                &model,
                 &ModelContext::for_run(&self.rpc, "", self.http.borrow().clone(), self.clock.clone()),
             ),
             tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
@@ -277,7 +284,7 @@ impl WorkerHost {
             clock: self.clock.clone(),
             random: self.random.clone(),
         };
-        let agent = Agent::new(effects, init.tools, config).map_err(|e| match e {
+        let agent = Agent::new(effects, tools, config).map_err(|e| match e {
             AgentError::Config(e) => stores::invalid_config(e.to_string()),
             e => invalid_tools(e.to_string()),
         })?;
@@ -289,7 +296,7 @@ impl WorkerHost {
         Ok(Built {
             agent,
             timeouts,
-            model: init.model,
+            model,
             http: self.http.borrow().clone(),
             worker_prompt_api,
             page_window,
