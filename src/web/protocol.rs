@@ -13,7 +13,6 @@ use crate::errors::RawFailure;
 use crate::tools::ToolSpec;
 
 use super::openai::ResponseFormat;
-use super::queries::StoreQuery;
 use super::wire::{well_formed, Header};
 
 /// A request id of the worker's pending-request table.
@@ -302,8 +301,9 @@ pub enum PageMessage {
     Query {
         /// The page's id for the query, echoed by `queryResult`.
         id: RequestId,
-        /// What to list, count, export or delete.
-        query: StoreQuery,
+        /// What to list, count, export or delete: a [`StoreQuery`](super::queries::StoreQuery), read when it is answered, so
+        /// that a mistake in it fails this query, naming the key.
+        query: Value,
     },
     /// List the runs left `running` in the store (cut off, not resumed). Answered by
     /// `unfinishedRuns` with the same id.
