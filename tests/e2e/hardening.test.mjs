@@ -58,7 +58,7 @@ test("unreadable tool replies: each tool runs once, the run goes on and complete
   const byTool = Object.fromEntries(r.failures.map((f) => [f.tool, f]));
   assert.deepEqual([byTool.deep.code, byTool.deep.class], ["PROTOCOL_ERROR", "persistent"]);
   assert.match(byTool.deep.message, /the tool ran, but its reply could not be read .*recursion limit.*not run again/);
-  assert.match(byTool.surrogate_error.message, /bad \u{FFFD} input/);
+  assert.match(byTool.surrogate_error.message, /bad \u{FFFD} input/u);
   assert.equal(byTool.retry_ms.code, "RATE_LIMITED");
   assert.equal(byTool.retry_header.code, "RATE_LIMITED");
   assert.ok(r.warnings.some((w) => /the run's task or session held a lone UTF-16 surrogate/.test(w)), r.warnings.join("\n"));
