@@ -3,7 +3,7 @@
 // tool ran). Every agent uses the memory store or its own database, and is disposed.
 import { Agent, ToolError } from "/pkg/index.js";
 
-import { act, answer, scripted, sleep, tool } from "./steps.js";
+import { act, answer, idbRequest, scripted, sleep, tool } from "./steps.js";
 
 const memory = { store: "memory", retry: { baseDelayMs: 10, jitter: 0 } };
 const LONE = "😀".slice(0, 1);
@@ -164,6 +164,7 @@ export async function hardenModelReplies() {
  * answers (WORKER_UNRESPONSIVE, after `workerTimeoutMs`).
  */
 export async function hardenDeadWorker() {
+  await idbRequest(indexedDB.deleteDatabase("keel-e2e-hardening"));
   const worker = new Worker("/pkg/worker.js", { type: "module" });
   let release;
   const inTool = new Promise((r) => (release = r));
