@@ -26,6 +26,7 @@ mod resume;
 mod retry;
 mod run;
 mod save;
+pub mod settings;
 mod tool_turn;
 mod turn;
 

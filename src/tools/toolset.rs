@@ -20,6 +20,17 @@ pub enum ToolSetError {
     /// A tool takes a name the step format gives a meaning of its own.
     #[error("tool name `{0}` is reserved: the step parser reads it as a final answer; rename the tool")]
     ReservedName(String),
+    /// More tools than [`MAX_TOOLS`](super::MAX_TOOLS).
+    #[error("{0} tools: an agent takes at most {max}", max = super::MAX_TOOLS)]
+    TooMany(usize),
+    /// A tool's setting is out of range, or names a tool the agent does not have.
+    #[error("tool `{tool}`: {message}")]
+    InvalidSetting {
+        /// The tool.
+        tool: String,
+        /// What is wrong, with what came and what was expected.
+        message: String,
+    },
     /// A tool's input schema cannot be used.
     #[error("the input schema of tool `{tool}` is invalid: {error}")]
     InvalidSchema {
@@ -69,6 +80,10 @@ fn valid_name(name: &str) -> bool {
 impl ToolSet {
     /// Checks and compiles `specs`.
     pub fn new(specs: Vec<ToolSpec>) -> Result<ToolSet, ToolSetError> {
+        if specs.len() > super::MAX_TOOLS {
+            return Err(ToolSetError::TooMany(specs.len()));
+        }
+        let all: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         let mut schemas = Vec::with_capacity(specs.len());
         for (i, spec) in specs.iter().enumerate() {
             if RESERVED.contains(&spec.name.to_ascii_lowercase().as_str()) {
@@ -80,6 +95,8 @@ impl ToolSet {
             if specs[..i].iter().any(|s| s.name == spec.name) {
                 return Err(ToolSetError::DuplicateName(spec.name.clone()));
             }
+            super::limits::check(spec, &all)
+                .map_err(|message| ToolSetError::InvalidSetting { tool: spec.name.clone(), message })?;
             let schema = Schema::compile(&spec.input_schema)
                 .map_err(|error| ToolSetError::InvalidSchema { tool: spec.name.clone(), error })?;
             schemas.push(schema);

@@ -2,6 +2,8 @@
 //! messages.
 //!
 //! - [`protocol`]: the page↔worker messages (plain serde types);
+//! - [`wire`]: the page's JSON text before serde reads it (lone surrogates replaced, the header of
+//!   an unreadable message);
 //! - [`rpc`]: the pending-request table (request id → reply; a dropped request posts its abort);
 //! - [`tool_host`] and [`js_model`]: the tool host and the models the page runs (`custom`, and the
 //!   Prompt API on the web) over that table;
@@ -35,6 +37,7 @@ pub mod rpc;
 mod runs;
 mod stores;
 pub mod tool_host;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod clock;
