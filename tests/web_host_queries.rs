@@ -13,7 +13,7 @@ use worker_harness::{act, done, VirtualClock, Worker};
 /// session `t` (an unreadable model reply, then an answer).
 fn worker_with_failures() -> Worker {
     let mut w = Worker::with(VirtualClock::ticking(10));
-    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"retry": {"maxAttempts": 1}},
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"retry": {"maxAttempts": 1}, "toolChoice": "auto"},
                   "tools": [{"name": "get_weather", "description": "Weather.",
                              "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}));
     assert_eq!(w.next()["type"], "ready");

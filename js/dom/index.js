@@ -8,7 +8,9 @@ import { domOp } from "./page-op.js";
 export { domOp };
 
 // No example ref here: small models copy an example (a first Qwen run sent "@e5" before any snapshot).
-const REF = { type: "string", description: "an element's ref, copied from the latest snapshot's output" };
+// The pattern makes a ref an id for the engine: its values are narrowed to the refs in the latest
+// snapshot where decoding is constrained (SmolLM2 sent the page's URL, a token of the snapshot, as a ref).
+const REF = { type: "string", pattern: "^@?e[0-9]+$", description: "an element's ref, copied from the latest snapshot's output" };
 const obj = (properties, required = []) => ({ type: "object", properties, required, additionalProperties: false });
 // The runtime refreshes refs itself when one fails this way (contract: recoverWith, read-only snapshot).
 const RECOVER = { STALE_REFERENCE: "snapshot", UNKNOWN_REF: "snapshot", FRAME_DETACHED: "snapshot" };

@@ -38,6 +38,67 @@ pub struct AgentConfig {
     pub constrain_output: bool,
     /// Extra system instructions from the page author.
     pub instructions: Option<String>,
+    /// Whether the model must call a tool, and which (the AI SDK's names). `None` (the default):
+    /// `required` for an agent with tools, `auto` for one without — measured in
+    /// bench/results/recovery.md: small models otherwise answer at step 1 with an invented value.
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether a final answer's facts (numbers, ids, codes, e-mail addresses, quoted values) must be
+    /// found in the task, a tool result or a tool argument (or follow from those numbers by
+    /// arithmetic): an answer that states others gets an `UNGROUNDED_ANSWER` envelope and one more
+    /// step, and if the model persists the run ends unsuccessful.
+    pub grounding: bool,
+    /// Whether an id or reference argument must have been seen (in the task or an earlier
+    /// observation) before the call runs, and is narrowed to its producer's latest output under
+    /// constrained decoding (see `engine/provenance.rs`).
+    pub id_provenance: bool,
+}
+
+/// Whether the model must call a tool before it answers (`toolChoice`).
+///
+/// Enforced through the step schema where decoding is constrained, and by refusing the step where
+/// it is not. Only the steps before the model's first call are bound: once it has called a tool
+/// (`required`) or that tool (`{ tool }`), it may answer or call any tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides (`"auto"`).
+    Auto,
+    /// The first step must be a tool call (`"required"`).
+    Required,
+    /// No tools: the model answers straight away (`"none"`).
+    None,
+    /// The first call must be to this tool (`{ tool: "<name>" }`).
+    Tool(String),
+}
+
+impl Serialize for ToolChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ToolChoice::Auto => s.serialize_str("auto"),
+            ToolChoice::Required => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Tool(tool) => serde_json::json!({ "tool": tool }).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        const EXPECTED: &str = r#"toolChoice must be "auto", "required", "none" or { tool: "<name>" }"#;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(word) => match word.as_str() {
+                "auto" => Ok(ToolChoice::Auto),
+                "required" => Ok(ToolChoice::Required),
+                "none" => Ok(ToolChoice::None),
+                other => Err(D::Error::custom(format!("{EXPECTED}, not \"{other}\""))),
+            },
+            serde_json::Value::Object(map) => match (map.get("tool"), map.len()) {
+                (Some(serde_json::Value::String(tool)), 1) => Ok(ToolChoice::Tool(tool.clone())),
+                _ => Err(D::Error::custom(format!("{EXPECTED}, not {}", serde_json::Value::Object(map)))),
+            },
+            other => Err(D::Error::custom(format!("{EXPECTED}, not {other}"))),
+        }
+    }
 }
 
 impl Default for AgentConfig {
@@ -56,6 +117,9 @@ impl Default for AgentConfig {
             reply_tokens: 1_024,
             constrain_output: true,
             instructions: None,
+            tool_choice: None,
+            grounding: true,
+            id_provenance: true,
         }
     }
 }
@@ -155,6 +219,35 @@ impl AgentConfig {
             "at most 86400000 ms (a day)",
         )?;
         Ok(())
+    }
+}
+
+impl AgentConfig {
+    /// Checks `toolChoice` against the agent's tools: a named tool must be one of them, and
+    /// `required` needs at least one.
+    pub(crate) fn validate_tool_choice(&self, tools: &crate::tools::ToolSet) -> Result<(), ConfigError> {
+        match &self.tool_choice {
+            Some(ToolChoice::Tool(name)) if tools.get(name).is_none() => Err(ConfigError {
+                field: "toolChoice.tool".into(),
+                value: format!("\"{name}\""),
+                expected: "the name of one of the agent's tools",
+            }),
+            Some(ToolChoice::Required) if tools.specs().is_empty() => Err(ConfigError {
+                field: "toolChoice".into(),
+                value: "\"required\"".into(),
+                expected: "\"auto\" or \"none\": the agent has no tools to call",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The tool choice in force: the configured one, else `required` when there are tools.
+    pub(crate) fn tool_choice(&self, has_tools: bool) -> ToolChoice {
+        match &self.tool_choice {
+            Some(choice) => choice.clone(),
+            None if has_tools => ToolChoice::Required,
+            None => ToolChoice::Auto,
+        }
     }
 }
 

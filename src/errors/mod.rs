@@ -5,6 +5,7 @@ mod class;
 mod classify;
 mod code;
 mod envelope;
+mod fitting_plans;
 mod issue;
 mod plans;
 mod raw;

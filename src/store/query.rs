@@ -131,6 +131,7 @@ mod tests {
             message: "m".into(),
             retried: false,
             recovered: false,
+            recovery_call: None,
             at_ms,
         }
     }

@@ -25,8 +25,8 @@ pub const MAX_SCHEMA_DEPTH: usize = 64;
 /// The largest input schema, as JSON text, in bytes: it is written into every prompt.
 pub const MAX_SCHEMA_BYTES: usize = 100_000;
 
-/// Checks one spec of a set whose tool names are `names`: what is wrong with it, if anything.
-pub(super) fn check(spec: &ToolSpec, names: &[&str]) -> Result<(), String> {
+/// Checks one spec: what is wrong with it, if anything.
+pub(super) fn check(spec: &ToolSpec) -> Result<(), String> {
     if let Some(ms) = spec.timeout_ms.filter(|ms| !(1..=MAX_WAIT_MS).contains(ms)) {
         return Err(format!("timeoutMs is {ms}: expected from 1 ms to {MAX_WAIT_MS} ms (a day)"));
     }
@@ -44,11 +44,6 @@ pub(super) fn check(spec: &ToolSpec, names: &[&str]) -> Result<(), String> {
     let bytes = spec.input_schema.to_string().len();
     if bytes > MAX_SCHEMA_BYTES {
         return Err(format!("its inputSchema is {bytes} bytes of JSON: at most {MAX_SCHEMA_BYTES}"));
-    }
-    if let Some(missing) = spec.refs_from.iter().find(|r| !names.contains(&r.as_str())) {
-        let near = super::closest(missing, names.iter().copied());
-        let hint = near.first().map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
-        return Err(format!("refsFrom names `{missing}`, which is not one of the agent's tools{hint}"));
     }
     Ok(())
 }
@@ -81,8 +76,7 @@ mod tests {
 
     #[test]
     fn limits_are_named_with_what_came() {
-        let spec =
-            |f: fn(ToolSpec) -> ToolSpec| check(&f(ToolSpec::new("t", "d", json!({}))), &["t", "snapshot"]);
+        let spec = |f: fn(ToolSpec) -> ToolSpec| check(&f(ToolSpec::new("t", "d", json!({}))));
         assert_eq!(spec(|s| s), Ok(()));
         assert_eq!(
             spec(|s| s.with_timeout_ms(0)).unwrap_err(),
@@ -92,15 +86,11 @@ mod tests {
         assert!(spec(|s| s.with_max_attempts(u32::MAX))
             .unwrap_err()
             .starts_with("maxAttempts is 4294967295"));
-        assert_eq!(
-            spec(|s| s.with_refs_from(["snapshott"])).unwrap_err(),
-            "refsFrom names `snapshott`, which is not one of the agent's tools (did you mean `snapshot`?)"
-        );
         let deep = ToolSpec::new("t", "d", nested(40));
         assert_eq!(depth(&deep.input_schema), 79);
-        assert!(check(&deep, &["t"]).unwrap_err().contains("nests 79 levels deep: at most 64"));
-        assert_eq!(check(&ToolSpec::new("t", "d", nested(32)), &["t"]), Ok(()));
+        assert!(check(&deep).unwrap_err().contains("nests 79 levels deep: at most 64"));
+        assert_eq!(check(&ToolSpec::new("t", "d", nested(32))), Ok(()));
         let long = ToolSpec::new("t", "x".repeat(MAX_DESCRIPTION_CHARS + 1), json!({}));
-        assert!(check(&long, &["t"]).unwrap_err().contains("10001 characters"));
+        assert!(check(&long).unwrap_err().contains("10001 characters"));
     }
 }

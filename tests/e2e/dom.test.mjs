@@ -211,7 +211,7 @@ test("a navigation mid-task: the link's click says the page is loading; the old 
 test("a long page is cut with a note; `from` lists the rest, `read` pages through the text", async () => {
   await tab.goto(site("catalogue.html"));
   const first = (await ok("snapshot")).text;
-  assert.ok(first.length <= 3500, `snapshot of ${first.length} chars`);
+  assert.ok(first.length <= 1300, `snapshot of ${first.length} chars`);
   const cut = /\[cut: (\d+) more items \((\d+) interactive\) after @e\d+; call snapshot with \{"from": "(@e\d+)"\} to list them/.exec(first);
   assert.ok(cut, first.slice(-300));
   const last = part(PARTS);
@@ -225,18 +225,25 @@ test("a long page is cut with a note; `from` lists the rest, `read` pages throug
   assert.equal(from, undefined, "the listing reached the end");
   assert.match(page, new RegExp(`text "${last.id} ${last.name} — ${last.price.replace(".", "\\.")}`));
   const text = (await ok("read")).text;
-  assert.match(text, /\[cut: \d+ more characters; call read with \{"offset": 3000\} for the next part\]$/);
-  const next = (await ok("read", { offset: 3000 })).text;
-  assert.match(next, /from character 3000:/);
+  assert.match(text, /\[cut: \d+ more characters; call read with \{"offset": 1300\} for the next part\]$/);
+  const next = (await ok("read", { offset: 1300 })).text;
+  assert.match(next, /from character 1300:/);
   const found = (await ok("read", { find: last.id })).text;
   assert.equal(found, `Lines of page "Parts catalogue" ${site("catalogue.html")} containing "${last.id}":\n${last.id} ${last.name} — ${last.price} Add ${last.id}`);
   assert.match((await ok("scroll", { direction: "bottom" })).text, /^Scrolled bottom: now at \d+ of \d+ px \(100%\)\.$/);
 });
 
-test("an agent in another tab (as in the extension): navigate, a re-render, a stale ref recovered, the code read", async () => {
+test("an agent in another tab (as in the extension): navigate, a re-render, a stale ref recovered by the runtime's snapshot, the code read", async () => {
   const r = await scenario("tabDealsRun", site("deals.html"));
   assert.deepEqual(r.toolNames, ["snapshot", "click", "type", "select", "check", "press", "scroll", "read", "navigate", "back"]);
-  assert.deepEqual(r.actions, ["navigate", "click", "click", "snapshot", "click", "read"]);
+  assert.deepEqual(r.actions, ["navigate", "click", "click", "click", "read"]);
+  assert.deepEqual(r.recoveryCalls, [{ tool: "click", code: "STALE_REFERENCE", called: "snapshot", ok: true }]);
+  // The failed click's observation holds the fresh snapshot: the third click used a ref from it.
+  const [, first, staleSeen] = r.observations;
+  const old = first.text.match(/@e\d+(?= \(button "Show code for Desk lamp")/)[0];
+  assert.match(staleSeen.text, /STALE_REFERENCE/);
+  const fresh = staleSeen.text.match(/(@e\d+) button "Show code for Desk lamp"/)?.[1];
+  assert.ok(fresh && fresh !== old, `a new ref in the recovery snapshot: ${staleSeen.text}`);
   assert.equal(r.answer, DEAL_CODES["Desk lamp"]);
   assert.equal(r.success, true);
   assert.deepEqual(r.failures, [{ tool: "click", code: "STALE_REFERENCE", recovered: true }]);
