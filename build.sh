@@ -48,7 +48,8 @@ usage: ./build.sh <command> [args]
                  native: cargo run --release --example demo (the loop in a terminal)
                  model: only fetch and check the model
   extension      build the package, then assemble the unpacked Chrome extension (www/extension/,
-                 the demo's trace and history, pkg/) into $EXT_DIR/: load it at chrome://extensions
+                 the demo's trace and history, pkg/, wllama) into $EXT_DIR/: load it at
+                 chrome://extensions (www/extension/README.md)
   bench [browser|size|recovery] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
@@ -318,6 +319,15 @@ assemble_extension() {
 	cp -R "$PKG_DIR/." "$EXT_DIR/keel/"
 	# Not code the extension loads (and Chrome warns about dotfiles in a package).
 	rm -f "$EXT_DIR/keel/.gitignore" "$EXT_DIR/keel/package.json" "$EXT_DIR/keel/README.md"
+	# The GGUF backend: wllama's self-contained ES module and its wasm, and keel-agent/wllama's one
+	# bare import pointed at it (what the demo's import map does).
+	local wllama=www/node_modules/@wllama/wllama/esm
+	[[ -f $wllama/index.js ]] || die "no $wllama/index.js: run ./build.sh setup (npm ci in www/)"
+	mkdir -p "$EXT_DIR/vendor/wllama"
+	cp "$wllama/index.js" "$EXT_DIR/vendor/wllama/index.js"
+	cp "$wllama/wasm/wllama.wasm" "$EXT_DIR/vendor/wllama/wllama.wasm"
+	sed -i 's#from "@wllama/wllama"#from "../vendor/wllama/index.js"#' "$EXT_DIR/keel/wllama.js"
+	grep -q '"@wllama/wllama"' "$EXT_DIR/keel/wllama.js" && die "keel/wllama.js still imports @wllama/wllama by name"
 	local f missing=()
 	for f in background.js offscreen.html sidepanel.html keel/index.js keel/worker.js keel/keel_bg.wasm keel/dom/page-op.js; do
 		[[ -f $EXT_DIR/$f ]] || missing+=("$f")

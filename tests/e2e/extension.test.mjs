@@ -14,6 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, collectErrors } from "./browser.mjs";
+import { completion, openaiServer } from "./openai-server.mjs";
 import { serve } from "./server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -67,11 +68,18 @@ async function openPanel(tabId) {
   return panel;
 }
 
+/** Picks the model `kind`; `fields` fills the panel's inputs by id (each committed with a change). */
+async function pickModel(panel, kind, fields = {}) {
+  await panel.check(`input[name=model][value=${kind}]`);
+  for (const [id, value] of Object.entries(fields)) {
+    await panel.locator(`#${id}`).fill(value);
+    await panel.locator(`#${id}`).dispatchEvent("change");
+  }
+}
+
 /** Runs the task with the scripted model; resolves to the run's id once its step 2 is drawn. */
 async function runScripted(panel, delayMs) {
-  await panel.check("input[name=model][value=scripted]");
-  await panel.locator("#scripted-delay").fill(String(delayMs));
-  await panel.locator("#scripted-delay").dispatchEvent("change");
+  await pickModel(panel, "scripted", { "scripted-delay": String(delayMs) });
   // A panel opens on the last run that ended: wait for the trace of the new one.
   const before = await panel.evaluate(() => document.getElementById("trace").dataset.runId ?? "");
   await panel.click("#run");
@@ -179,6 +187,69 @@ test("the host closed mid-run: a new host resumes the run from IndexedDB, every 
   assert.match(trace.restored, /2 committed step/);
   assertShopRun(trace, await shop.evaluate(() => ({ currency: window.shop.currency, cart: window.shop.cart })));
   assert.deepEqual(await stored(panel, runId), { status: "succeeded", steps: trace.steps.map((s) => s.step) });
+  assert.deepEqual(pageErrors, []);
+  await Promise.all([panel.close(), shop.close()]);
+});
+
+test("the Prompt API where Chromium has no model: the run is refused with MODEL_UNAVAILABLE, shown in the panel", async () => {
+  const { shop, tabId } = await openShop();
+  const panel = await openPanel(tabId);
+  // Debian's Chromium exposes LanguageModel to extension pages and reports it unavailable.
+  assert.equal(await panel.locator("#prompt-api-state").getAttribute("data-state"), "unavailable");
+  await pickModel(panel, "prompt-api");
+  await panel.click("#run");
+  await panel.waitForSelector("#answer.failed");
+  const shown = await panel.evaluate(() => ({
+    answer: document.getElementById("answer").textContent,
+    failure: [...document.querySelectorAll("#trace li.item[data-kind=failure]")].map((li) => li.textContent),
+  }));
+  assert.match(shown.answer, /could not start: Chrome's built-in model is not available/);
+  assert.equal(shown.failure.length, 1);
+  assert.match(shown.failure[0], /NotSupportedError[\s\S]*MODEL_UNAVAILABLE/);
+  assert.equal(await panel.locator("#run").isDisabled(), false, "the panel can run again");
+  assert.deepEqual(pageErrors, []);
+  await Promise.all([panel.close(), shop.close()]);
+});
+
+test("built-in AI, then the fallbacks: with no Gemini Nano, the OpenAI-compatible server answers, through the host's fetch", async () => {
+  const server = await openaiServer({
+    ext: [
+      completion({ thought: "Read the page for the price.", action: { tool: "read", args: {} } }),
+      completion({ thought: "The page says it.", final_answer: "The Blue mug costs $12.00." }),
+    ],
+  });
+  try {
+    const { shop, tabId } = await openShop();
+    const panel = await openPanel(tabId);
+    await pickModel(panel, "auto", { "openai-url": `${server.url}/ext/v1`, "openai-model": "test", "gguf-url": "" });
+    await panel.fill("#task", "What does the Blue mug cost?");
+    await panel.click("#run");
+    await panel.waitForSelector("#answer-card[data-success]", { timeout: 15_000 });
+    const trace = await traceOf(panel);
+    assert.equal(trace.success, "true");
+    assert.equal(trace.answer, "The Blue mug costs $12.00.");
+    assert.deepEqual(trace.steps.map((s) => s.tools[0] ?? null), ["read", null]);
+    const posts = server.requests.filter((r) => r.method === "POST");
+    assert.equal(posts.length, 2, "both steps came from the server");
+    assert.match(JSON.stringify(posts[1].body), /Blue mug — \$12\.00/, "the second call saw the page's text");
+    assert.deepEqual(pageErrors, []);
+    await Promise.all([panel.close(), shop.close()]);
+  } finally {
+    await server.close();
+  }
+});
+
+test("the GGUF backend: wllama's module and wasm start under the extension's CSP; a file that is no model stops the run", async () => {
+  const { shop, tabId } = await openShop();
+  const panel = await openPanel(tabId);
+  await pickModel(panel, "gguf", { "gguf-url": `${server.url}/tests/e2e/extension-site/not-a-model.gguf` });
+  await panel.click("#run");
+  await panel.waitForSelector("#answer-card[data-success=false]", { timeout: 30_000 });
+  const shown = await panel.evaluate(() => document.getElementById("run-status").textContent);
+  // wllama fetched the file and its wasm ran (llama.cpp aborted on it): no CSP refusal, no
+  // network error, the model itself is unusable.
+  assert.equal(shown, "stopped: MODEL_UNAVAILABLE");
+  assert.match(await panel.locator("#answer").textContent(), /wllama/);
   assert.deepEqual(pageErrors, []);
   await Promise.all([panel.close(), shop.close()]);
 });

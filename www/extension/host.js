@@ -38,8 +38,21 @@ function tabTools(tabId) {
   });
 }
 
-function createAgent(tabId, choice) {
-  const { model, config } = agentModel(choice);
+// GGUF models by URL, loaded once and kept for the next runs (a load reads the whole file).
+const ggufModels = new Map();
+async function gguf(modelUrl) {
+  if (!ggufModels.has(modelUrl)) {
+    // Only this backend needs wllama (~9 MB of wasm): its entry point is imported on demand.
+    const { wllamaModel } = await import("./keel/wllama.js");
+    const onProgress = ({ loaded, total }) => broadcast({ type: "progress", what: modelUrl, loaded, total });
+    const wasmUrl = new URL("./vendor/wllama/wllama.wasm", import.meta.url).href;
+    ggufModels.set(modelUrl, wllamaModel({ modelUrl, wasmUrl, onProgress, nCtx: 4096, maxTokens: 256 }));
+  }
+  return ggufModels.get(modelUrl);
+}
+
+async function createAgent(tabId, choice) {
+  const { model, config } = await agentModel(choice, { gguf });
   return Agent.create({ model, config, tools: tabTools(tabId), session: SESSION });
 }
 

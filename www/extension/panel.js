@@ -25,7 +25,7 @@ const ui = {
 };
 const trace = new Trace($("trace"));
 const history = new History($("history-card"), SESSION, Agent);
-const prefs = { model: "auto", openaiUrl: "http://127.0.0.1:8000/v1", openaiModel: "local", delayMs: 300, ...readPrefs() };
+const prefs = { model: "auto", openaiUrl: "http://127.0.0.1:8000/v1", openaiModel: "local", ggufUrl: "", delayMs: 300, ...readPrefs() };
 
 let port;
 let shown; // the runId the trace shows
@@ -74,9 +74,11 @@ function renderModels() {
     }),
   );
   $("openai-fields").hidden = !["auto", "openai"].includes(prefs.model);
+  $("gguf-fields").hidden = !["auto", "gguf"].includes(prefs.model);
   $("scripted-fields").hidden = prefs.model !== "scripted";
   $("openai-url").value = prefs.openaiUrl;
   $("openai-model").value = prefs.openaiModel;
+  $("gguf-url").value = prefs.ggufUrl;
   $("scripted-delay").value = String(prefs.delayMs);
 }
 
@@ -88,16 +90,20 @@ function savePrefs(change) {
 
 $("openai-url").addEventListener("change", (e) => savePrefs({ openaiUrl: e.target.value.trim() }));
 $("openai-model").addEventListener("change", (e) => savePrefs({ openaiModel: e.target.value.trim() }));
+$("gguf-url").addEventListener("change", (e) => savePrefs({ ggufUrl: e.target.value.trim() }));
 $("scripted-delay").addEventListener("change", (e) => savePrefs({ delayMs: Number(e.target.value) }));
 
 /** The choice sent to the host (models.js checks it there). */
 function modelChoice() {
   const openai = { baseUrl: prefs.openaiUrl, model: prefs.openaiModel };
+  const gguf = { modelUrl: prefs.ggufUrl };
   switch (prefs.model) {
     case "auto":
-      return { kind: "auto", ...(prefs.openaiUrl ? { openai } : {}) };
+      return { kind: "auto", ...(prefs.openaiUrl ? { openai } : {}), ...(prefs.ggufUrl ? { gguf } : {}) };
     case "openai":
       return { kind: "openai", openai };
+    case "gguf":
+      return { kind: "gguf", gguf };
     case "scripted":
       return { kind: "scripted", delayMs: prefs.delayMs };
     default:
@@ -112,16 +118,18 @@ async function promptApiState() {
   return api.availability({ expectedInputs: text, expectedOutputs: text }).catch(() => "unavailable");
 }
 
+function showProgress(what, fraction) {
+  $("progress").hidden = fraction >= 1;
+  $("progress-fill").style.width = `${Math.round(100 * fraction)}%`;
+  $("progress-text").textContent = `Loading ${what} · ${Math.round(100 * fraction)}%`;
+}
+
 // Chrome downloads Gemini Nano only after a user gesture, which the host never has: the panel
 // starts the download from the Run click and shows its progress.
 async function downloadIfNeeded() {
   if (!["auto", "prompt-api"].includes(prefs.model) || (await promptApiState()) !== "downloadable") return;
-  $("progress").hidden = false;
-  const monitor = (m) =>
-    m.addEventListener("downloadprogress", (e) => {
-      $("progress-fill").style.width = `${Math.round(100 * e.loaded)}%`;
-      $("progress-text").textContent = `Downloading Gemini Nano · ${Math.round(100 * e.loaded)}%`;
-    });
+  showProgress("Gemini Nano", 0);
+  const monitor = (m) => m.addEventListener("downloadprogress", (e) => showProgress("Gemini Nano", e.loaded));
   const text = [{ type: "text", languages: ["en"] }];
   try {
     const session = await LanguageModel.create({ expectedInputs: text, expectedOutputs: text, monitor });
@@ -195,6 +203,9 @@ function onHostMessage(message) {
       if (run && (run.status === "running" || !shown || run.runId === shown)) show(run);
       break;
     }
+    case "progress":
+      showProgress(message.what.split("/").at(-1), message.total ? message.loaded / message.total : 0);
+      break;
     case "accepted":
       if (message.requestId === pending) pending = undefined;
       break;
@@ -272,6 +283,14 @@ async function run() {
   }
   setRunning(true);
   setStatus("Starting…");
+  // The last run stays on screen until a new one is asked for.
+  shown = undefined;
+  delete $("trace").dataset.runId;
+  trace.start(task, MODELS[prefs.model]?.title ?? prefs.model);
+  ui.answer.textContent = "Working…";
+  ui.answer.className = "answer pending";
+  ui.badge.hidden = true;
+  delete $("answer-card").dataset.success;
   try {
     await downloadIfNeeded();
   } catch (e) {
