@@ -168,8 +168,9 @@ test("a task through the panel: DOM tools on the tab, a stale ref recovered, the
   assert.equal(trace.restored, null, "the run was never cut off: nothing to restore");
   assertShopRun(trace, await shop.evaluate(() => ({ currency: window.shop.currency, cart: window.shop.cart })));
   assert.deepEqual(await stored(reopened, runId), { status: "succeeded", steps: trace.steps.map((s) => s.step) });
-  // The history lists it.
+  // The history lists it, and the failure log its stale ref.
   await reopened.waitForSelector(`[data-part=runs] tr[data-run-id="${runId}"][data-status=succeeded]`);
+  await reopened.waitForSelector("[data-part=failures] tr[data-tool=click][data-code=STALE_REFERENCE]");
   assert.deepEqual(pageErrors, []);
   await Promise.all([reopened.close(), shop.close()]);
 });
@@ -187,6 +188,21 @@ test("the host closed mid-run: a new host resumes the run from IndexedDB, every 
   assert.match(trace.restored, /2 committed step/);
   assertShopRun(trace, await shop.evaluate(() => ({ currency: window.shop.currency, cart: window.shop.cart })));
   assert.deepEqual(await stored(panel, runId), { status: "succeeded", steps: trace.steps.map((s) => s.step) });
+  assert.deepEqual(pageErrors, []);
+  await Promise.all([panel.close(), shop.close()]);
+});
+
+test("Stop cancels the run under way: it ends cancelled, in the panel and in the store", async () => {
+  const { shop, tabId } = await openShop();
+  const panel = await openPanel(tabId);
+  const runId = await runScripted(panel, 1500);
+  await panel.click("#stop");
+  await panel.waitForSelector("#answer-card[data-success=false]", { timeout: 10_000 });
+  assert.equal(await panel.locator("#run-status").textContent(), "cancelled");
+  const { status, steps } = await stored(panel, runId);
+  assert.equal(status, "cancelled");
+  assert.deepEqual(steps, [1, 2], "the steps committed before the stop are kept");
+  assert.deepEqual(await shop.evaluate(() => window.shop.cart), [], "nothing was added after the stop");
   assert.deepEqual(pageErrors, []);
   await Promise.all([panel.close(), shop.close()]);
 });
