@@ -50,7 +50,7 @@ usage: ./build.sh <command> [args]
   extension      build the package, then assemble the unpacked Chrome extension (www/extension/,
                  the demo's trace and history, pkg/, wllama) into $EXT_DIR/: load it at
                  chrome://extensions (www/extension/README.md)
-  bench [browser|size|recovery] [args]
+  bench [browser|size|recovery|web] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
   size [--write] [--no-ablation]
@@ -292,6 +292,7 @@ Object.assign(pkg, {
     ".": { types: "./index.d.ts", default: "./index.js" },
     "./worker.js": "./worker.js",
     "./wllama": { types: "./wllama.d.ts", default: "./wllama.js" },
+    "./dom": { types: "./dom/index.d.ts", default: "./dom/index.js" },
     "./keel_bg.wasm": "./keel_bg.wasm",
     "./package.json": "./package.json",
   },

@@ -11,9 +11,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /**
  * Registers the file's before/after hooks that open the page and close it all again. Returns
  * `scenario(name, ...args)`, which runs `window.scenarios[name](...args)` in the page and resolves
- * to what it returns, and `pageErrors`, the page's uncaught and console errors.
+ * to what it returns, `pageErrors`, the page's uncaught and console errors, and `opened()`, the
+ * `{ server, browser, page }` the hooks opened. `beforeLoad(opened)` runs before the page loads
+ * (to expose functions to it).
  */
-export function useScenarioPage() {
+export function useScenarioPage({ beforeLoad } = {}) {
   let server;
   let browser;
   let page;
@@ -23,6 +25,7 @@ export function useScenarioPage() {
     browser = await launchChromium();
     page = await browser.newPage();
     collectErrors(page, pageErrors);
+    await beforeLoad?.({ server, browser, page });
     await page.goto(`${server.url}/tests/e2e/page.html`);
     await page.waitForFunction(() => window.scenariosLoaded === true);
   });
@@ -31,5 +34,5 @@ export function useScenarioPage() {
     await server?.close();
   });
   const scenario = (name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
-  return { scenario, pageErrors };
+  return { scenario, pageErrors, opened: () => ({ server, browser, page }) };
 }

@@ -17,6 +17,7 @@ import {
   type Tool,
 } from "../../js/index.js";
 import { wllamaModel, type WllamaProgress } from "../../js/wllama.js";
+import { domOp, domTools, pageRunner, type DomResult, type DomRunner, type DomTool } from "../../js/dom/index.js";
 
 const weather: Tool<{ city: string }> = {
   name: "get_weather",
@@ -121,4 +122,19 @@ export async function redacted(custom: CustomModel): Promise<Agent[]> {
   // @ts-expect-error: the memory store has no IndexedDB settings
   await Agent.create({ model: { custom }, config: { store: { kind: "memory", name: "db" } } });
   return wrong.keys ? [] : [a, b];
+}
+
+// keel-agent/dom: the tools on this page, or on a tab through a runner of the host's.
+export async function dom(custom: CustomModel): Promise<string> {
+  const here: DomTool[] = domTools({ run: pageRunner(), include: ["snapshot", "click", "read"], maxChars: 2000 });
+  const tab: DomRunner = async (op, args) => domOp(op, args);
+  const there = domTools({ run: tab, navigate: async (url) => url, back: async () => undefined });
+  const agent = await Agent.create({ model: { custom }, tools: [...here, ...there.filter((t) => t.name === "navigate")] });
+  const result: DomResult = await domOp("snapshot", { maxChars: 1000 });
+  // @ts-expect-error: domOp has no "hover" op
+  await domOp("hover", {});
+  // @ts-expect-error: `include` takes tool names only
+  domTools({ run: tab, include: ["hover"] });
+  agent.dispose();
+  return result.ok ? result.text : `${result.error.code}: ${result.error.recovery?.join(" ") ?? ""} ${there[0]?.recoverWith?.STALE_REFERENCE ?? ""}`;
 }
