@@ -29,12 +29,19 @@ function untilAborted(promise, signal) {
   });
 }
 
+// navigate and back resolve once the page has loaded and reject when it could not: the tools turn
+// the rejection into NAVIGATION_FAILED with its message.
+async function loadIn(tabId, message, signal) {
+  const reply = await untilAborted(toBackground({ ...message, tabId }), signal);
+  if (!reply?.ok) throw new Error(reply?.error?.message ?? "the service worker gave no answer");
+}
+
 /** The DOM tools, acting on `tabId` through the service worker. */
 function tabTools(tabId) {
   return domTools({
     run: (op, args, { signal } = {}) => untilAborted(toBackground({ type: "dom", tabId, op, args }), signal),
-    navigate: (url) => toBackground({ type: "navigate", tabId, url }),
-    back: () => toBackground({ type: "back", tabId }),
+    navigate: (url, { signal } = {}) => loadIn(tabId, { type: "navigate", url }, signal),
+    back: ({ signal } = {}) => loadIn(tabId, { type: "back" }, signal),
   });
 }
 
