@@ -1,8 +1,9 @@
 // The example extension (www/extension/, assembled into dist/extension/ by ./build.sh extension or
-// test), loaded unpacked into headless Chromium: a scripted-model task on the shop fixture
-// (extension-site/) through the side panel and the DOM tools, with a stale ref the run recovers
-// from; the panel closed and reopened mid-run (the run goes on in the host); the host closed
-// mid-run (a new host resumes the run from IndexedDB). Headless Chromium cannot open the real side
+// test), loaded unpacked into headless Chromium: a scripted-model task on the fixture shop
+// (tests/fixtures/site/) through the side panel and the DOM tools — a link that navigates, a stale
+// ref the run recovers from, back — with the panel closed and reopened mid-run (the run goes on in
+// the host), and the host closed mid-run (a new host resumes the run from IndexedDB); Stop; the
+// model backends as the extension runs them; navigate and its failures. Headless Chromium cannot open the real side
 // panel (chrome.sidePanel.open needs a user gesture on the toolbar), so the panel page is opened as
 // a tab, pinned to the shop's tab with ?tab=<id>.
 import { after, before, test } from "node:test";
@@ -48,11 +49,13 @@ after(async () => {
   if (profile) await rm(profile, { recursive: true, force: true });
 });
 
-/** A fresh shop tab; resolves to its page and its chrome tab id. */
+const site = (path) => `${server.url}/tests/fixtures/site/${path}`;
+
+/** A fresh shop tab on its home page; resolves to its page and its chrome tab id. */
 async function openShop() {
   const shop = await context.newPage();
   collectErrors(shop, pageErrors);
-  const url = `${server.url}/tests/e2e/extension-site/index.html?tab=${++shops}`;
+  const url = site(`index.html?tab=${++shops}`);
   await shop.goto(url);
   const tabs = await worker.evaluate((u) => chrome.tabs.query({ url: u }), url);
   assert.equal(tabs.length, 1, "one shop tab");
@@ -125,26 +128,27 @@ function stored(panel, runId) {
 }
 
 /**
- * The checks both runs share: a snapshot, the currency switch, a click on a ref from before the
- * re-render (stale), then a fresh ref, the cart read back. Where the runtime recovers by itself (the
- * DOM tools' `recoverWith`, when the engine has it) the stale click's observation already holds a
- * fresh snapshot and the next step clicks; otherwise the model takes the snapshot first.
+ * The checks both runs share: home, the Deals link (a navigation), a snapshot of Deals, "Show code"
+ * (which re-renders the list), the same ref again (stale), then a fresh ref, the code read, back
+ * home. Where the runtime recovers by itself (the DOM tools' `recoverWith`, when the engine has it)
+ * the stale click's observation already holds a fresh snapshot and the next step clicks; otherwise
+ * the model takes the snapshot first.
  */
-function assertShopRun(trace, shopState) {
+function assertDealsRun(trace) {
   const tools = trace.steps.map((s) => s.tools[0] ?? null);
-  const byRuntime = ["snapshot", "click", "click", "click", "read", null];
-  const byModel = ["snapshot", "click", "click", "snapshot", "click", "read", null];
+  const head = ["snapshot", "click", "snapshot", "click", "click"];
+  const tail = ["click", "read", "back", null];
+  const byRuntime = [...head, ...tail];
+  const byModel = [...head, "snapshot", ...tail];
   assert.ok([byRuntime, byModel].some((t) => JSON.stringify(t) === JSON.stringify(tools)), JSON.stringify(trace.steps));
   assert.deepEqual(trace.steps.map((s) => s.step), tools.map((_, i) => i + 1));
-  assert.ok(trace.steps[2].codes.includes("STALE_REFERENCE"), `step 3 fails stale: ${JSON.stringify(trace.steps[2])}`);
-  const fresh = trace.steps.at(-3);
-  assert.equal(fresh.tools[0], "click");
-  assert.deepEqual(fresh.codes, [], "the click on the fresh ref succeeds");
-  assert.notDeepEqual(fresh.args[0], trace.steps[2].args[0], "it is another ref than the stale one");
+  assert.deepEqual(trace.steps[3].codes, [], "the first Show code click works (and re-renders the list)");
+  assert.ok(trace.steps[4].codes.includes("STALE_REFERENCE"), `the same ref again is stale: ${JSON.stringify(trace.steps[4])}`);
+  assert.deepEqual(trace.steps[4].args, trace.steps[3].args, "it was the ref from before the re-render");
+  const fresh = trace.steps.at(-4);
+  assert.deepEqual([fresh.tools[0], fresh.codes], ["click", []], "the click on the fresh ref works");
   assert.equal(trace.success, "true");
-  assert.match(trace.answer, /Cart: 1 item, total €11\.04/);
-  // Each click happened once: the currency switched, one mug in the cart.
-  assert.deepEqual(shopState, { currency: "EUR", cart: ["Blue mug"] });
+  assert.equal(trace.answer, "The deal code for the Blue mug is MUG-15.");
 }
 
 test("the manifest asks for no more than the README justifies, and a CSP with only 'wasm-unsafe-eval' added", () => {
@@ -154,19 +158,20 @@ test("the manifest asks for no more than the README justifies, and a CSP with on
   assert.equal(manifest.content_security_policy.extension_pages, "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'");
 });
 
-test("a task through the panel: DOM tools on the tab, a stale ref recovered, the panel closed and reopened mid-run", async () => {
+test("a task through the panel: a navigation, a stale ref recovered, back; the panel closed and reopened mid-run", async () => {
   const { shop, tabId } = await openShop();
   const panel = await openPanel(tabId);
   const runId = await runScripted(panel, 600);
+  assert.match(shop.url(), /\/deals\.html$/, "step 2's link click opened Deals, and the tools waited for it");
   await panel.close();
-  // The run goes on with no panel open: the mug is added (step 4) while it is closed.
-  await shop.waitForFunction(() => window.shop.cart.length === 1, null, { timeout: 15_000 });
+  // The run goes on with no panel open: it clicks, reads and goes back home while it is closed.
+  await shop.waitForURL(/\/index\.html\?tab=/, { timeout: 20_000 });
   const reopened = await openPanel(tabId);
   await reopened.waitForSelector("#answer-card[data-success]", { timeout: 15_000 });
   const trace = await traceOf(reopened);
   assert.equal(trace.runId, runId, "the reopened panel shows the same run");
   assert.equal(trace.restored, null, "the run was never cut off: nothing to restore");
-  assertShopRun(trace, await shop.evaluate(() => ({ currency: window.shop.currency, cart: window.shop.cart })));
+  assertDealsRun(trace);
   assert.deepEqual(await stored(reopened, runId), { status: "succeeded", steps: trace.steps.map((s) => s.step) });
   // The history lists it, and the failure log its stale ref.
   await reopened.waitForSelector(`[data-part=runs] tr[data-run-id="${runId}"][data-status=succeeded]`);
@@ -179,15 +184,16 @@ test("the host closed mid-run: a new host resumes the run from IndexedDB, every 
   const { shop, tabId } = await openShop();
   const panel = await openPanel(tabId);
   const runId = await runScripted(panel, 1000);
-  // Steps 1 and 2 are committed; step 3's model call is waiting: close the host (its worker goes too).
+  // Steps 1 and 2 are committed, step 3's model call is waiting: close the host (its worker goes too).
   await worker.evaluate(() => chrome.offscreen.closeDocument());
   await panel.waitForSelector("#trace [data-kind=restored]", { timeout: 15_000 });
   await panel.waitForSelector("#answer-card[data-success]", { timeout: 15_000 });
   const trace = await traceOf(panel);
   assert.equal(trace.runId, runId, "the same run, resumed under its id");
   assert.match(trace.restored, /2 committed step/);
-  assertShopRun(trace, await shop.evaluate(() => ({ currency: window.shop.currency, cart: window.shop.cart })));
+  assertDealsRun(trace);
   assert.deepEqual(await stored(panel, runId), { status: "succeeded", steps: trace.steps.map((s) => s.step) });
+  assert.match(shop.url(), /\/index\.html\?tab=/, "back home");
   assert.deepEqual(pageErrors, []);
   await Promise.all([panel.close(), shop.close()]);
 });
@@ -202,7 +208,7 @@ test("Stop cancels the run under way: it ends cancelled, in the panel and in the
   const { status, steps } = await stored(panel, runId);
   assert.equal(status, "cancelled");
   assert.deepEqual(steps, [1, 2], "the steps committed before the stop are kept");
-  assert.deepEqual(await shop.evaluate(() => window.shop.cart), [], "nothing was added after the stop");
+  assert.equal(await shop.locator("#notice").textContent(), "Pick a deal to see its code.", "no click after the stop");
   assert.deepEqual(pageErrors, []);
   await Promise.all([panel.close(), shop.close()]);
 });
@@ -231,23 +237,23 @@ test("built-in AI, then the fallbacks: with no Gemini Nano, the OpenAI-compatibl
   const server = await openaiServer({
     ext: [
       completion({ thought: "Read the page for the price.", action: { tool: "read", args: {} } }),
-      completion({ thought: "The page says it.", final_answer: "The Blue mug costs $12.00." }),
+      completion({ thought: "The page says it.", final_answer: "Free delivery from €50." }),
     ],
   });
   try {
     const { shop, tabId } = await openShop();
     const panel = await openPanel(tabId);
     await pickModel(panel, "auto", { "openai-url": `${server.url}/ext/v1`, "openai-model": "test", "gguf-url": "" });
-    await panel.fill("#task", "What does the Blue mug cost?");
+    await panel.fill("#task", "From what amount is delivery free?");
     await panel.click("#run");
     await panel.waitForSelector("#answer-card[data-success]", { timeout: 15_000 });
     const trace = await traceOf(panel);
     assert.equal(trace.success, "true");
-    assert.equal(trace.answer, "The Blue mug costs $12.00.");
+    assert.equal(trace.answer, "Free delivery from €50.");
     assert.deepEqual(trace.steps.map((s) => s.tools[0] ?? null), ["read", null]);
     const posts = server.requests.filter((r) => r.method === "POST");
     assert.equal(posts.length, 2, "both steps came from the server");
-    assert.match(JSON.stringify(posts[1].body), /Blue mug — \$12\.00/, "the second call saw the page's text");
+    assert.match(JSON.stringify(posts[1].body), /Household goods since 1921/, "the second call saw the page's text");
     assert.deepEqual(pageErrors, []);
     await Promise.all([panel.close(), shop.close()]);
   } finally {
@@ -258,7 +264,7 @@ test("built-in AI, then the fallbacks: with no Gemini Nano, the OpenAI-compatibl
 test("the GGUF backend: wllama's module and wasm start under the extension's CSP; a file that is no model stops the run", async () => {
   const { shop, tabId } = await openShop();
   const panel = await openPanel(tabId);
-  await pickModel(panel, "gguf", { "gguf-url": `${server.url}/tests/e2e/extension-site/not-a-model.gguf` });
+  await pickModel(panel, "gguf", { "gguf-url": `${server.url}/tests/fixtures/not-a-model.gguf` });
   await panel.click("#run");
   await panel.waitForSelector("#answer-card[data-success=false]", { timeout: 30_000 });
   const shown = await panel.evaluate(() => document.getElementById("run-status").textContent);
@@ -268,4 +274,42 @@ test("the GGUF backend: wllama's module and wasm start under the extension's CSP
   assert.match(await panel.locator("#answer").textContent(), /wllama/);
   assert.deepEqual(pageErrors, []);
   await Promise.all([panel.close(), shop.close()]);
+});
+
+test("navigate (chrome.tabs) and back (the page's history): a page opens and is listed, an HTTP 404 fails with NAVIGATION_FAILED, back returns", async () => {
+  const { shop, tabId } = await openShop();
+  const model = await openaiServer({
+    nav: [
+      completion({ thought: "Open the price list.", action: { tool: "navigate", args: { url: site("prices.html") } } }),
+      completion({ thought: "Open a page that is not there.", action: { tool: "navigate", args: { url: site("missing.html") } } }),
+      completion({ thought: "Go back to the price list.", action: { tool: "back", args: {} } }),
+      completion({ thought: "Done.", final_answer: "Back on the price list." }),
+    ],
+  });
+  try {
+    const panel = await openPanel(tabId);
+    await pickModel(panel, "openai", { "openai-url": `${model.url}/nav/v1`, "openai-model": "test" });
+    await panel.fill("#task", "Open the price list.");
+    await panel.click("#run");
+    await panel.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+    const shown = await panel.evaluate(() =>
+      [...document.querySelectorAll("#trace > li.step")].map((li) => ({
+        codes: [...li.querySelectorAll("li.item[data-code]")].map((i) => i.dataset.code),
+        observation: li.querySelector("li.item[data-kind=observation] pre")?.textContent ?? "",
+      })),
+    );
+    assert.equal(shown.length, 4, JSON.stringify(shown));
+    assert.deepEqual(shown[0].codes, [], JSON.stringify(shown));
+    assert.match(shown[0].observation, /^Opened .*prices\.html\.\npage "Price list"/);
+    assert.deepEqual(shown[1].codes, ["NAVIGATION_FAILED"]);
+    assert.match(shown[1].observation, /HTTP 404/);
+    assert.deepEqual(shown[2].codes, [], JSON.stringify(shown[2]));
+    assert.match(shown[2].observation, /^Went back\.\npage "Price list"/);
+    assert.match(shop.url(), /\/prices\.html$/);
+    assert.deepEqual(pageErrors.filter((e) => !/404/.test(e)), [], "only the missing page's own 404");
+    await panel.close();
+  } finally {
+    await model.close();
+    await shop.close();
+  }
 });

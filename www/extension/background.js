@@ -41,7 +41,7 @@ async function whyNot(tabId, e) {
   }
   const url = tab.url ?? tab.pendingUrl ?? "";
   if (!/^(https?|file):/.test(url)) {
-    return failure("PERMISSION_DENIED", `the tab shows ${url || "a page"}, which extensions may not script`, [
+    return failure("PERMISSION_DENIED", `the tab shows ${url || "a page this extension has no access to"}, which it may not script`, [
       "Call navigate with an http(s) URL, or tell the user the agent cannot act on this page.",
     ]);
   }
@@ -50,25 +50,69 @@ async function whyNot(tabId, e) {
       "Call snapshot for the new page's refs, then retry with them.",
     ]);
   }
-  return failure("PERMISSION_DENIED", `the extension may not script ${url}: ${e.message}`, [
+  return failure("PERMISSION_DENIED", `the extension may not script ${url}${e ? `: ${e.message}` : ""}`, [
     "Ask the user to allow the extension on this site (chrome://extensions → keel agent → Site access).",
   ]);
 }
 
-/** Runs `domOp(op, args)` in the tab's top frame; resolves to its JSON result. */
-async function dom(tabId, op, args) {
-  try {
-    const [first] = await chrome.scripting.executeScript({ target: { tabId }, func: domOp, args: [op, args ?? {}] });
-    // `result` is undefined when the frame went away before the function returned.
-    return first?.result ?? (await whyNot(tabId, new Error("the frame returned no result")));
-  } catch (e) {
-    return whyNot(tabId, e);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * After an op that started a navigation (a link, a form): resolves once the tab has left `fromUrl`
+ * (or started loading) and finished loading, so the next op runs on the new document. The
+ * navigation may have committed before the op's result came back, hence the polling of the tab's
+ * state instead of waiting for an event that may have passed.
+ */
+async function settle(tabId, fromUrl) {
+  const t0 = Date.now();
+  let started = false;
+  while (Date.now() - t0 < LOAD_TIMEOUT_MS) {
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (!tab) return;
+    started ||= tab.status === "loading" || tab.url !== fromUrl;
+    if (started && tab.status === "complete") return;
+    // A navigation the page cancelled (or one to this same URL that already ended) never shows.
+    if (!started && Date.now() - t0 > 2000) return;
+    await sleep(50);
   }
 }
 
-/** Resolves once `tabId` has finished loading, or with a failure after LOAD_TIMEOUT_MS. */
-function loaded(tabId) {
-  return new Promise((resolve) => {
+/**
+ * Runs `domOp(op, args)` in the tab's top frame; resolves to its JSON result, or to undefined when
+ * the frame went away during the call (the tools report FRAME_DETACHED).
+ */
+async function dom(tabId, op, args) {
+  const before = await chrome.tabs.get(tabId).catch(() => undefined);
+  if (!before) return whyNot(tabId);
+  let result;
+  try {
+    [{ result } = {}] = await chrome.scripting.executeScript({ target: { tabId }, func: domOp, args: [op, args ?? {}] });
+  } catch (e) {
+    return whyNot(tabId, e);
+  }
+  if (result?.navigating) await settle(tabId, before.url);
+  return result;
+}
+
+// The HTTP status of the document the tab shows (Chrome 109+: PerformanceNavigationTiming.responseStatus).
+async function httpStatus(tabId) {
+  try {
+    const [{ result } = {}] = await chrome.scripting.executeScript({
+      target: { tabId },
+      func: () => performance.getEntriesByType("navigation")[0]?.responseStatus ?? 0,
+    });
+    return result ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Calls `start()`, which makes the tab load a page, and resolves once it has loaded: `{ ok, url,
+ * title }`, or a failure (`refused(error)` when `start` throws; an HTTP error page; a timeout).
+ */
+async function load(tabId, start, refused) {
+  const result = await new Promise((resolve) => {
     const done = (value) => {
       clearTimeout(timer);
       chrome.tabs.onUpdated.removeListener(listener);
@@ -83,12 +127,17 @@ function loaded(tabId) {
       () => done(failure("NAVIGATION_FAILED", `the page did not finish loading within ${LOAD_TIMEOUT_MS / 1000} s`)),
       LOAD_TIMEOUT_MS,
     );
+    // Listening first: a fast page can finish loading before `start` resolves.
     chrome.tabs.onUpdated.addListener(listener);
     chrome.tabs.onRemoved.addListener(removed);
+    start().catch(async (e) => done(await refused(e)));
   });
+  if (!result.ok) return result;
+  const status = await httpStatus(tabId);
+  return status >= 400 ? failure("NAVIGATION_FAILED", `HTTP ${status} for ${result.url}`) : result;
 }
 
-async function navigate(tabId, url) {
+function navigate(tabId, url) {
   let parsed;
   try {
     parsed = new URL(url);
@@ -98,25 +147,27 @@ async function navigate(tabId, url) {
   if (!/^https?:$/.test(parsed.protocol)) {
     return failure("INVALID_ARGS", `navigate takes http(s) URLs, not ${parsed.protocol}`, ["Pass a full http(s) URL."]);
   }
-  const done = loaded(tabId);
-  try {
-    await chrome.tabs.update(tabId, { url: parsed.href });
-  } catch (e) {
-    return whyNot(tabId, e);
-  }
-  return done;
+  return load(tabId, () => chrome.tabs.update(tabId, { url: parsed.href }), (e) => whyNot(tabId, e));
 }
 
-async function back(tabId) {
-  const done = loaded(tabId);
-  try {
-    await chrome.tabs.goBack(tabId);
-  } catch (e) {
-    return failure("NAVIGATION_FAILED", `the tab has no page to go back to (${e.message})`, [
-      "Call navigate with the URL you want instead.",
-    ]);
-  }
-  return done;
+class NoHistory extends Error {}
+
+// The page goes back itself: chrome.tabs.goBack acts as the toolbar's back button, which skips the
+// entries of pages left without a user gesture (Chrome's history manipulation intervention), and
+// every page the agent clicks away from is one of those.
+function back(tabId) {
+  const start = async () => {
+    const [{ result } = {}] = await chrome.scripting.executeScript({
+      target: { tabId },
+      func: () => (navigation.canGoBack ? (history.back(), true) : false),
+    });
+    if (!result) throw new NoHistory("there is no earlier page in this tab's history");
+  };
+  const refused = (e) =>
+    e instanceof NoHistory
+      ? failure("NAVIGATION_FAILED", e.message, ["Call navigate with the URL you want instead."])
+      : whyNot(tabId, e);
+  return load(tabId, start, refused);
 }
 
 async function tabInfo(tabId) {
@@ -127,8 +178,8 @@ async function tabInfo(tabId) {
 const HANDLERS = {
   host: () => ensureHost().then(() => ({ ok: true })),
   dom: (m) => dom(m.tabId, m.op, m.args),
-  navigate: (m) => navigate(m.tabId, m.url),
-  back: (m) => back(m.tabId),
+  navigate: async (m) => navigate(m.tabId, m.url),
+  back: async (m) => back(m.tabId),
   tab: (m) => tabInfo(m.tabId),
 };
 

@@ -4,7 +4,7 @@
 //   { kind: "prompt-api" }                       Chrome's built-in model only
 //   { kind: "openai", openai: { baseUrl, model } } a local OpenAI-compatible server (llama.cpp, Ollama…)
 //   { kind: "gguf", gguf: { modelUrl } }         a GGUF model run in the host by wllama
-//   { kind: "scripted", delayMs? }               replays the shop scenario (scripted.js), for tests
+//   { kind: "scripted", delayMs? }               plays the fixture shop's deals scenario (scripted.js), for tests
 import { shopScript } from "./scripted.js";
 
 export const MODELS = {
@@ -12,7 +12,7 @@ export const MODELS = {
   "prompt-api": { title: "Chrome built-in AI", sub: "Prompt API · Gemini Nano, on device" },
   openai: { title: "OpenAI-compatible server", sub: "llama.cpp, Ollama, LM Studio… over fetch" },
   gguf: { title: "GGUF model in the extension", sub: "wllama (llama.cpp in WebAssembly) · from a URL" },
-  scripted: { title: "Scripted model", sub: "Replays the shop scenario · deterministic, for tests" },
+  scripted: { title: "Scripted model", sub: "Plays the test shop's deals scenario · deterministic" },
 };
 
 function openaiOf(choice) {
