@@ -7,8 +7,8 @@ import { Agent, toRawFailure } from "./keel/index.js";
 import { domTools } from "./keel/dom/index.js";
 import { agentModel } from "./models.js";
 
-/** The store session of every run the extension makes; the panel's history reads it. */
-export const SESSION = "extension";
+// The store session of every run the extension makes (the panel's history reads the same one).
+const SESSION = "extension";
 const META = "keel-ext:run:";
 
 const ports = new Set();

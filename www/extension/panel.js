@@ -5,11 +5,12 @@
 // the service worker for a new one, which resumes the cut-off run from IndexedDB.
 import { Agent, fromRawFailure } from "./keel/index.js";
 import { History } from "./history.js";
+import { ModelPicker } from "./model-picker.js";
 import { MODELS } from "./models.js";
 import { describe, h, Trace } from "./trace.js";
 
+// The host's store session (host.js), whose runs the history lists.
 const SESSION = "extension";
-const PREFS = "keel-ext:prefs";
 const $ = (id) => document.getElementById(id);
 const ui = {
   task: $("task"),
@@ -21,24 +22,15 @@ const ui = {
   pillText: $("host-pill-text"),
   answer: $("answer"),
   badge: $("result-badge"),
-  promptState: $("prompt-api-state"),
 };
 const trace = new Trace($("trace"));
 const history = new History($("history-card"), SESSION, Agent);
-const prefs = { model: "auto", openaiUrl: "http://127.0.0.1:8000/v1", openaiModel: "local", ggufUrl: "", delayMs: 300, ...readPrefs() };
+const picker = new ModelPicker(document.getElementById("model-card"));
 
 let port;
 let shown; // the runId the trace shows
 let pending; // the requestId of a run asked for and not yet accepted
 let nextRequest = 1;
-
-function readPrefs() {
-  try {
-    return JSON.parse(localStorage.getItem(PREFS) ?? "{}");
-  } catch {
-    return {};
-  }
-}
 
 // ---- the tab the task is about -------------------------------------------------------------------
 
@@ -61,83 +53,6 @@ async function showTarget() {
 
 chrome.tabs.onActivated.addListener(showTarget);
 chrome.tabs.onUpdated.addListener((_id, change) => (change.title || change.url) && showTarget());
-
-// ---- the model ------------------------------------------------------------------------------------
-
-function renderModels() {
-  $("models").replaceChildren(
-    ...Object.entries(MODELS).map(([key, m]) => {
-      const input = h("input", { type: "radio", name: "model", value: key, checked: key === prefs.model });
-      input.addEventListener("change", () => savePrefs({ model: key }));
-      return h("label.option", { "data-model": key }, input,
-        h("span.option-text", {}, h("strong", { text: m.title }), h("span", { text: m.sub })));
-    }),
-  );
-  $("openai-fields").hidden = !["auto", "openai"].includes(prefs.model);
-  $("gguf-fields").hidden = !["auto", "gguf"].includes(prefs.model);
-  $("scripted-fields").hidden = prefs.model !== "scripted";
-  $("openai-url").value = prefs.openaiUrl;
-  $("openai-model").value = prefs.openaiModel;
-  $("gguf-url").value = prefs.ggufUrl;
-  $("scripted-delay").value = String(prefs.delayMs);
-}
-
-function savePrefs(change) {
-  Object.assign(prefs, change);
-  localStorage.setItem(PREFS, JSON.stringify(prefs));
-  renderModels();
-}
-
-$("openai-url").addEventListener("change", (e) => savePrefs({ openaiUrl: e.target.value.trim() }));
-$("openai-model").addEventListener("change", (e) => savePrefs({ openaiModel: e.target.value.trim() }));
-$("gguf-url").addEventListener("change", (e) => savePrefs({ ggufUrl: e.target.value.trim() }));
-$("scripted-delay").addEventListener("change", (e) => savePrefs({ delayMs: Number(e.target.value) }));
-
-/** The choice sent to the host (models.js checks it there). */
-function modelChoice() {
-  const openai = { baseUrl: prefs.openaiUrl, model: prefs.openaiModel };
-  const gguf = { modelUrl: prefs.ggufUrl };
-  switch (prefs.model) {
-    case "auto":
-      return { kind: "auto", ...(prefs.openaiUrl ? { openai } : {}), ...(prefs.ggufUrl ? { gguf } : {}) };
-    case "openai":
-      return { kind: "openai", openai };
-    case "gguf":
-      return { kind: "gguf", gguf };
-    case "scripted":
-      return { kind: "scripted", delayMs: prefs.delayMs };
-    default:
-      return { kind: prefs.model };
-  }
-}
-
-async function promptApiState() {
-  const api = globalThis.LanguageModel;
-  if (typeof api?.availability !== "function") return "missing";
-  const text = [{ type: "text", languages: ["en"] }];
-  return api.availability({ expectedInputs: text, expectedOutputs: text }).catch(() => "unavailable");
-}
-
-function showProgress(what, fraction) {
-  $("progress").hidden = fraction >= 1;
-  $("progress-fill").style.width = `${Math.round(100 * fraction)}%`;
-  $("progress-text").textContent = `Loading ${what} · ${Math.round(100 * fraction)}%`;
-}
-
-// Chrome downloads Gemini Nano only after a user gesture, which the host never has: the panel
-// starts the download from the Run click and shows its progress.
-async function downloadIfNeeded() {
-  if (!["auto", "prompt-api"].includes(prefs.model) || (await promptApiState()) !== "downloadable") return;
-  showProgress("Gemini Nano", 0);
-  const monitor = (m) => m.addEventListener("downloadprogress", (e) => showProgress("Gemini Nano", e.loaded));
-  const text = [{ type: "text", languages: ["en"] }];
-  try {
-    const session = await LanguageModel.create({ expectedInputs: text, expectedOutputs: text, monitor });
-    session.destroy();
-  } finally {
-    $("progress").hidden = true;
-  }
-}
 
 // ---- the run on screen ----------------------------------------------------------------------------
 
@@ -204,7 +119,7 @@ function onHostMessage(message) {
       break;
     }
     case "progress":
-      showProgress(message.what.split("/").at(-1), message.total ? message.loaded / message.total : 0);
+      picker.showProgress(message.what.split("/").at(-1), message.total ? message.loaded / message.total : 0);
       break;
     case "accepted":
       if (message.requestId === pending) pending = undefined;
@@ -286,13 +201,13 @@ async function run() {
   // The last run stays on screen until a new one is asked for.
   shown = undefined;
   delete $("trace").dataset.runId;
-  trace.start(task, MODELS[prefs.model]?.title ?? prefs.model);
+  trace.start(task, MODELS[picker.kind].title);
   ui.answer.textContent = "Working…";
   ui.answer.className = "answer pending";
   ui.badge.hidden = true;
   delete $("answer-card").dataset.success;
   try {
-    await downloadIfNeeded();
+    await picker.downloadIfNeeded();
   } catch (e) {
     trace.error(e);
     setStatus("The built-in model could not download", "err");
@@ -300,7 +215,7 @@ async function run() {
     return;
   }
   pending = nextRequest++;
-  port.postMessage({ type: "run", requestId: pending, task, tabId: tab.id, model: modelChoice() });
+  port.postMessage({ type: "run", requestId: pending, task, tabId: tab.id, model: picker.choice() });
 }
 
 ui.run.addEventListener("click", run);
@@ -309,11 +224,8 @@ ui.task.addEventListener("keydown", (e) => {
   if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) run();
 });
 
-renderModels();
 await showTarget();
-const state = await promptApiState();
-ui.promptState.textContent = `Prompt API: ${state}`;
-ui.promptState.dataset.state = state;
+await picker.showPromptApiState();
 await connect();
 await history.refresh();
 document.body.dataset.ready = "true";
