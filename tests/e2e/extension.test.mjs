@@ -186,11 +186,15 @@ test("the host closed mid-run: a new host resumes the run from IndexedDB, every 
   const runId = await runScripted(panel, 1000);
   // Steps 1 and 2 are committed, step 3's model call is waiting: close the host (its worker goes too).
   await worker.evaluate(() => chrome.offscreen.closeDocument());
+  // What the store holds of the run now, before a new host goes on with it.
+  const cut = await stored(panel, runId);
+  assert.equal(cut.status, "running");
+  assert.ok(cut.steps.length >= 2, JSON.stringify(cut));
   await panel.waitForSelector("#trace [data-kind=restored]", { timeout: 15_000 });
   await panel.waitForSelector("#answer-card[data-success]", { timeout: 15_000 });
   const trace = await traceOf(panel);
   assert.equal(trace.runId, runId, "the same run, resumed under its id");
-  assert.match(trace.restored, /2 committed step/);
+  assert.match(trace.restored, new RegExp(`: ${cut.steps.length} committed step`), "resumed from what was committed");
   assertDealsRun(trace);
   assert.deepEqual(await stored(panel, runId), { status: "succeeded", steps: trace.steps.map((s) => s.step) });
   assert.match(shop.url(), /\/index\.html\?tab=/, "back home");
@@ -207,6 +211,7 @@ test("Stop cancels the run under way: it ends cancelled, in the panel and in the
   assert.equal(await panel.locator("#run-status").textContent(), "cancelled");
   const { status, steps } = await stored(panel, runId);
   assert.equal(status, "cancelled");
+  // Stopped during step 3's model call (the steps are 1.5 s apart): steps 1 and 2 are kept.
   assert.deepEqual(steps, [1, 2], "the steps committed before the stop are kept");
   assert.equal(await shop.locator("#notice").textContent(), "Pick a deal to see its code.", "no click after the stop");
   assert.deepEqual(pageErrors, []);
