@@ -83,6 +83,7 @@ async function pickModel(panel, kind, fields = {}) {
 /** Runs the task with the scripted model; resolves to the run's id once its step 2 is drawn. */
 async function runScripted(panel, delayMs) {
   await pickModel(panel, "scripted", { "scripted-delay": String(delayMs) });
+  await panel.fill("#task", "Find the deal code for the Blue mug on the Deals page, then go back to where you started.");
   // A panel opens on the last run that ended: wait for the trace of the new one.
   const before = await panel.evaluate(() => document.getElementById("trace").dataset.runId ?? "");
   await panel.click("#run");
@@ -224,6 +225,7 @@ test("the Prompt API where Chromium has no model: the run is refused with MODEL_
   // Debian's Chromium exposes LanguageModel to extension pages and reports it unavailable.
   assert.equal(await panel.locator("#prompt-api-state").getAttribute("data-state"), "unavailable");
   await pickModel(panel, "prompt-api");
+  await panel.fill("#task", "What is on this page?");
   await panel.click("#run");
   await panel.waitForSelector("#answer.failed");
   const shown = await panel.evaluate(() => ({
@@ -270,6 +272,7 @@ test("the GGUF backend: wllama's module and wasm start under the extension's CSP
   const { shop, tabId } = await openShop();
   const panel = await openPanel(tabId);
   await pickModel(panel, "gguf", { "gguf-url": `${server.url}/tests/fixtures/not-a-model.gguf` });
+  await panel.fill("#task", "What is on this page?");
   await panel.click("#run");
   await panel.waitForSelector("#answer-card[data-success=false]", { timeout: 30_000 });
   const shown = await panel.evaluate(() => document.getElementById("run-status").textContent);

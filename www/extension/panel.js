@@ -191,7 +191,11 @@ async function connect() {
 async function run() {
   const task = ui.task.value.trim();
   const tab = await targetTab();
-  if (!task || !port || pending) return;
+  if (!port || pending) return;
+  if (!task) {
+    setStatus("Type a task first", "warn");
+    return;
+  }
   if (!tab) {
     setStatus("No tab to act on", "err");
     return;
