@@ -1,8 +1,8 @@
 // The extension's service worker. It opens the side panel from the toolbar button, keeps the
 // engine's host (the offscreen document, offscreen.html) open, and does for the host what an
 // offscreen document cannot: it only has chrome.runtime, so the DOM ops (chrome.scripting) and the
-// navigation (chrome.tabs) of a run happen here, one message each. It holds no run state: Chrome
-// may stop it between two messages, and the next message starts it again.
+// navigation (chrome.tabs.update; back through the page's history) of a run happen here, one message
+// each. It holds no run state: Chrome may stop it between two messages, and the next one starts it.
 import { domOp } from "./keel/dom/page-op.js";
 
 const HOST = "offscreen.html";

@@ -155,7 +155,14 @@ async function resumeCutOff() {
         continue;
       }
       const { turns } = await reader.exportRun(record.id);
-      const agent = await createAgent(meta.tabId, meta.model);
+      let agent;
+      try {
+        agent = await createAgent(meta.tabId, meta.model);
+      } catch (e) {
+        // Its model cannot start now (the server is down…): left unfinished, for the next host.
+        console.error(`keel host: could not resume ${record.id}`, e);
+        continue;
+      }
       const handle = agent.resume(record.id);
       const events = [{ type: "runStarted", runId: record.id, task: meta.task }, ...replayed(turns)];
       const run = { runId: record.id, task: meta.task, tabId: meta.tabId, model: meta.model, events, status: "running", handle };
