@@ -12,6 +12,7 @@ WASM_PACK_VERSION=0.15.1
 BINARYEN_VERSION=132
 TOOLS_DIR="${KEEL_TOOLS_DIR:-$ROOT/.tools}"
 PKG_DIR=pkg
+EXT_DIR=dist/extension
 OUT_NAME=keel
 DEMO_PORT="${KEEL_DEMO_PORT:-8080}"
 # Directories whose package.json (if any) gets its node dependencies installed by setup.
@@ -46,6 +47,9 @@ usage: ./build.sh <command> [args]
                  http://127.0.0.1:$DEMO_PORT/ with COOP/COEP headers until Ctrl-C
                  native: cargo run --release --example demo (the loop in a terminal)
                  model: only fetch and check the model
+  extension      build the package, then assemble the unpacked Chrome extension (www/extension/,
+                 the demo's trace and history, pkg/, wllama) into $EXT_DIR/: load it at
+                 chrome://extensions (www/extension/README.md)
   bench [browser|size|recovery|web] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
@@ -303,6 +307,42 @@ NODE
 	info "copied js/ into $PKG_DIR/ and wrote $PKG_DIR/package.json (exports, files)"
 }
 
+# The unpacked extension from www/extension/, the demo components it shares (trace, history,
+# style) and the package (into keel/, imported by relative paths: extension pages allow no inline
+# import map). Needs $PKG_DIR/ built.
+assemble_extension() {
+	[[ -f $PKG_DIR/index.js && -f $PKG_DIR/dom/index.js ]] || die "$PKG_DIR/ has no index.js or dom/: build the package first"
+	log "extension -> $EXT_DIR/"
+	rm -rf "$EXT_DIR"
+	mkdir -p "$EXT_DIR/keel"
+	cp www/extension/*.json www/extension/*.html www/extension/*.js www/extension/*.css "$EXT_DIR/"
+	cp www/trace.js www/history.js www/style.css "$EXT_DIR/"
+	cp -R "$PKG_DIR/." "$EXT_DIR/keel/"
+	# Not code the extension loads (and Chrome warns about dotfiles in a package).
+	rm -f "$EXT_DIR/keel/.gitignore" "$EXT_DIR/keel/package.json" "$EXT_DIR/keel/README.md"
+	# The GGUF backend: wllama's self-contained ES module and its wasm, and keel-agent/wllama's one
+	# bare import pointed at it (what the demo's import map does).
+	local wllama=www/node_modules/@wllama/wllama/esm
+	[[ -f $wllama/index.js ]] || die "no $wllama/index.js: run ./build.sh setup (npm ci in www/)"
+	mkdir -p "$EXT_DIR/vendor/wllama"
+	cp "$wllama/index.js" "$EXT_DIR/vendor/wllama/index.js"
+	cp "$wllama/wasm/wllama.wasm" "$EXT_DIR/vendor/wllama/wllama.wasm"
+	sed -i 's#from "@wllama/wllama"#from "../vendor/wllama/index.js"#' "$EXT_DIR/keel/wllama.js"
+	grep -q '"@wllama/wllama"' "$EXT_DIR/keel/wllama.js" && die "keel/wllama.js still imports @wllama/wllama by name"
+	local f missing=()
+	for f in background.js offscreen.html sidepanel.html keel/index.js keel/worker.js keel/keel_bg.wasm keel/dom/page-op.js; do
+		[[ -f $EXT_DIR/$f ]] || missing+=("$f")
+	done
+	((${#missing[@]} == 0)) || die "the extension misses ${missing[*]}"
+	info "$(find "$EXT_DIR" -type f | wc -l) files, $(du -sk "$EXT_DIR" | cut -f1) KiB; load it unpacked from $ROOT/$EXT_DIR"
+}
+
+cmd_extension() {
+	wasm_pack_build
+	print_size
+	assemble_extension
+}
+
 print_size() {
 	local f raw gz found=0
 	for f in "$PKG_DIR"/*.wasm; do
@@ -347,6 +387,7 @@ E2E_DIR=tests/e2e
 
 e2e_tests() {
 	wasm_pack_build
+	assemble_extension
 	# The Vite consumer depends on file:../../../pkg, so it installs once pkg/ exists.
 	ensure_node_deps "$E2E_DIR/vite-app"
 	release_setup_lock
@@ -458,7 +499,7 @@ main() {
 		usage
 		return 0
 		;;
-	setup | build | test | demo | bench | size) ;;
+	setup | build | extension | test | demo | bench | size) ;;
 	*)
 		usage >&2
 		die "unknown command '$cmd'"
@@ -468,6 +509,7 @@ main() {
 	case $cmd in
 	setup) ;;
 	build) cmd_build ;;
+	extension) cmd_extension ;;
 	test) cmd_test ;;
 	demo) cmd_demo "$@" ;;
 	bench) cmd_bench "$@" ;;

@@ -1,8 +1,9 @@
 // The history panel: the demo session's past runs (task, status, steps, faults, recovered, time)
 // with their exports, its failure log, and the failure stats by tool and by code, as keel stored
 // them in IndexedDB. It reads through an agent of its own that runs nothing: the failure-log
-// methods are an agent's, and the run agent comes and goes with the backend picked.
-import { Agent } from "keel-agent";
+// methods are an agent's, and the run agent comes and goes with the backend picked. The page hands
+// it the Agent class: the demo imports "keel-agent" through its import map, the extension (whose
+// CSP allows no inline import map) imports the package by its path.
 import { h } from "./trace.js";
 
 const RUNS_SHOWN = 20;
@@ -31,16 +32,19 @@ function breakdown(title, name, stats) {
 export class History {
   #card;
   #session;
+  #Agent;
   #reader;
 
-  constructor(card, session) {
+  /** `Agent` is keel-agent's Agent class, which the panel's reader agent is made with. */
+  constructor(card, session, Agent) {
     this.#card = card;
     this.#session = session;
+    this.#Agent = Agent;
     card.querySelector("[data-action=clear]").addEventListener("click", () => this.clear());
   }
 
   #agent() {
-    this.#reader ??= Agent.create({
+    this.#reader ??= this.#Agent.create({
       model: { custom: async () => Promise.reject(new Error("the history panel's agent only reads the store")) },
       session: this.#session,
     }).catch((e) => {
