@@ -36,9 +36,17 @@ function modelChoice(model) {
     if (customs.size > 1) throw new TypeError("Agent.create: a model fallback chain takes at most one custom function");
     return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom: [...customs][0] };
   }
-  if (model && typeof model === "object") {
-    if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };
-    if (model.openai) return { choice: { kind: "openai", ...model.openai } };
+  if (isPlainObject(model)) {
+    // One backend per object: a second key would be silently ignored.
+    if (typeof model.custom === "function") {
+      checkKeys(model, ["custom"], "Agent.create: `model`");
+      return { choice: { kind: "custom" }, custom: model.custom };
+    }
+    if (model.openai) {
+      checkKeys(model, ["openai"], "Agent.create: `model`");
+      checkObject(model.openai, "Agent.create: `model.openai`", false);
+      return { choice: { kind: "openai", ...model.openai } };
+    }
   }
   throw keelError(
     "INVALID_CONFIG",
@@ -60,6 +68,7 @@ function usesPromptApi(choice) {
 async function pageModel(model, owned) {
   if (Array.isArray(model)) return Promise.all(model.map((m) => pageModel(m, owned)));
   if (!model || typeof model !== "object" || !model.wllama) return model;
+  checkKeys(model, ["wllama"], "Agent.create: `model`");
   const factory = pageBackend("wllama");
   if (!factory) {
     const error = new Error(
