@@ -2,95 +2,18 @@
 // model (the custom function, or the Prompt API: on the web only the page has `LanguageModel`) when
 // the worker asks, and streams each run's events back.
 import { openPromptApi } from "./backends/prompt-api.js";
-import { checkKeys, checkObject, checkSendable, describe, isPlainObject } from "./checks.js";
+import { checkSendable, describe, isPlainObject } from "./checks.js";
 import { fromRawFailure, keelError, toRawFailure } from "./errors.js";
 import { FailureLog, failureQuery } from "./failure-log.js";
-import { pageBackend } from "./page-backends.js";
+import { Liveness } from "./liveness.js";
+import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPromptApi } from "./options.js";
 import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
 const CREATE = Symbol("keel.create");
 
-// The options the JS wrapper reads itself; what goes to the worker (config, tools) is checked there.
-const CREATE_OPTIONS = ["model", "tools", "session", "config", "worker", "onError", "workerTimeoutMs"];
-const RUN_OPTIONS = ["signal", "session", "onEvent"];
-
-/** How long the worker may leave a ping unanswered while the page waits on it (ms), by default. */
-const WORKER_TIMEOUT_MS = 30_000;
-const MAX_WORKER_TIMEOUT_MS = 3_600_000;
-
 function abortError(message) {
   return new DOMException(message, "AbortError");
-}
-
-/** The model option as the worker's `ModelChoice`; a custom function stays on the page. */
-function modelChoice(model) {
-  if (typeof model === "function") return { choice: { kind: "custom" }, custom: model };
-  if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
-  if (Array.isArray(model)) {
-    if (model.length === 0) {
-      throw keelError("INVALID_CONFIG", "Agent.create: `model` is an empty array: a fallback chain needs at least one backend");
-    }
-    const links = model.map(modelChoice);
-    const customs = new Set(links.map((l) => l.custom).filter(Boolean));
-    if (customs.size > 1) throw new TypeError("Agent.create: a model fallback chain takes at most one custom function");
-    return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom: [...customs][0] };
-  }
-  if (model && typeof model === "object") {
-    if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };
-    if (model.openai) return { choice: { kind: "openai", ...model.openai } };
-  }
-  throw keelError(
-    "INVALID_CONFIG",
-    `Agent.create: \`model\` is ${describe(model)}; expected { custom: async (messages, { schema, signal }) => text }, ` +
-      'a function, "prompt-api", { openai }, { wllama }, or an array of these',
-  );
-}
-
-/** Whether a model choice, or any member of its chain, is the Prompt API. */
-function usesPromptApi(choice) {
-  return choice.kind === "promptApi" || (choice.kind === "fallback" && choice.chain.some(usesPromptApi));
-}
-
-/**
- * Backends that run on the page become custom functions before the worker hears of them:
- * `{ wllama: options }` once keel-agent/wllama is imported. The model is loaded here, so a failed
- * download fails `create`; the functions made are pushed to `owned`, for the agent to dispose.
- */
-async function pageModel(model, owned) {
-  if (Array.isArray(model)) return Promise.all(model.map((m) => pageModel(m, owned)));
-  if (!model || typeof model !== "object" || !model.wllama) return model;
-  const factory = pageBackend("wllama");
-  if (!factory) {
-    const error = new Error(
-      'the wllama backend is not loaded: `import "keel-agent/wllama"` first (it needs the @wllama/wllama package)',
-    );
-    throw Object.assign(error, { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" });
-  }
-  const fn = factory(model.wllama);
-  owned.push(fn);
-  await fn.load();
-  return { custom: fn };
-}
-
-/**
- * A tool as the worker reads it: every field but `execute`, which stays on the page. The worker
- * checks the fields against its tool declaration type, so an unknown or misspelt one is refused
- * there, with the closest known field.
- */
-function toolSpec(tool, i) {
-  const where = `Agent.create: tools[${i}]`;
-  if (!isPlainObject(tool) || typeof tool.name !== "string" || typeof tool.execute !== "function") {
-    throw keelError(
-      "INVALID_TOOLS",
-      `${where} is ${describe(tool)}${isPlainObject(tool) ? ` without a string \`name\` and an \`execute\` function` : ""}; ` +
-        "each tool needs a `name` and an `execute(args, { signal })` function",
-    );
-  }
-  const { execute, ...fields } = tool;
-  const spec = { description: "", ...fields };
-  checkSendable(spec, `${where} (\`${tool.name}\`)`, "INVALID_TOOLS");
-  return spec;
 }
 
 // What the worker can read: JSON. `undefined` becomes null.
@@ -124,16 +47,17 @@ export class Agent {
   #disposed = false;
   #dead;
   #init;
-  #workerTimeoutMs;
-  #lastHeard = Date.now();
-  #lastTick = 0;
-  #nextPing = 1;
-  #watchdog;
+  #liveness;
   #log = new FailureLog((message) => this.#post(message));
 
   constructor(token, worker, tools, custom, session, onError, promptApi, workerTimeoutMs) {
     if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
-    this.#workerTimeoutMs = workerTimeoutMs;
+    this.#liveness = new Liveness(workerTimeoutMs, {
+      waiting: () => this.#waiting(),
+      ping: (message) => this.#post(message),
+      dead: (quiet) =>
+        this.#die("WORKER_UNRESPONSIVE", `the worker has not answered for ${quiet} ms (workerTimeoutMs is ${workerTimeoutMs})`),
+    });
     this.#promptApi = promptApi;
     this.#worker = worker;
     this.#tools = tools;
@@ -141,7 +65,7 @@ export class Agent {
     this.#session = session;
     this.#onError = onError;
     worker.addEventListener("message", (event) => {
-      this.#lastHeard = Date.now();
+      this.#liveness.heard();
       this.#onMessage(event.data);
     });
     worker.addEventListener("error", (event) => this.#onWorkerError(event));
@@ -171,25 +95,7 @@ export class Agent {
    * ```
    */
   static async create(options = {}) {
-    checkObject(options, "Agent.create: the options", false);
-    checkKeys(options, CREATE_OPTIONS, "Agent.create");
-    const { tools = [], session = "default", worker, onError, workerTimeoutMs = WORKER_TIMEOUT_MS } = options;
-    if (!Array.isArray(tools)) {
-      throw keelError("INVALID_CONFIG", `Agent.create: \`tools\` must be an array of tools; got ${describe(tools)}`);
-    }
-    if (typeof session !== "string") {
-      throw keelError("INVALID_CONFIG", `Agent.create: \`session\` must be a string; got ${describe(session)}`);
-    }
-    if (onError !== undefined && typeof onError !== "function") {
-      throw keelError("INVALID_CONFIG", `Agent.create: \`onError\` must be a function; got ${describe(onError)}`);
-    }
-    if (!Number.isInteger(workerTimeoutMs) || workerTimeoutMs < 100 || workerTimeoutMs > MAX_WORKER_TIMEOUT_MS) {
-      throw keelError(
-        "INVALID_CONFIG",
-        `Agent.create: \`workerTimeoutMs\` is ${describe(workerTimeoutMs)}: expected a whole number of ms from 100 to ${MAX_WORKER_TIMEOUT_MS}`,
-      );
-    }
-    if (options.config !== undefined && options.config !== null) checkObject(options.config, "Agent.create: `config`");
+    const { tools, session, worker, onError, workerTimeoutMs } = createOptions(options);
     const specs = tools.map(toolSpec);
     const { config, hook } = pageRedaction(options.config);
     checkSendable(config, "config");
@@ -409,7 +315,7 @@ export class Agent {
     } catch {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
-    this.#stopWatch();
+    this.#liveness.stop();
     this.#dead ??= new DOMException("the agent was disposed", "InvalidStateError");
     this.#worker.terminate();
     this.#promptApi?.dispose();
@@ -432,36 +338,13 @@ export class Agent {
     }
   }
 
+  #watch() {
+    if (!this.#disposed && !this.#dead) this.#liveness.watch();
+  }
+
   // Whether anything waits on the worker.
   #waiting() {
     return this.#init !== undefined || this.#runs.size > 0 || this.#queries.size > 0 || this.#log.size > 0;
-  }
-
-  // The liveness check: while something waits on the worker, a ping goes out when it has been
-  // quiet for a while, and a worker silent for `workerTimeoutMs` is declared dead. A page whose
-  // own thread was blocked (its timers late) does not count that time against the worker.
-  #watch() {
-    if (this.#watchdog !== undefined || this.#disposed || this.#dead) return;
-    const period = Math.max(25, Math.min(5_000, Math.floor(this.#workerTimeoutMs / 4)));
-    this.#lastHeard = Date.now();
-    this.#lastTick = Date.now();
-    this.#watchdog = setInterval(() => {
-      const now = Date.now();
-      if (!this.#waiting()) return this.#stopWatch();
-      if (now - this.#lastTick > 2 * period) this.#lastHeard = now;
-      this.#lastTick = now;
-      const quiet = now - this.#lastHeard;
-      if (quiet > this.#workerTimeoutMs) {
-        this.#die("WORKER_UNRESPONSIVE", `the worker has not answered for ${quiet} ms (workerTimeoutMs is ${this.#workerTimeoutMs})`);
-      } else if (quiet >= period) {
-        this.#post({ type: "ping", id: this.#nextPing++ });
-      }
-    }, period);
-  }
-
-  #stopWatch() {
-    clearInterval(this.#watchdog);
-    this.#watchdog = undefined;
   }
 
   // The worker is gone or useless: everything waiting fails with `code`, later calls too.
@@ -469,7 +352,7 @@ export class Agent {
     if (this.#dead || this.#disposed) return;
     const error = keelError(code, `keel: ${message}; what was waiting on it has failed`, name);
     this.#dead = error;
-    this.#stopWatch();
+    this.#liveness.stop();
     for (const controller of this.#calls.values()) controller.abort(error);
     this.#calls.clear();
     this.#failAll(error);
@@ -606,21 +489,6 @@ export class Agent {
     }
     return { text: out.text, usage: { promptTokens, completionTokens } };
   }
-}
-
-/** The run options the wrapper reads, checked: known keys only, a real AbortSignal, a function. */
-function runOptions(options, where, known = RUN_OPTIONS) {
-  checkObject(options ?? {}, `${where}: the options`);
-  const opts = options ?? {};
-  checkKeys(opts, known, where);
-  const { signal, onEvent } = opts;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw keelError("INVALID_CONFIG", `${where}: \`signal\` must be an AbortSignal; got ${describe(signal)}`);
-  }
-  if (onEvent !== undefined && typeof onEvent !== "function") {
-    throw keelError("INVALID_CONFIG", `${where}: \`onEvent\` must be a function; got ${describe(onEvent)}`);
-  }
-  return opts;
 }
 
 class ToolMissing extends Error {

@@ -320,5 +320,5 @@ impl WorkerHost {
 
 /// A tool spec the page got wrong.
 fn invalid_tools(message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_TOOLS", message) }
+    super::init::invalid_setting("INVALID_TOOLS", message)
 }

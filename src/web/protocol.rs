@@ -7,10 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::settings::read;
-use crate::engine::{AgentConfig, Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
+use crate::engine::{Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
 use crate::errors::RawFailure;
-use crate::tools::ToolSpec;
 
 use super::openai::ResponseFormat;
 use super::wire::{well_formed, Header};
@@ -72,12 +70,12 @@ impl ModelChoice {
 }
 
 /// `init`: the agent's tools, model and settings, as the page gave them. Each is read into its
-/// type when the agent is built ([`Init::read`]), so a mistake in one is an `initFailed` naming
+/// type when the agent is built (`Init::read_model`, `read_tools`, `read_config`, in `init.rs`), so a mistake in one is an `initFailed` naming
 /// where it is (`tools[1].timeoutMs`), not an unreadable message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Init {
-    /// The tools ([`ToolSpec`]s), without their `execute` functions (those stay on the page).
+    /// The tools ([`ToolSpec`](crate::tools::ToolSpec)s), without their `execute` functions (those stay on the page).
     #[serde(default)]
     pub tools: Vec<Value>,
     /// The model backend (a [`ModelChoice`]).
@@ -85,44 +83,6 @@ pub struct Init {
     /// A partial `AgentConfig`, with `store`: missing fields take their defaults.
     #[serde(default)]
     pub config: Value,
-}
-
-impl Init {
-    /// The model choice, or an INVALID_CONFIG failure naming what is wrong with it.
-    pub fn read_model(&self) -> Result<ModelChoice, RawFailure> {
-        read(&self.model, "model", &[]).map_err(|e| invalid_setting("INVALID_CONFIG", e.to_string()))
-    }
-
-    /// The tool specs, or an INVALID_TOOLS failure naming the tool and the field.
-    pub fn read_tools(&self) -> Result<Vec<ToolSpec>, RawFailure> {
-        let read_one = |(i, tool): (usize, &Value)| {
-            read::<ToolSpec>(tool, &format!("tools[{i}]"), &[]).map_err(|e| {
-                let name = tool.get("name").and_then(Value::as_str).map(|n| format!(" (tool `{n}`)"));
-                invalid_setting("INVALID_TOOLS", format!("{e}{}", name.unwrap_or_default()))
-            })
-        };
-        self.tools.iter().enumerate().map(read_one).collect()
-    }
-
-    /// The agent's settings (the config less `store`, which the store reads), or an INVALID_CONFIG
-    /// failure naming the key.
-    pub fn read_config(&self) -> Result<AgentConfig, RawFailure> {
-        let config = match &self.config {
-            Value::Null => return Ok(AgentConfig::default()),
-            Value::Object(fields) => {
-                let mut fields = fields.clone();
-                fields.remove("store");
-                Value::Object(fields)
-            }
-            other => other.clone(),
-        };
-        read(&config, "config", &["store"]).map_err(|e| invalid_setting("INVALID_CONFIG", e.to_string()))
-    }
-}
-
-/// A setting the page got wrong: a TypeError with `code`.
-pub fn invalid_setting(code: &str, message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded(code, message) }
 }
 
 /// `run`: start a task.

@@ -145,7 +145,7 @@ pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: Value) {
     let query: StoreQuery = match crate::engine::settings::read(&query, "query", &[]) {
         Ok(query) => query,
         Err(e) => {
-            let error = super::protocol::invalid_setting("INVALID_CONFIG", e.to_string());
+            let error = super::init::invalid_setting("INVALID_CONFIG", e.to_string());
             return host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
         }
     };

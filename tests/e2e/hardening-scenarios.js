@@ -39,6 +39,7 @@ export async function hardenCreate() {
     toolsObject: { model, tools: {} },
     modelEmpty: { model: [] },
     modelNumber: { model: 42 },
+    modelExtra: { model: { custom: async () => answer("x"), timeout: 5 } },
     topLevel: { modle: model },
     toolTimeout0: { model, tools: [t({ timeoutMs: 0 })] },
     toolAttempts0: { model, tools: [t({ maxAttempts: 0 })] },

@@ -26,6 +26,7 @@ test("Agent.create refuses bad options at once, naming what was wrong", async ()
   refused(r.toolsObject, "INVALID_CONFIG", /`tools` must be an array of tools; got an object/);
   refused(r.modelEmpty, "INVALID_CONFIG", /`model` is an empty array/);
   refused(r.modelNumber, "INVALID_CONFIG", /`model` is the number 42; expected/);
+  refused(r.modelExtra, "INVALID_CONFIG", /`model`: unknown option `timeout`/);
   refused(r.topLevel, "INVALID_CONFIG", /unknown option `modle` \(did you mean `model`\?\)/);
   refused(r.toolTimeout0, "INVALID_TOOLS", /tool `search`: timeoutMs is 0: expected from 1 ms/);
   refused(r.toolAttempts0, "INVALID_TOOLS", /tool `search`: maxAttempts is 0/);
