@@ -9,12 +9,15 @@ const BY_ID = new Map(TASKS.map((t) => [t.id, t]));
 
 /** What a page with a small local model would use (as the recovery benchmark's keel mode). */
 const CONFIG = {
-  maxSteps: 12,
+  maxSteps: 10,
   // The bench's machines are slow: a step's generation can take tens of seconds.
   modelTimeoutMs: 180_000,
   // n_ctx 8192 on the server, less room for the reply.
   contextTokens: 6_000,
   store: "memory",
+  // A DOM agent looks before it acts: the first step is a snapshot (Qwen's first runs sent made-up
+  // refs before any, and never took one).
+  toolChoice: { tool: "snapshot" },
 };
 
 /** Runs task `id`; resolves to plain data: the result's figures, the failures, the trace. */

@@ -11,6 +11,7 @@ import { CARD_FEE, CHECKOUT_ORDER, DEAL_CODES, PROMO, RETURN_DAYS, orderNumber, 
 const has = (text, ...needles) => needles.every((n) => String(text ?? "").toLowerCase().includes(n.toLowerCase()));
 const digits = (price) => price.replace("€", "");
 
+// Ordered so that a run cut short has covered each kind of fault first.
 export const TASKS = [
   {
     id: "price",
@@ -19,38 +20,6 @@ export const TASKS = [
     fault: "none (a table row)",
     minSteps: 2,
     check: (a) => has(a, "56.20"),
-  },
-  {
-    id: "follow-link",
-    start: "prices.html",
-    task: "Open the Garden hose's product page and answer with its SKU.",
-    fault: "a navigation: the refs of the first page die",
-    minSteps: 4,
-    check: (a) => has(a, "GH-311"),
-  },
-  {
-    id: "stock",
-    start: "prices.html",
-    task: "How many Tea kettles are in stock? The product page says.",
-    fault: "a navigation",
-    minSteps: 4,
-    check: (a) => /(^|\D)9(\D|$)/.test(String(a)),
-  },
-  {
-    id: "form",
-    start: "form.html",
-    task: "Use the order form to order a blue mug for Ada Lovelace, email ada@example.com, then answer with the order number.",
-    fault: "a form sent by navigation",
-    minSteps: 5,
-    check: (a) => has(a, orderNumber({ name: "Ada Lovelace", email: "ada@example.com", size: "Medium", quantity: "1" })),
-  },
-  {
-    id: "form-options",
-    start: "form.html",
-    task: "Order 3 blue mugs in size Large for Alan Turing (alan@example.com) with the order form, then answer with the order number.",
-    fault: "a select and a number field",
-    minSteps: 7,
-    check: (a) => has(a, orderNumber({ name: "Alan Turing", email: "alan@example.com", size: "Large", quantity: "3" })),
   },
   {
     id: "stale-deals",
@@ -70,6 +39,14 @@ export const TASKS = [
     pageCheck: () => document.getElementById("status").textContent.includes("Order placed"),
   },
   {
+    id: "follow-link",
+    start: "prices.html",
+    task: "Open the Garden hose's product page and answer with its SKU.",
+    fault: "a navigation: the refs of the first page die",
+    minSteps: 4,
+    check: (a) => has(a, "GH-311"),
+  },
+  {
     id: "disabled",
     start: "account.html",
     task: "Apply the promo code SPRING and answer with the discount it gives.",
@@ -84,6 +61,14 @@ export const TASKS = [
     fault: "the value is in a same-origin iframe (a cross-origin one beside it)",
     minSteps: 2,
     check: (a) => has(a, digits(CARD_FEE)),
+  },
+  {
+    id: "form",
+    start: "form.html",
+    task: "Use the order form to order a blue mug for Ada Lovelace, email ada@example.com, then answer with the order number.",
+    fault: "a form sent by navigation",
+    minSteps: 5,
+    check: (a) => has(a, orderNumber({ name: "Ada Lovelace", email: "ada@example.com", size: "Medium", quantity: "1" })),
   },
   {
     id: "long-page",
@@ -108,6 +93,22 @@ export const TASKS = [
     fault: "a search form sent by Enter (a navigation)",
     minSteps: 4,
     check: (a) => has(a, "31.00") || has(a, "31,00") || /€\s?31\b/.test(String(a)),
+  },
+  {
+    id: "stock",
+    start: "prices.html",
+    task: "How many Tea kettles are in stock? The product page says.",
+    fault: "a navigation",
+    minSteps: 4,
+    check: (a) => /(^|\D)9(\D|$)/.test(String(a)),
+  },
+  {
+    id: "form-options",
+    start: "form.html",
+    task: "Order 3 blue mugs in size Large for Alan Turing (alan@example.com) with the order form, then answer with the order number.",
+    fault: "a select and a number field",
+    minSteps: 7,
+    check: (a) => has(a, orderNumber({ name: "Alan Turing", email: "alan@example.com", size: "Large", quantity: "3" })),
   },
   {
     id: "newsletters",

@@ -135,3 +135,33 @@ export async function samePageRun(crossOriginUrl) {
     host.remove();
   }
 }
+
+/** domTools' own checks: bad options throw TypeErrors naming the option; a runner's missing answer is FRAME_DETACHED. */
+export async function domToolsChecks() {
+  const thrown = (f) => {
+    try {
+      f();
+      return "no error";
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    }
+  };
+  const run = pageRunner();
+  const context = { signal: new AbortController().signal, warn: () => {} };
+  const click = domTools({ run: async () => undefined }).find((t) => t.name === "click");
+  let gone;
+  try {
+    await click.execute({ ref: "@e1" }, context);
+    gone = "no error";
+  } catch (e) {
+    gone = { name: e.name, code: e.code, message: e.message, recovery: e.recovery };
+  }
+  return {
+    noRun: thrown(() => domTools({})),
+    badInclude: thrown(() => domTools({ run, include: ["navigate"] })),
+    badMax: thrown(() => domTools({ run, maxChars: 100 })),
+    badNavigate: thrown(() => domTools({ run, navigate: "yes" })),
+    names: domTools({ run, include: ["read", "snapshot"] }).map((t) => t.name),
+    gone,
+  };
+}

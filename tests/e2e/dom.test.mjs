@@ -197,6 +197,15 @@ test("a navigation mid-task: the link's click says the page is loading; the old 
   const gone = await fails("UNKNOWN_REF", "click", { ref: mug });
   assert.match(gone.message, /no snapshot of it has been taken yet, .*a page that navigated or reloaded needs a new one/);
   assert.match((await ok("snapshot")).text, /text "BM-204"/);
+  // A link to the page itself reloads it: the runner waits for the new document, whose refs are new.
+  const item = (await ok("snapshot")).text;
+  const self = ref(item, /link "Home"/);
+  await tab.goto(site("index.html"));
+  const home0 = (await ok("snapshot")).text;
+  const started = Date.now();
+  assert.match((await ok("click", { ref: ref(home0, /link "Home"/) })).text, /The page is loading .*index\.html/);
+  assert.ok(Date.now() - started < 5000, `the reload was waited for, not timed out (${Date.now() - started} ms)`);
+  assert.match((await fails("UNKNOWN_REF", "click", { ref: self })).message, /no snapshot of it has been taken yet/);
 
   await tab.goto(site("index.html"));
   const home = (await ok("snapshot")).text;
@@ -273,6 +282,19 @@ test("a copilot on its own page (pageRunner): a covered button, a cross-origin f
   assert.equal(r.done, "Subscribed ada@example.com.");
   assert.equal(r.answer, "Subscribed ada@example.com.");
   assert.equal(r.success, true);
+});
+
+test("domTools checks its options; a runner that gives no answer (the frame went away) is FRAME_DETACHED", async () => {
+  const r = await scenario("domToolsChecks");
+  assert.match(r.noRun, /^TypeError: domTools: `run` must be a function/);
+  assert.equal(r.badInclude, 'TypeError: domTools: no tool "navigate" to include; available: snapshot, click, type, select, check, press, scroll, read');
+  assert.equal(r.badMax, "TypeError: domTools: `maxChars` must be a whole number of at least 500 (got 100)");
+  assert.equal(r.badNavigate, "TypeError: domTools: `navigate` must be a function or absent");
+  assert.deepEqual(r.names, ["snapshot", "read"]);
+  assert.equal(r.gone.name, "ToolError");
+  assert.equal(r.gone.code, "FRAME_DETACHED");
+  assert.match(r.gone.message, /The page gave no answer to `click`/);
+  assert.match(r.gone.recovery[0], /`snapshot`/);
 });
 
 test("no page errors", () => {
