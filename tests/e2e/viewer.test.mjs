@@ -133,6 +133,19 @@ test("the OTLP export, opened by file: the same steps, failures and retries", as
   await page.screenshot({ path: join(ARTIFACTS, "viewer-otlp.png"), fullPage: true });
 });
 
+test("a file dropped on the page opens like a picked one", async () => {
+  await page.evaluate(() => delete document.body.dataset.loaded);
+  const transfer = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], "dropped.otlp.json", { type: "application/json" }));
+    return dt;
+  }, exported.otlp.text);
+  await page.dispatchEvent("#drop", "drop", { dataTransfer: transfer });
+  await page.waitForSelector("body[data-loaded]");
+  assert.equal(await page.getAttribute("body", "data-loaded"), "otlp");
+  assert.deepEqual(await failureRows(), live.failures);
+});
+
 test("a stored recovery call is drawn as the runtime's call", async () => {
   // The demo's tools declare no recoverWith: the record's field is set here to check the drawing.
   const data = structuredClone(exported.json.data);
