@@ -146,15 +146,65 @@ test("a file dropped on the page opens like a picked one", async () => {
   assert.deepEqual(await failureRows(), live.failures);
 });
 
-test("a stored recovery call is drawn as the runtime's call", async () => {
-  // The demo's tools declare no recoverWith: the record's field is set here to check the drawing.
-  const data = structuredClone(exported.json.data);
+test("a run whose failing tool the runtime recovers itself (recoverWith): the recovery call is shown", async () => {
+  // A real run in the viewer's page (the memory store): `click` fails with STALE_REFERENCE once and
+  // declares `recoverWith: { STALE_REFERENCE: "snapshot" }`, so the runtime calls snapshot itself.
+  const texts = await page.evaluate(async () => {
+    const { Agent, ToolError } = await import("keel-agent");
+    const steps = [
+      { thought: "look", action: { tool: "snapshot", args: {} } },
+      { thought: "click it", action: { tool: "click", args: { ref: "e1" } } },
+      { thought: "again", action: { tool: "click", args: { ref: "e2" } } },
+      { thought: "done", final_answer: "Clicked e2." },
+    ];
+    let next = 0;
+    let clicks = 0;
+    const agent = await Agent.create({
+      model: { custom: async () => JSON.stringify(steps[Math.min(next++, steps.length - 1)]) },
+      config: { store: "memory" },
+      tools: [
+        { name: "snapshot", description: "The page's elements and their refs.", inputSchema: { type: "object" },
+          readOnly: true, execute: () => `button "OK" [ref=e${clicks + 1}]` },
+        { name: "click", description: "Clicks an element by ref.", refsFrom: ["snapshot"],
+          inputSchema: { type: "object", properties: { ref: { type: "string" } }, required: ["ref"] },
+          recoverWith: { STALE_REFERENCE: "snapshot" },
+          execute: ({ ref }) => {
+            if (clicks++ === 0) throw new ToolError(`ref ${ref} is stale`, { code: "STALE_REFERENCE" });
+            return `clicked ${ref}`;
+          } },
+      ],
+    });
+    const { runId } = await agent.run("Click the OK button.").result;
+    // A second run in the same session (the script is spent: it answers at once).
+    await agent.run("Say what you clicked.").result;
+    const [run, session] = [await agent.exportRun(runId), await agent.exportSession()];
+    agent.dispose();
+    return [JSON.stringify(run), JSON.stringify(session)];
+  });
+  const [text, sessionText] = texts;
+  const data = JSON.parse(text);
   const stale = data.failures.find((f) => f.code === "STALE_REFERENCE");
-  stale.recoveryCall = "snapshot";
-  await openFile("recovery.json", JSON.stringify(data));
-  const [call] = await items("#trace .item.recovery");
-  assert.equal(call?.called, "snapshot");
-  assert.match(call.text, /The runtime called snapshot after click failed with STALE_REFERENCE/);
+  assert.equal(stale?.recoveryCall, "snapshot", JSON.stringify(data.failures));
+  await openFile("recovery.json", text);
+  const calls = await items("#trace .item.recovery");
+  assert.deepEqual(calls.map((c) => [c.called, c.code]), [["snapshot", "STALE_REFERENCE"]]);
+  assert.match(calls[0].text, /The runtime called snapshot after click failed with STALE_REFERENCE/);
+  assert.equal(await page.$$eval(`#trace .step[data-step="${stale.step}"] .item.recovery`, (els) => els.length), 1);
+  assert.equal(await page.isVisible("#run-pick"), false);
+
+  // The session's export: a picker lists both runs, the last shown first; picking the first shows it.
+  await openFile("session.json", sessionText);
+  assert.equal(await page.isVisible("#run-pick"), true);
+  const options = await page.$$eval("#run-select option", (els) => els.map((o) => o.textContent));
+  const sessionRuns = JSON.parse(sessionText).runs;
+  assert.deepEqual(options, sessionRuns.map((r) => `${r.task} · ${r.status}`));
+  assert.deepEqual(sessionRuns.map((r) => r.task), ["Click the OK button.", "Say what you clicked."]);
+  assert.match(await page.textContent("#run-task"), /Say what you clicked/);
+  assert.equal((await items("#trace .item.recovery")).length, 0);
+  await page.selectOption("#run-select", data.runs[0].id);
+  assert.equal(await page.getAttribute("#run-card", "data-run-id"), data.runs[0].id);
+  assert.match(await page.textContent("#run-task"), /Click the OK button/);
+  assert.equal((await items("#trace .item.recovery")).length, 1);
 });
 
 test("files that are not exports show an error saying what was expected", async () => {
