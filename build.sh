@@ -282,6 +282,9 @@ wasm_pack_build() {
 # package.json: the wrapper's entry points and an exports map instead of wasm-pack's raw glue.
 package_js() {
 	cp -R js/. "$PKG_DIR/"
+	# The licences the package declares ("MIT OR Apache-2.0"); npm packs only LICENSE and
+	# LICENSE.* by itself, so they are listed in `files` too.
+	cp LICENSE-MIT LICENSE-APACHE "$PKG_DIR/"
 	node --input-type=module - "$PKG_DIR" <<'NODE'
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 const dir = process.argv[2];
@@ -301,7 +304,7 @@ Object.assign(pkg, {
     "./keel_bg.wasm": "./keel_bg.wasm",
     "./package.json": "./package.json",
   },
-  files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/"],
+  files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/", "LICENSE-MIT", "LICENSE-APACHE"],
   sideEffects: ["./worker.js", "./wllama.js", "./snippets/*"],
   // Only keel-agent/wllama imports it: an optional peer, so other pages never download it.
   peerDependencies: { "@wllama/wllama": "^3.8.1" },
