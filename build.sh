@@ -8,10 +8,12 @@ cd "$ROOT"
 
 WASM_TARGET=wasm32-unknown-unknown
 WASM_PACK_VERSION=0.15.1
+CARGO_FUZZ_VERSION=0.13.2
 # Debian's binaryen (wasm-opt 108) emits broken modules: use npm's binaryen, first on PATH.
 BINARYEN_VERSION=132
 TOOLS_DIR="${KEEL_TOOLS_DIR:-$ROOT/.tools}"
 PKG_DIR=pkg
+EXT_DIR=dist/extension
 OUT_NAME=keel
 DEMO_PORT="${KEEL_DEMO_PORT:-8080}"
 # Directories whose package.json (if any) gets its node dependencies installed by setup.
@@ -46,6 +48,9 @@ usage: ./build.sh <command> [args]
                  http://127.0.0.1:$DEMO_PORT/ with COOP/COEP headers until Ctrl-C
                  native: cargo run --release --example demo (the loop in a terminal)
                  model: only fetch and check the model
+  extension      build the package, then assemble the unpacked Chrome extension (www/extension/,
+                 the demo's trace and history, pkg/, wllama) into $EXT_DIR/: load it at
+                 chrome://extensions (www/extension/README.md)
   bench [browser|size|recovery|web] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
@@ -53,6 +58,10 @@ usage: ./build.sh <command> [args]
                  print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
                  then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
                  after wasm-opt (--write: into bench/results/wasm-size.md)
+  fuzz [seconds] [target...]
+                 run each cargo-fuzz target in fuzz/ (default: all) for [seconds] (default 60),
+                 seeded from fuzz/seeds/, then print executions, crashes and inputs slower than
+                 100 ms per target (needs a nightly toolchain; installs cargo-fuzz $CARGO_FUZZ_VERSION)
   help           this text (the only command that does not run setup)
 
 Tools not installed by cargo or apt go to \$KEEL_TOOLS_DIR (default: .tools/).
@@ -273,6 +282,9 @@ wasm_pack_build() {
 # package.json: the wrapper's entry points and an exports map instead of wasm-pack's raw glue.
 package_js() {
 	cp -R js/. "$PKG_DIR/"
+	# The licences the package declares ("MIT OR Apache-2.0"); npm packs only LICENSE and
+	# LICENSE.* by itself, so they are listed in `files` too.
+	cp LICENSE-MIT LICENSE-APACHE "$PKG_DIR/"
 	node --input-type=module - "$PKG_DIR" <<'NODE'
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 const dir = process.argv[2];
@@ -292,7 +304,7 @@ Object.assign(pkg, {
     "./keel_bg.wasm": "./keel_bg.wasm",
     "./package.json": "./package.json",
   },
-  files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/"],
+  files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/", "LICENSE-MIT", "LICENSE-APACHE"],
   sideEffects: ["./worker.js", "./wllama.js", "./snippets/*"],
   // Only keel-agent/wllama imports it: an optional peer, so other pages never download it.
   peerDependencies: { "@wllama/wllama": "^3.8.1" },
@@ -301,6 +313,42 @@ Object.assign(pkg, {
 writeFileSync(`${dir}/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
 NODE
 	info "copied js/ into $PKG_DIR/ and wrote $PKG_DIR/package.json (exports, files)"
+}
+
+# The unpacked extension from www/extension/, the demo components it shares (trace, history,
+# style) and the package (into keel/, imported by relative paths: extension pages allow no inline
+# import map). Needs $PKG_DIR/ built.
+assemble_extension() {
+	[[ -f $PKG_DIR/index.js && -f $PKG_DIR/dom/index.js ]] || die "$PKG_DIR/ has no index.js or dom/: build the package first"
+	log "extension -> $EXT_DIR/"
+	rm -rf "$EXT_DIR"
+	mkdir -p "$EXT_DIR/keel"
+	cp www/extension/*.json www/extension/*.html www/extension/*.js www/extension/*.css "$EXT_DIR/"
+	cp www/trace.js www/history.js www/style.css "$EXT_DIR/"
+	cp -R "$PKG_DIR/." "$EXT_DIR/keel/"
+	# Not code the extension loads (and Chrome warns about dotfiles in a package).
+	rm -f "$EXT_DIR/keel/.gitignore" "$EXT_DIR/keel/package.json" "$EXT_DIR/keel/README.md"
+	# The GGUF backend: wllama's self-contained ES module and its wasm, and keel-agent/wllama's one
+	# bare import pointed at it (what the demo's import map does).
+	local wllama=www/node_modules/@wllama/wllama/esm
+	[[ -f $wllama/index.js ]] || die "no $wllama/index.js: run ./build.sh setup (npm ci in www/)"
+	mkdir -p "$EXT_DIR/vendor/wllama"
+	cp "$wllama/index.js" "$EXT_DIR/vendor/wllama/index.js"
+	cp "$wllama/wasm/wllama.wasm" "$EXT_DIR/vendor/wllama/wllama.wasm"
+	sed -i 's#from "@wllama/wllama"#from "../vendor/wllama/index.js"#' "$EXT_DIR/keel/wllama.js"
+	grep -q '"@wllama/wllama"' "$EXT_DIR/keel/wllama.js" && die "keel/wllama.js still imports @wllama/wllama by name"
+	local f missing=()
+	for f in background.js offscreen.html sidepanel.html keel/index.js keel/worker.js keel/keel_bg.wasm keel/dom/page-op.js; do
+		[[ -f $EXT_DIR/$f ]] || missing+=("$f")
+	done
+	((${#missing[@]} == 0)) || die "the extension misses ${missing[*]}"
+	info "$(find "$EXT_DIR" -type f | wc -l) files, $(du -sk "$EXT_DIR" | cut -f1) KiB; load it unpacked from $ROOT/$EXT_DIR"
+}
+
+cmd_extension() {
+	wasm_pack_build
+	print_size
+	assemble_extension
 }
 
 print_size() {
@@ -347,6 +395,7 @@ E2E_DIR=tests/e2e
 
 e2e_tests() {
 	wasm_pack_build
+	assemble_extension
 	# The Vite consumer depends on file:../../../pkg, so it installs once pkg/ exists.
 	ensure_node_deps "$E2E_DIR/vite-app"
 	release_setup_lock
@@ -450,6 +499,42 @@ cmd_bench() {
 	fi
 }
 
+# cargo-fuzz needs nightly (libFuzzer's instrumentation flags); only `fuzz` asks for it.
+ensure_fuzz_tools() {
+	if ! cargo +nightly --version >/dev/null 2>&1; then
+		take_setup_lock
+		info "rustup toolchain install nightly --profile minimal"
+		rustup toolchain install nightly --profile minimal ||
+			die "fuzz needs a nightly toolchain (rustup toolchain install nightly)"
+	fi
+	ensure_cargo_tool cargo-fuzz cargo-fuzz "$CARGO_FUZZ_VERSION" --locked
+}
+
+# fuzz [seconds] [target...]: each target for `seconds`, its corpus kept in fuzz/corpus/ between
+# runs; a crash or an input over the time bound (fuzz/src/lib.rs) lands in fuzz/artifacts/<target>/.
+cmd_fuzz() {
+	local seconds=${1:-60}
+	(($#)) && shift
+	[[ $seconds =~ ^[0-9]+$ ]] || die "fuzz: seconds must be a whole number, not '$seconds'"
+	ensure_fuzz_tools
+	local targets=("$@") target runs status slow summary=()
+	((${#targets[@]})) || mapfile -t targets < <(cargo +nightly fuzz list --fuzz-dir fuzz)
+	for target in "${targets[@]}"; do
+		mkdir -p "fuzz/corpus/$target" "fuzz/seeds/$target" "fuzz/artifacts/$target"
+		log "fuzz $target for ${seconds}s"
+		status=0
+		cargo +nightly fuzz run --fuzz-dir fuzz --sanitizer none "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
+			-max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			>"fuzz/artifacts/$target/last-run.txt" 2>&1 || status=$?
+		runs="$(awk '/stat::number_of_executed_units/ {print $NF}' "fuzz/artifacts/$target/last-run.txt" | tail -1)"
+		slow="$(find "fuzz/artifacts/$target" -name 'slow-*' | wc -l)"
+		summary+=("$(printf '%-16s %12s executions  exit %s  %s slow input(s) (> 100 ms)' "$target" "${runs:-?}" "$status" "$slow")")
+		((status == 0)) || warn "$target found a failure: see fuzz/artifacts/$target/ (last-run.txt)"
+	done
+	log "fuzz summary (${seconds}s per target)"
+	printf '    %s\n' "${summary[@]}"
+}
+
 main() {
 	local cmd=${1:-help}
 	(($#)) && shift
@@ -458,7 +543,7 @@ main() {
 		usage
 		return 0
 		;;
-	setup | build | test | demo | bench | size) ;;
+	setup | build | extension | test | demo | bench | size | fuzz) ;;
 	*)
 		usage >&2
 		die "unknown command '$cmd'"
@@ -468,10 +553,12 @@ main() {
 	case $cmd in
 	setup) ;;
 	build) cmd_build ;;
+	extension) cmd_extension ;;
 	test) cmd_test ;;
 	demo) cmd_demo "$@" ;;
 	bench) cmd_bench "$@" ;;
 	size) cmd_size "$@" ;;
+	fuzz) cmd_fuzz "$@" ;;
 	esac
 }
 

@@ -170,3 +170,32 @@ fn not_found_for_a_name_suggests_other_forms_and_the_list_tool() {
         result.turns[0].observation
     );
 }
+
+#[test]
+fn the_same_unreadable_reply_again_is_escalated_like_a_repeated_call() {
+    let garbage = || Reply::Text("I will check the weather now.".into());
+    let script = vec![
+        garbage(),
+        garbage(),
+        garbage(),
+        act("get_weather", json!({"city": "Oslo"})),
+        answer("Oslo: sunny"),
+    ];
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: sunny"))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Weather in Oslo?");
+    assert!(!result.turns[0].observation.contains("You already sent"));
+    assert!(
+        result.turns[1]
+            .observation
+            .contains("You already sent this exact reply 1 time; it was refused each time."),
+        "{}",
+        result.turns[1].observation
+    );
+    assert!(
+        result.turns[2].observation.contains("You already sent this exact reply 2 times;"),
+        "{}",
+        result.turns[2].observation
+    );
+    assert!(result.success);
+}

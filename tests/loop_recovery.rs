@@ -81,7 +81,7 @@ fn recover_with_and_refs_from_must_name_usable_tools() {
         ),
         (
             vec![click().with_refs_from(["snap"])],
-            "declares refsFrom `snap`, but there is no tool named `snap`",
+            "refsFrom names `snap`, which is not one of the agent's tools",
         ),
     ];
     for (specs, why) in cases {

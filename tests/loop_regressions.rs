@@ -281,7 +281,7 @@ fn out_of_range_settings_are_refused_with_the_setting_named() {
     };
     let config = AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() };
     let error = Agent::new(effects, specs(), config).err().expect("refused");
-    assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: at least 1 ms");
+    assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: from 1 ms to 86400000 ms (a day)");
 }
 
 /// The tools a request's step schema lets the model call.

@@ -107,8 +107,8 @@ fn a_query_before_init_or_unreadable_is_answered_with_a_structured_failure() {
     w.send(json!({"type": "init", "model": {"kind": "custom"}}));
     assert_eq!(w.next()["type"], "ready");
     let bad = w.query(json!({"kind": "everything"}));
-    assert_eq!((bad["ok"].as_bool(), bad["error"]["code"].as_str()), (Some(false), Some("PROTOCOL_ERROR")));
-    assert!(bad["error"]["message"].as_str().unwrap().contains("`query`"), "{bad}");
+    assert_eq!((bad["ok"].as_bool(), bad["error"]["code"].as_str()), (Some(false), Some("INVALID_CONFIG")));
+    assert!(bad["error"]["message"].as_str().unwrap().contains("unknown variant `everything`"), "{bad}");
     let bad = w.query(json!({"kind": "failures", "limit": "ten"}));
     assert_eq!(bad["ok"], false);
     assert_eq!(w.value(json!({"kind": "failures"})), json!([]));

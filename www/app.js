@@ -30,7 +30,7 @@ const ui = {
 };
 const SESSION = "demo";
 const trace = new Trace($("trace"));
-const history = new History($("history-card"), SESSION);
+const history = new History($("history-card"), SESSION, Agent, { viewer: "./viewer.html" });
 const faultState = Object.fromEntries(Object.keys(FAULTS).map((k) => [k, false]));
 const faults = () => ({ ...faultState });
 const demo = demoTools(faults);

@@ -1,8 +1,10 @@
 // The history panel: the demo session's past runs (task, status, steps, faults, recovered, time)
 // with their exports, its failure log, and the failure stats by tool and by code, as keel stored
 // them in IndexedDB. It reads through an agent of its own that runs nothing: the failure-log
-// methods are an agent's, and the run agent comes and goes with the backend picked.
-import { Agent } from "keel-agent";
+// methods are an agent's, and the run agent comes and goes with the backend picked. The page hands
+// it the Agent class: the demo imports "keel-agent" through its import map, the extension (whose
+// CSP allows no inline import map) imports the package by its path. Given a viewer page (the demo's
+// viewer.html), each run gets a "View" link that opens it there.
 import { h } from "./trace.js";
 
 const RUNS_SHOWN = 20;
@@ -31,16 +33,24 @@ function breakdown(title, name, stats) {
 export class History {
   #card;
   #session;
+  #Agent;
   #reader;
+  #viewer;
 
-  constructor(card, session) {
+  /**
+   * `Agent` is keel-agent's Agent class, which the panel's reader agent is made with; `viewer`, the
+   * URL of a trace viewer page that opens `?run=<id>&session=<session>` from the same store.
+   */
+  constructor(card, session, Agent, { viewer } = {}) {
     this.#card = card;
     this.#session = session;
+    this.#Agent = Agent;
+    this.#viewer = viewer;
     card.querySelector("[data-action=clear]").addEventListener("click", () => this.clear());
   }
 
   #agent() {
-    this.#reader ??= Agent.create({
+    this.#reader ??= this.#Agent.create({
       model: { custom: async () => Promise.reject(new Error("the history panel's agent only reads the store")) },
       session: this.#session,
     }).catch((e) => {
@@ -95,10 +105,11 @@ export class History {
         h("td", {}, h(`span.run-status.${r.status}`, { text: r.status })),
         [r.counts.steps, s.faults, s.recovered].map((v) => h("td.num", { text: String(v) })),
         h("td.time", { text: time }),
-        h("td.exports", {}, this.#exportLink(r.id, "json", "JSON"), " ", this.#exportLink(r.id, "otlp", "OTLP")));
+        h("td.exports", {}, this.#exportLink(r.id, "json", "JSON"), " ", this.#exportLink(r.id, "otlp", "OTLP")),
+        this.#viewer ? h("td.view", {}, this.#viewLink(r.id)) : undefined);
     });
-    this.#part("runs").replaceChildren(
-      table(["Task", "Status", "Steps", "Faults", "Recovered", "Time", "Export"], runRows, "No runs yet: run a task."));
+    const columns = ["Task", "Status", "Steps", "Faults", "Recovered", "Time", "Export"];
+    this.#part("runs").replaceChildren(table(this.#viewer ? [...columns, "Trace"] : columns, runRows, "No runs yet: run a task."));
     const failureRows = failures.map((f) =>
       h("tr", { "data-tool": f.tool ?? "", "data-code": f.code, "data-class": f.class, "data-recovered": String(f.recovered) },
         h("td", {}, f.tool ? h("code", { text: f.tool }) : h("span.muted", { text: "(model)" })),
@@ -111,6 +122,12 @@ export class History {
       table(["Tool", "Code", "Class", "Attempt", "Recovered", "Message"], failureRows, "No failures yet."));
     this.#part("by-tool").replaceChildren(...breakdown("By tool", "Tool", stats.byTool));
     this.#part("by-code").replaceChildren(...breakdown("By code", "Code", stats.byCode));
+  }
+
+  #viewLink(runId) {
+    const url = new URL(this.#viewer, location.href);
+    url.search = new URLSearchParams({ run: runId, session: this.#session }).toString();
+    return h("a.view", { href: url.href, text: "View", title: "Open the run in the trace viewer", "data-view": runId });
   }
 
   #exportLink(runId, kind, text) {

@@ -1,5 +1,7 @@
-// The live trace: keel's events as a timeline grouped by step. Retries count their delay down,
-// failures show their class, code and recovery envelope.
+// The trace: keel's events as a timeline grouped by step. Retries count their delay down,
+// failures show their class, code and recovery envelope. Live (the demo, the extension) it draws
+// events as they come; as a replay (viewer.js) it draws events rebuilt from an exported run, each
+// with its stored time (`atMs`), with no spinners or countdowns.
 
 /** `h("div.a.b", {attr}, ...children)`: a small element builder. */
 export function h(tag, attrs = {}, ...children) {
@@ -22,6 +24,7 @@ const ICONS = {
   thought: '<path d="M21 11.5a8.4 8.4 0 0 1-12.8 7.5L3 21l1.9-5.2A8.5 8.5 0 1 1 21 11.5z"/>',
   action: '<path d="M6 4l14 8-14 8z"/>',
   observation: '<path d="M2 12s3.5-7 10-7 10 7 10 7-3.5 7-10 7S2 12 2 12z"/><circle cx="12" cy="12" r="3"/>',
+  recovery: '<path d="M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.4-.6-.6-2.4z"/>',
   retry: '<path d="M21 12a9 9 0 1 1-2.6-6.4L21 8"/><path d="M21 3v5h-5"/>',
   warning: '<path d="M10.3 3.9L1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z"/><path d="M12 9v4M12 17h.01"/>',
   failure: '<circle cx="12" cy="12" r="10"/><path d="M15 9l-6 6M9 9l6 6"/>',
@@ -79,21 +82,31 @@ function envelopeView(env) {
 /** The trace panel bound to its `<ol>`. */
 export class Trace {
   #list;
+  #live;
   #steps = new Map();
   #countdowns = new Set();
   #pending;
   #started = 0;
+  #at = 0;
 
-  constructor(list) {
+  /** `live: false` replays stored events: times come from their `atMs`, nothing waits or counts down. */
+  constructor(list, { live = true } = {}) {
     this.#list = list;
+    this.#live = live;
   }
 
-  /** Clears the panel for a new run. */
-  start(task, backend) {
+  // Now, or in a replay the time of the event being drawn.
+  #now() {
+    return this.#live ? performance.now() : this.#at;
+  }
+
+  /** Clears the panel for a new run (`atMs`: its start, in a replay). */
+  start(task, backend, atMs = 0) {
     this.#stopCountdowns();
     this.#steps.clear();
     this.#list.replaceChildren();
-    this.#started = performance.now();
+    this.#at = atMs;
+    this.#started = this.#now();
     this.#append(null, h("li.item.start", { "data-kind": "start" }, icon("start"),
       h("div.body", {}, h("div.label", { text: `Run started · ${backend}` }), h("div.task", { text: task }))));
   }
@@ -104,7 +117,7 @@ export class Trace {
     if (!group) {
       const items = h("ol.items");
       group = h("li.step", { "data-step": step }, h("div.step-head", {}, h("span.step-n", { text: `Step ${step}` }),
-        h("span.step-t", { text: `+${seconds(performance.now() - this.#started)}` })), items);
+        h("span.step-t", { text: `+${seconds(this.#now() - this.#started)}` })), items);
       this.#list.append(group);
       this.#steps.set(step, items);
       return items;
@@ -116,12 +129,13 @@ export class Trace {
     this.#stopCountdowns();
     this.#clearPending();
     (step === null || step === undefined ? this.#list : this.#group(step)).append(el);
-    el.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
+    if (this.#live) el.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
     return el;
   }
 
   // A "waiting for…" row with its elapsed time, until the next event replaces it.
   #wait(step, text) {
+    if (!this.#live) return;
     const elapsed = h("span.elapsed");
     const el = this.#append(step, h("li.item.pending", { "data-kind": "pending" }, h("span.spinner"),
       h("div.body", {}, h("span", { text }), elapsed)));
@@ -154,8 +168,9 @@ export class Trace {
     return h(`li.item.${kind}`, { "data-kind": base }, icon(base), h("div.body", {}, h("div.label", {}, label), ...body));
   }
 
-  /** One keel event. */
+  /** One keel event (with its `atMs`, in a replay). */
   event(e) {
+    if (!this.#live) this.#at = e.atMs ?? this.#at;
     switch (e.type) {
       case "stepStarted":
         this.#group(e.step);
@@ -165,8 +180,10 @@ export class Trace {
         if (e.text) this.#append(e.step, this.#item("thought", "Thought", h("p", { text: e.text })));
         break;
       case "action":
+        // An OTLP export keeps only a digest of the arguments.
         this.#append(e.step, this.#item("action", h("span", {}, "Action ", h("code.tool", { text: e.tool })),
-          h("code.args", { text: JSON.stringify(e.args) })));
+          "args" in e ? h("code.args", { text: JSON.stringify(e.args) })
+            : h("span.muted", { text: `arguments not exported (digest ${e.argsDigest ?? "unknown"})` })));
         this.#wait(e.step, `Running ${e.tool}…`);
         break;
       case "observation": {
@@ -179,16 +196,28 @@ export class Trace {
       case "retryScheduled":
         this.#retry(e);
         break;
+      case "recoveryCall": {
+        const how = e.ok === true ? "it answered" : e.ok === false ? "it failed too" : "";
+        const el = this.#item("recovery", h("span", {}, "The runtime called ", h("code.tool", { text: e.called }),
+          " after ", h("code.tool", { text: e.tool }), " failed with ", h("code.code", { text: e.code })),
+          how ? h("p.muted", { text: how }) : undefined);
+        el.dataset.called = e.called;
+        el.dataset.code = e.code;
+        this.#append(e.step, el);
+        break;
+      }
       case "warning":
         this.#append(e.step, this.#item("warning", "Warning", h("p", { text: e.message })));
         break;
       case "failure": {
         const el = this.#item("failure", h("span", {},
           h(`span.badge.${e.class}`, { text: e.class, title: CLASS_HELP[e.class] }), " ",
-          h("code.code", { text: e.code }), e.tool ? h("span.muted", { text: ` in ${e.tool}` }) : ""),
+          h("code.code", { text: e.code }), e.tool ? h("span.muted", { text: ` in ${e.tool}` }) : "",
+          e.attempt ? h("span.muted", { text: ` (attempt ${e.attempt})` }) : ""),
           h("p", { text: e.message }), e.envelope ? envelopeView(e.envelope) : undefined);
         el.dataset.class = e.class;
         el.dataset.code = e.code;
+        if (e.attempt) el.dataset.attempt = String(e.attempt);
         this.#append(e.step, el);
         break;
       }
@@ -199,7 +228,7 @@ export class Trace {
       case "runEnded": {
         const s = e.stats;
         this.#append(null, h("li.item.end", { "data-kind": "end" }, icon("end"),
-          h("div.body", {}, h("div.label", { text: `Run ended · ${describe(e.reason)} · ${seconds(performance.now() - this.#started)}` }),
+          h("div.body", {}, h("div.label", { text: `Run ended · ${describe(e.reason)} · ${seconds(this.#now() - this.#started)}` }),
             h("div.muted", { text: `${s.faults} faults · ${s.retried} retried · ${s.recovered} recovered` }))));
         break;
       }
@@ -208,16 +237,25 @@ export class Trace {
     }
   }
 
-  // A retry row whose delay counts down until the retry starts (the next event).
+  // A retry row whose delay counts down until the retry starts (the next event). A replay draws
+  // it done; an export does not keep the delay (`delayMs` null), so it then says only "retried".
   #retry(e) {
-    const left = h("strong.countdown", { text: seconds(e.delayMs) });
+    const known = e.delayMs !== null && e.delayMs !== undefined;
+    const left = h("strong.countdown", { text: known ? seconds(e.delayMs) : "" });
     const bar = h("span.fill");
     const el = this.#item("retry", h("span", {}, h("code.tool", { text: e.tool ?? "model" }), ` failed with `,
       h("code.code", { text: e.code }), ` (attempt ${e.attempt})`),
       h("div.retry-line", {}, h("span", { text: "retrying in " }), left, h("span.track", {}, bar)));
     el.dataset.code = e.code;
-    el.dataset.delayMs = String(e.delayMs);
+    el.dataset.attempt = String(e.attempt);
+    if (known) el.dataset.delayMs = String(e.delayMs);
     this.#append(e.step, el);
+    if (!this.#live) {
+      el.classList.add("done");
+      bar.style.width = "100%";
+      el.querySelector(".retry-line span").textContent = known ? "retried after " : "retried by the runtime";
+      return;
+    }
     const until = performance.now() + e.delayMs;
     let frame = 0;
     const tick = () => {
@@ -253,6 +291,7 @@ export function describe(reason) {
     case "consecutive_failures": return `${reason.failures} failures in a row`;
     case "fatal": return `stopped: ${reason.code}`;
     case "cancelled": return "cancelled";
-    default: return "ended";
+    // A replayed OTLP export keeps the reason only in words.
+    default: return reason?.text ?? "ended";
   }
 }

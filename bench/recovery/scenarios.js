@@ -85,8 +85,9 @@ export function correct(scenario, result) {
   return result.success === !scenario.honest && scenario.expect(result.answer ?? "");
 }
 
+/** Issue 9's scenarios first: on a shared machine a run may be stopped before its end. */
 export function scenarios(ToolError) {
-  return [...original(ToolError), ...invention(ToolError)];
+  return [...invention(ToolError), ...original(ToolError)];
 }
 
 function original(ToolError) {

@@ -5,10 +5,15 @@ use serde::{Deserialize, Serialize};
 use crate::errors::render::Format;
 
 use super::RetryPolicy;
+use crate::tools::{MAX_ATTEMPTS, MAX_WAIT_MS};
 
-/// How an agent runs. Every field has a default; see each for what it is.
+/// The most steps a run may take (`maxSteps`, `maxConsecutiveFailures`).
+pub const MAX_STEPS: u32 = 1_000;
+
+/// How an agent runs. Every field has a default; see each for what it is. An unknown key is
+/// refused (see [`super::settings`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct AgentConfig {
     /// Steps allowed per run before a forced final answer.
     pub max_steps: u32,
@@ -146,36 +151,72 @@ impl AgentConfig {
                 Err(ConfigError { field: field.to_string(), value: value.to_string(), expected })
             }
         }
+        // Out-of-range values are refused, not clamped: a setting keel quietly changed would be a
+        // setting ignored. The maxima are far past any useful value; they exist so that a typo
+        // (`2**32 - 1` attempts, a timeout past what `setTimeout` can wait) fails here.
         let r = &self.retry;
-        check(self.max_steps >= 1, "maxSteps", self.max_steps, "at least 1")?;
+        let wait = |ms: u64| (1..=MAX_WAIT_MS).contains(&ms);
+        check((1..=MAX_STEPS).contains(&self.max_steps), "maxSteps", self.max_steps, "from 1 to 1000")?;
         check(
-            self.max_consecutive_failures >= 1,
+            (1..=MAX_STEPS).contains(&self.max_consecutive_failures),
             "maxConsecutiveFailures",
             self.max_consecutive_failures,
-            "at least 1",
+            "from 1 to 1000",
         )?;
-        check(self.tool_timeout_ms >= 1, "toolTimeoutMs", self.tool_timeout_ms, "at least 1 ms")?;
-        check(self.model_timeout_ms >= 1, "modelTimeoutMs", self.model_timeout_ms, "at least 1 ms")?;
         check(
-            self.observation_chars >= 200,
+            wait(self.tool_timeout_ms),
+            "toolTimeoutMs",
+            self.tool_timeout_ms,
+            "from 1 ms to 86400000 ms (a day)",
+        )?;
+        check(
+            wait(self.model_timeout_ms),
+            "modelTimeoutMs",
+            self.model_timeout_ms,
+            "from 1 ms to 86400000 ms (a day)",
+        )?;
+        check(
+            (200..=1_000_000).contains(&self.observation_chars),
             "observationChars",
             self.observation_chars,
-            "at least 200, room for one recovery plan",
+            "from 200 (room for one recovery plan) to 1000000",
         )?;
         check(
-            self.context_tokens >= 512,
+            (512..=10_000_000).contains(&self.context_tokens),
             "contextTokens",
             self.context_tokens,
-            "at least 512, room for the rules and the task",
+            "from 512 (room for the rules and the task) to 10000000",
         )?;
-        check(self.reply_tokens >= 64, "replyTokens", self.reply_tokens, "at least 64, room for one step")?;
-        check(r.max_attempts >= 1, "retry.maxAttempts", r.max_attempts, "at least 1 (1 = never retry)")?;
+        check(
+            (64..=1_000_000).contains(&self.reply_tokens),
+            "replyTokens",
+            self.reply_tokens,
+            "from 64 (room for one step) to 1000000",
+        )?;
+        check(
+            (1..=MAX_ATTEMPTS).contains(&r.max_attempts),
+            "retry.maxAttempts",
+            r.max_attempts,
+            "from 1 (never retry) to 100",
+        )?;
         check((0.0..=1.0).contains(&r.jitter), "retry.jitter", r.jitter, "between 0 and 1")?;
+        check(
+            r.max_delay_ms <= MAX_WAIT_MS,
+            "retry.maxDelayMs",
+            r.max_delay_ms,
+            "at most 86400000 ms (a day)",
+        )?;
         check(
             r.base_delay_ms <= r.max_delay_ms,
             "retry.baseDelayMs",
             r.base_delay_ms,
             "at most retry.maxDelayMs",
+        )?;
+        check(
+            r.max_retry_after_ms <= MAX_WAIT_MS,
+            "retry.maxRetryAfterMs",
+            r.max_retry_after_ms,
+            "at most 86400000 ms (a day)",
         )?;
         Ok(())
     }
@@ -220,7 +261,7 @@ mod tests {
         let zero = AgentConfig { max_consecutive_failures: 0, ..AgentConfig::default() };
         assert_eq!(
             zero.validate().unwrap_err().to_string(),
-            "config `maxConsecutiveFailures` is 0: at least 1"
+            "config `maxConsecutiveFailures` is 0: from 1 to 1000"
         );
         let nan = AgentConfig {
             retry: RetryPolicy { jitter: f64::NAN, ..RetryPolicy::default() },

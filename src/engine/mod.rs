@@ -33,6 +33,7 @@ mod retry;
 mod run;
 mod save;
 mod seen;
+pub mod settings;
 mod tool_turn;
 mod turn;
 

@@ -16,4 +16,4 @@ pub use classify::{classify, Classification};
 pub use code::ErrorCode;
 pub use envelope::{CallContext, Envelope};
 pub use issue::{FieldIssue, IssueKind};
-pub use raw::{parse_retry_after, FailureHints, Origin, RawFailure};
+pub use raw::{parse_retry_after, FailureHints, Origin, RawFailure, MAX_RETRY_AFTER_MS};

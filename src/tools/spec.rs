@@ -8,7 +8,7 @@ use serde_json::Value;
 /// A tool the model may call. The schema is JSON Schema as Zod's `toJSONSchema` or the Prompt API's
 /// tool declarations produce it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSpec {
     /// The name the model calls it by.
     pub name: String,
