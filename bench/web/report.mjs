@@ -75,7 +75,7 @@ export function markdown(reports, tasks) {
     "fixture shop in `tests/fixtures/site/`, from headless Chromium: the engine runs in the agent's page, `domOp`",
     "in a second tab (as `chrome.scripting` runs it from an extension). A task is completed when its answer is",
     "right, the page shows it done (where it changes the page) and the run reports `success: true`. Raw JSON",
-    "with the traces: `web-<model>.json` next to this file.",
+    "with the traces: `web-<model>.json` next to this file; what the runs led to change: `web-changes.md`.",
     "",
     ...reports.flatMap((r) => [
       `- **${r.label}**: ${r.model.file} (sha256 \`${r.model.sha256.slice(0, 16)}…\`); ${r.server}; ${r.machine.cpu}, ${r.machine.memoryGb} GB; ${r.machine.chromium}; ${r.machine.date}; commit ${r.machine.commit}; took ${(r.elapsedMs / 60000).toFixed(1)} min; load at end ${r.machine.loadavgEnd.join(" ")}; \`${r.command}\``,

@@ -72,10 +72,17 @@ export type DomTool = Tool;
  * `navigate` / `back` when their functions are given. Failures are `ToolError`s with the codes of
  * {@link DomErrorCode}; a snapshot's warnings (a cross-origin frame) reach the model as a partial success.
  *
+ * Make the first step a snapshot (`toolChoice: { tool: "snapshot" }`): small models otherwise send
+ * refs before they have seen any.
+ *
  * ```js
  * import { Agent } from "keel-agent";
  * import { domTools, pageRunner } from "keel-agent/dom";
- * const agent = await Agent.create({ model: "prompt-api", tools: domTools({ run: pageRunner() }) });
+ * const agent = await Agent.create({
+ *   model: "prompt-api",
+ *   tools: domTools({ run: pageRunner() }),
+ *   config: { toolChoice: { tool: "snapshot" } },
+ * });
  * ```
  */
 export function domTools(options: DomToolsOptions): DomTool[];
