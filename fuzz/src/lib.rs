@@ -29,7 +29,9 @@ fn slow_ms() -> u128 {
 }
 
 /// Runs `f` on one input; an input slower than the bound is saved to
-/// `fuzz/artifacts/<target>/slow-<hash>` and reported on stderr (`./build.sh fuzz` counts them).
+/// `fuzz/artifacts/<target>/slow-<hash>` and reported on stderr. Under the fuzzer's coverage
+/// instrumentation inputs run several times slower than in a release build, so these are
+/// candidates: `./build.sh fuzz` times them again with `examples/replay.rs`.
 pub fn timed(target: &str, data: &[u8], f: impl FnOnce()) {
     let started = Instant::now();
     f();

@@ -27,7 +27,7 @@
 //! nested no-match), after dropping those whose discriminator the value contradicts.
 //!
 //! Limits keep any schema and any value safe: schemas and values are followed at most
-//! 128 levels deep, a check stops after 100 000 steps (a long `enum` costs a step per 8 values),
+//! 128 levels deep, a check stops after 25 000 steps (a long `enum` costs a step per 8 values),
 //! "did you mean" suggestions share a work budget per check, a `pattern` compiles to at most
 //! 64 KiB and a schema holds at most 128 distinct ones (each compiled once), and loops of `$ref`s
 //! that never descend into the value are rejected at compile time. Hitting a limit while validating yields an
@@ -60,7 +60,7 @@ const MAX_DEPTH: usize = 128;
 
 /// How many (sub)schema checks one validation may make before giving up: a guard against schemas
 /// whose alternatives multiply (`anyOf` of `anyOf`s reused through `$ref`).
-const MAX_STEPS: usize = 100_000;
+const MAX_STEPS: usize = 25_000;
 
 /// A compiled JSON Schema for a tool's arguments: compile once when the tool is registered,
 /// validate every call.
