@@ -57,7 +57,8 @@ const ROWS = [
   ["Extra steps per fault", (s) => s.extraStepsPerFault ?? "–"],
   ["Steps", (s) => s.steps],
   ["Model calls", (s) => s.modelCalls],
-  ["Model calls per task", (s) => (s.tasks ? (s.modelCalls / s.tasks).toFixed(2) : "–")],
+  // Over the runs that ran: an errored run's calls are not counted.
+  ["Model calls per task", (s) => (s.tasks > s.errors ? (s.modelCalls / (s.tasks - s.errors)).toFixed(2) : "–")],
   ["Prompt tokens", (s) => s.promptTokens.toLocaleString("en-US")],
   ["Completion tokens", (s) => s.completionTokens.toLocaleString("en-US")],
   ["Wall time, total", (s) => `${(s.wallMs / 1000).toFixed(0)} s`],
@@ -113,6 +114,8 @@ export function markdown(reports, scenarios) {
     "localhost, reached through keel's OpenAI-compatible backend from headless Chromium; every scenario's",
     "tools fail in one way; each answer is checked automatically. Raw per-scenario JSON with the traces:",
     "`recovery-<model>.json` next to this file; earlier runs kept as `recovery-<model>-<commit>.json`.",
+    "",
+    "Issue 9's runs, what each mechanism bought and what is left: `recovery-issue9.md`.",
     "",
     "Since issue 9 a scenario counts as correct only when its answer is right **and** `success` is right",
     "(true, or false for the scenarios that cannot be completed); runs before it checked the answer alone",

@@ -143,7 +143,8 @@ const file = join(opts.out, `recovery-${opts.label}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 rmSync(partial, { force: true });
 const reports = readdirSync(opts.out)
-  .filter((f) => /^recovery-.+\.json$/.test(f))
+  // Not another run's progress file (`.partial.json`): two models may run at once.
+  .filter((f) => /^recovery-.+\.json$/.test(f) && !f.endsWith(".partial.json"))
   .sort()
   .map((f) => JSON.parse(readFileSync(join(opts.out, f), "utf8")));
 writeFileSync(join(opts.out, "recovery.md"), markdown(reports, all));
