@@ -69,21 +69,26 @@ fn amount(token: &str) -> Option<f64> {
 
 /// Whether `n` (shown with `places` decimals) is a seen number, a small count, or one arithmetic
 /// step from two seen numbers.
+///
+/// A seen number may be shown rounded ("$1,235" for $1,234.56); a computed one must match at the
+/// precision shown, and a whole number shown for a computed fraction is not grounded: Qwen answered
+/// "10 days" where 13.5 − 4 = 9.5 (recovery bench, invent-balance), and rounding accepted it.
 fn number_grounded(n: f64, places: usize, known: &[f64]) -> bool {
     if places == 0 && n.abs() < 10.0 {
         return true;
     }
     let scale = 10f64.powi(places.min(6) as i32);
-    let same = |x: f64| (x * scale).round() == (n * scale).round();
-    if known.iter().any(|k| same(*k)) {
+    let rounded = |x: f64| (x * scale).round() == (n * scale).round();
+    if known.iter().any(|k| rounded(*k)) {
         return true;
     }
+    let exact = |x: f64| rounded(x) && (places > 0 || (x - x.round()).abs() < 1e-9);
     let operands = &known[..known.len().min(MAX_OPERANDS)];
     operands.iter().enumerate().any(|(i, a)| {
         operands[i + 1..].iter().any(|b| {
             [a + b, a - b, b - a, a * b, a / b, b / a, a * b / 100.0]
                 .into_iter()
-                .any(|x| x.is_finite() && same(x))
+                .any(|x| x.is_finite() && exact(x))
         })
     })
 }
@@ -150,6 +155,12 @@ mod tests {
         assert!(check("The difference is 270.", seen).is_empty());
         assert!(check("Revenue grew 8% to 4.2M.", "q3 revenue: $4.2m (up 8%).").is_empty());
         assert_eq!(check("Together they come to $2,999.00.", seen), ["2,999.00"]);
+        // A computed fraction shown as a whole number is not the computed value.
+        let days = "how many vacation days are left after 4?
+vacation days: 13.5";
+        assert_eq!(check("You have 10 vacation days left.", days), ["10"]);
+        assert!(check("You have 9.5 vacation days left.", days).is_empty());
+        assert!(check("You had about 14 days.", days).is_empty());
     }
 
     #[test]
