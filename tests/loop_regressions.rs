@@ -443,3 +443,19 @@ fn answering_after_repeating_a_call_that_worked_is_still_a_success() {
     assert_eq!(result.turns[1].outcome, Outcome::Failed, "the repeat made no progress");
     assert!(result.success, "nothing failed: the answer rests on a result that worked");
 }
+
+#[test]
+fn a_give_up_answer_behind_a_no_progress_step_is_not_a_success() {
+    // SmolLM2 at c71878a (recovery bench, guessed-ref): its click failed and stayed unrecovered, it
+    // repeated the snapshot (no progress, not a failure), then answered with nothing found.
+    let snap = || act("snapshot", json!({}));
+    let model = ScriptedModel::new([snap(), act("click", json!({"ref": "e1"})), snap(), answer("Done.")]);
+    let not_found = RawFailure::coded("NOT_FOUND", "No element e1 on the page.");
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!("button e1"))])
+        .script("click", vec![Behaviour::Fail(not_found)]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click the button.");
+    assert_eq!(result.turns[2].outcome, Outcome::Failed, "the repeated snapshot made no progress");
+    assert!(!result.success, "the click's failure still stands behind the repeat");
+}

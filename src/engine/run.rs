@@ -159,13 +159,17 @@ impl<'a> RunState<'a> {
     /// though the model answered. Not a failure here: an unreadable reply (a readable answer
     /// recovers it) or a repeat of a call that had worked (no progress, but nothing failed).
     pub(crate) fn answered_after_failure(&self) -> bool {
-        // Steps without a call (a reply refused as a step, an answer sent back as ungrounded) are
-        // looked past: a failed call before them still stands.
-        let Some(previous) = self.turns.iter().rev().skip(1).find(|t| t.action.is_some()) else {
+        // Steps without a call (a reply refused as a step, an answer sent back as ungrounded) and
+        // no-progress repeats (failed steps with no failure of their own) are looked past: a failed
+        // call before them still stands (SmolLM2 repeated a snapshot after a failed click, then
+        // gave up, and was reported successful).
+        let failures_at = |step: u32| self.log.records().iter().filter(move |f| f.step == step);
+        let no_progress = |t: &Turn| t.outcome == Outcome::Failed && failures_at(t.step).next().is_none();
+        let Some(previous) = self.turns.iter().rev().skip(1).find(|t| t.action.is_some() && !no_progress(t))
+        else {
             return false;
         };
-        previous.outcome == Outcome::Failed
-            && self.log.records().iter().any(|f| f.step == previous.step && !f.recovered)
+        previous.outcome == Outcome::Failed && failures_at(previous.step).any(|f| !f.recovered)
     }
 
     /// One step: ask, parse, check, act, observe. `Some(answer)` when the model answered.
