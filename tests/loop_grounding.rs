@@ -199,3 +199,19 @@ fn the_same_unreadable_reply_again_is_escalated_like_a_repeated_call() {
     );
     assert!(result.success);
 }
+
+#[test]
+fn a_forced_answer_after_a_withheld_one_names_the_tool_failure_not_the_withheld_values() {
+    // The budget ran out on an answer sent back as ungrounded: the forced answer's "last failure"
+    // must be the tool's, since the UNGROUNDED_ANSWER message quotes the invented value.
+    let mut script: Vec<_> = (0..4).map(|_| act("get_weather", json!({"city": "Oslo"}))).collect();
+    script.push(answer("It is 17 degrees."));
+    script.push(answer("It is 17 degrees."));
+    let tools = FakeTools::new()
+        .script("get_weather", vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", "no such city"))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("What is the temperature in Oslo?");
+    assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
+    assert!(!result.answer.contains("17"), "{}", result.answer);
+    assert!(result.answer.contains("NOT_FOUND from `get_weather`"), "{}", result.answer);
+}

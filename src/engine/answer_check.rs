@@ -112,9 +112,7 @@ impl RunState<'_> {
     pub(crate) fn honest_answer(&self) -> String {
         let mut answer = "I could not complete the task: the answer stated values that no tool returned, so it is not given."
             .to_string();
-        if let Some(last) =
-            self.log.records().iter().rev().find(|r| !r.recovered && r.code != ErrorCode::UngroundedAnswer)
-        {
+        if let Some(last) = self.log.last_unrecovered() {
             let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
             answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));
         }

@@ -129,9 +129,10 @@ impl FailureLog {
         &self.records
     }
 
-    /// The most recent failure nothing recovered from.
+    /// The most recent failure nothing recovered from, for the answer a user reads: an answer
+    /// withheld as ungrounded is passed over, since its message quotes the invented values.
     pub fn last_unrecovered(&self) -> Option<&FailureRecord> {
-        self.records.iter().rev().find(|r| !r.recovered)
+        self.records.iter().rev().find(|r| !r.recovered && r.code != ErrorCode::UngroundedAnswer)
     }
 
     /// Totals.

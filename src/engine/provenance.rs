@@ -6,7 +6,7 @@
 //!
 //! An argument is an id when its schema has a `pattern` or an identifier `format` (not a date or
 //! time: those are computed from the task, `tomorrow` → a date), or its name says id/ref/key
-//! (`id`, `invoice_id`, `elementRef`, `key`), or — for a tool that declares `refsFrom` and has no
+//! (`id`, `invoice_id`, `elementRef`, `object_key`; not a bare `key`, often a keyboard key), or — for a tool that declares `refsFrom` and has no
 //! such argument — it is the tool's only required string argument. An argument with an `enum`
 //! is not: its schema already lists where its values come from.
 
@@ -28,7 +28,10 @@ fn says_id(name: &str) -> bool {
     let lower = name.to_lowercase();
     let bare = lower.trim_end_matches('s');
     ["id", "ref", "key", "uuid"].iter().any(|word| {
-        bare == *word
+        // A bare `key` is as often a keyboard key (keel-agent/dom's `press {key: "Enter"}`) as a
+        // lookup key; refusing a key name the task never spelt would block the tool outright, while
+        // missing a lookup key only loses the early refusal (the tool still answers NOT_FOUND).
+        (bare == *word && *word != "key")
             || bare.ends_with(&format!("_{word}"))
             || bare.ends_with(&format!("-{word}"))
             // camelCase: `invoiceId`, `elementRef`.
@@ -171,9 +174,12 @@ mod tests {
             json!({"invoiceId": {"type": "string"}, "ref": {"type": "string"}, "element_ref": {"type": "string"},
                    "code": {"type": "string", "pattern": "^[A-Z]+$"}, "when": {"type": "string", "format": "date"},
                    "site": {"type": "string", "format": "uri"}, "key": {"type": "string", "enum": ["Enter"]},
-                   "name": {"type": "string"}, "identity": {"type": "string"}}),
+                   "name": {"type": "string"}, "identity": {"type": "string"}, "object_key": {"type": "string"}}),
         );
-        assert_eq!(id_fields(&spec), ["invoiceId", "ref", "element_ref", "code", "site"]);
+        assert_eq!(id_fields(&spec), ["invoiceId", "ref", "element_ref", "code", "site", "object_key"]);
+        let press =
+            tool("press", "Presses a key.", json!({"key": {"type": "string"}, "ref": {"type": "string"}}));
+        assert_eq!(id_fields(&press), ["ref"], "a bare key is a keyboard key, not an id");
         let declared = ToolSpec::new(
             "open",
             "",
