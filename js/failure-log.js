@@ -1,28 +1,29 @@
 // The page side of the failure log: `query` messages to the worker, each answered by one
 // `queryResult` with the same id. The Agent's failures(), failureStats(), exportRun(),
 // exportRunOtlp(), exportSession(), clearSession() and applyRetention() are one-liners over `FailureLog.ask`.
-import { fromRawFailure } from "./errors.js";
+import { checkObject, checkSendable } from "./checks.js";
+import { fromRawFailure, keelError } from "./errors.js";
 
 // A time as ms since the epoch: a Date or a number.
 function millis(name, value) {
   if (value === undefined || value === null) return undefined;
   const ms = value instanceof Date ? value.getTime() : value;
   if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
-    throw new TypeError(`failure query: \`${name}\` must be a Date or ms since the epoch`);
+    throw keelError("INVALID_CONFIG", `failure query: \`${name}\` must be a Date or ms since the epoch`);
   }
   return Math.floor(ms);
 }
 
-/** A failure query as the worker reads it: known fields only, times in ms, no `undefined`s. */
+/**
+ * A failure query as the worker reads it: times in ms, no `undefined`s. Every other field goes as
+ * given: the worker reads it against its query type, so an unknown or misspelt field (or a value of
+ * the wrong kind) is refused there, naming it.
+ */
 export function failureQuery(query = {}) {
-  if (query === null || typeof query !== "object") throw new TypeError("failure query: expected an object");
-  const { session, runId, tool, code, limit, order } = query;
-  const out = { session, runId, tool, code, since: millis("since", query.since), until: millis("until", query.until) };
-  if (limit !== undefined) {
-    if (!Number.isInteger(limit) || limit < 0) throw new TypeError("failure query: `limit` must be a whole number");
-    out.limit = limit;
-  }
-  if (order !== undefined) out.order = order;
+  checkObject(query, "failure query");
+  if (Object.hasOwn(query, "kind")) throw keelError("INVALID_CONFIG", "failure query: unknown option `kind`");
+  checkSendable({ ...query, since: undefined, until: undefined }, "failure query");
+  const out = { ...query, since: millis("since", query.since), until: millis("until", query.until) };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
@@ -53,6 +54,11 @@ export class FailureLog {
     this.#pending.delete(message.id);
     if (message.ok) waiting.resolve(message.value);
     else waiting.reject(fromRawFailure(message.error ?? { message: "the query failed", hints: {} }));
+  }
+
+  /** How many queries wait for their answer. */
+  get size() {
+    return this.#pending.size;
   }
 
   /** Rejects every query under way (the agent was disposed, the worker died). */

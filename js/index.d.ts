@@ -17,7 +17,7 @@ export type ErrorCode =
   | "UNKNOWN_TOOL" | "INVALID_ARGS" | "MISSING_FIELD" | "INVALID_OUTPUT" | "TIMEOUT" | "RATE_LIMITED"
   | "UNAVAILABLE" | "NETWORK_ERROR" | "NOT_FOUND" | "STALE_REFERENCE" | "PERMISSION_DENIED" | "CONFLICT"
   | "QUOTA_EXCEEDED" | "CONTEXT_OVERFLOW" | "SAFETY_BLOCKED" | "UNSUPPORTED" | "MODEL_UNAVAILABLE"
-  | "ABORTED" | "INTERNAL_ERROR" | (string & {});
+  | "ABORTED" | "INTERNAL_ERROR" | "UNSEEN_ID" | "UNGROUNDED_ANSWER" | (string & {});
 
 /** The recovery fields a tool may attach (a ToolError's), each overriding the code's default. */
 export interface FailureHints {
@@ -40,9 +40,29 @@ export interface RawFailure {
   hints: FailureHints;
 }
 
+/**
+ * The codes of the errors keel raises itself (rather than a tool's or a model's failure):
+ * - `INVALID_CONFIG`: an option, a config key or value, a run option or a failure query is wrong.
+ *   The message names where (`config.retry.maxAttemps`), what came and what was expected, and for
+ *   an unknown key the closest known one (`did you mean \`maxAttempts\`?`).
+ * - `INVALID_TOOLS`: a tool declaration is wrong (unknown field, out-of-range setting, schema past
+ *   the limits, `refsFrom` naming no tool, duplicate or malformed name).
+ * - `PROTOCOL_ERROR`: a message between the page and the worker could not be read; the request it
+ *   belonged to fails with it at once (a tool whose reply could not be read is not run again).
+ * - `WORKER_FAILED` (the worker script failed or crashed), `WORKER_TERMINATED` (someone called
+ *   `terminate()` on it), `WORKER_UNRESPONSIVE` (it left a ping unanswered for `workerTimeoutMs`):
+ *   every call, run and `Agent.create` waiting on it rejects, and so does every later call.
+ * - `WASM_LOAD_FAILED`, `MODEL_UNAVAILABLE`, `RUN_LIVE`, `RUN_NOT_FOUND`, `RUN_FINISHED`,
+ *   `DUPLICATE_RUN_ID`, `STORE_UNAVAILABLE`: as their names say.
+ */
+export type KeelErrorCode =
+  | "INVALID_CONFIG" | "INVALID_TOOLS" | "PROTOCOL_ERROR" | "WORKER_FAILED" | "WORKER_TERMINATED"
+  | "WORKER_UNRESPONSIVE" | "WASM_LOAD_FAILED" | "MODEL_UNAVAILABLE" | "RUN_LIVE" | "RUN_NOT_FOUND"
+  | "RUN_FINISHED" | "DUPLICATE_RUN_ID" | "STORE_UNAVAILABLE";
+
 /** An error keel hands the page (init or run failures): the RawFailure's fields on an Error. */
 export interface KeelError extends Error {
-  code?: string;
+  code?: KeelErrorCode | ErrorCode;
   status?: number;
   retryAfterMs?: number;
   hints?: FailureHints;
@@ -107,6 +127,7 @@ export interface ModelCallOptions {
 
 export interface ModelOutput {
   text: string;
+  /** Whole numbers, 0 or more; anything else fails the call, saying what came. */
   usage?: { promptTokens: number; completionTokens: number };
 }
 
@@ -165,43 +186,106 @@ export interface ToolContext {
   warn(message: string): void;
 }
 
+/**
+ * A tool. Every field but `execute` goes to the worker, which refuses an unknown one
+ * (`INVALID_TOOLS`, with the closest known field) and these past their limits: a name of 1–64
+ * letters, digits, `_`, `-` or `.`; a description of at most 10 000 characters; an `inputSchema`
+ * nesting at most 64 levels and at most 100 000 bytes as JSON (plain JSON: no cycles, BigInts or
+ * functions); at most 256 tools per agent.
+ */
 export interface Tool<Args = { [key: string]: Json }> {
   name: string;
   description: string;
   inputSchema?: JsonSchema;
   execute(args: Args, context: ToolContext): unknown | Promise<unknown>;
-  /** One attempt's timeout; the agent's `toolTimeoutMs` when absent. */
+  /** One attempt's timeout, 1 to 86 400 000 ms (a day); the agent's `toolTimeoutMs` when absent. */
   timeoutMs?: number;
-  /** Attempts on transient failures, the first included. */
+  /** Attempts on transient failures, the first included: 1 to 100. */
   maxAttempts?: number;
-  /** Tools whose output supplies this tool's ids or refs. */
+  /**
+   * Tools whose output supplies this tool's ids or refs: recovery plans name them, and an id this
+   * tool is sent that no earlier result (nor the task) holds is refused before the tool runs
+   * (`UNSEEN_ID`). Each must be one of the agent's tools (`INVALID_TOOLS` otherwise).
+   */
   refsFrom?: string[];
+  /** The tool only reads: no side effect. Only read-only tools may be called by the runtime itself. Default false. */
+  readOnly?: boolean;
+  /**
+   * Recovery the runtime runs itself: when this tool fails with one of these codes (e.g.
+   * `{ STALE_REFERENCE: "snapshot" }`), the runtime calls the named tool with `{}` and the model sees
+   * the failure's envelope and that tool's fresh output together. The named tool must exist, be
+   * `readOnly` and accept `{}` (`INVALID_TOOLS` at `Agent.create` otherwise).
+   */
+  recoverWith?: { [code: string]: string };
 }
 
+/**
+ * How transient failures are retried. Out-of-range values fail `Agent.create` (`INVALID_CONFIG`)
+ * rather than being clamped: a changed setting would be an ignored one. A Retry-After a tool or a
+ * server reports is clamped instead (to a year; anything past `maxRetryAfterMs` goes to the model).
+ */
 export interface RetryPolicy {
+  /** 1 (never retry) to 100; default 3. */
   maxAttempts: number;
+  /** At most `maxDelayMs`; default 500. */
   baseDelayMs: number;
+  /** At most 86 400 000 (a day); default 8000. */
   maxDelayMs: number;
+  /** 0 to 1; default 0.5. */
   jitter: number;
+  /** At most 86 400 000 (a day); default 30 000. */
   maxRetryAfterMs: number;
 }
 
+/**
+ * The agent's settings. Every key is checked: an unknown or misspelt one, at any depth, fails
+ * `Agent.create` with `INVALID_CONFIG` naming it and the closest known key; so does a value of the
+ * wrong kind (NaN, a negative count, an array for an object) or out of its range.
+ */
 export interface AgentConfig {
+  /** 1 to 1000; default 12. */
   maxSteps: number;
+  /** 1 to 1000; default 5. */
   maxConsecutiveFailures: number;
+  /** 1 to 86 400 000 ms (a day); default 15 000. */
   toolTimeoutMs: number;
+  /** 1 to 86 400 000 ms (a day); default 120 000. */
   modelTimeoutMs: number;
   retry: Partial<RetryPolicy>;
   format: "xml" | "text" | "plain";
+  /** 200 to 1 000 000; default 1500. */
   observationChars: number;
+  /** 512 to 10 000 000; default 8000. */
   contextTokens: number;
   /**
-   * The most tokens one reply may take (default 1024), sent as `max_tokens` to OpenAI-compatible
+   * The most tokens one reply may take (64 to 1 000 000, default 1024), sent as `max_tokens` to OpenAI-compatible
    * servers: without a schema a small model can otherwise generate until its window is full.
    */
   replyTokens: number;
   constrainOutput: boolean;
   instructions: string | null;
+  /**
+   * Whether the model must call a tool before it answers (the AI SDK's names): `"auto"` (the model
+   * decides), `"required"` (the first step must be a tool call), `"none"` (no tools), or
+   * `{ tool }` (the first call must be to that tool). Enforced through the step schema where decoding
+   * is constrained and by refusing the step where it is not; only the steps before the first call
+   * are bound. Default (`null`): `"required"` for an agent with tools, `"auto"` without.
+   */
+  toolChoice: "auto" | "required" | "none" | { tool: string } | null;
+  /**
+   * Whether a final answer's facts (numbers, amounts, ids, codes, e-mail addresses, quoted values)
+   * must be found in the task, a tool result or a tool argument, or follow from those numbers by one
+   * arithmetic step: otherwise the model gets an `UNGROUNDED_ANSWER` envelope and one more step, and
+   * if it persists the run ends `success: false` with the values in `result.ungrounded`. Default true.
+   */
+  grounding: boolean;
+  /**
+   * Whether an id or ref argument (a `pattern`/`format` in its schema, a name saying id/ref/key, or
+   * the only required string of a tool with `refsFrom`) must appear in the task or an earlier
+   * observation before the call runs (`UNSEEN_ID` otherwise), and, under constrained decoding, is
+   * narrowed to the ids in its producer's latest output. Default true.
+   */
+  idProvenance: boolean;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }
@@ -218,7 +302,7 @@ export interface StoreOptions {
    * fits, and the run is told with a `warning` event.
    */
   retention?: { maxRuns?: number | null; maxAgeMs?: number | null; everyWrites?: number };
-  /** How long to wait for other tabs holding an older version open before failing (default 3000). */
+  /** How long to wait for other tabs holding an older version open before failing (default 3000, at most 86 400 000). */
   blockedTimeoutMs?: number;
   /** What the store keeps of each tool call's arguments: see {@link Redaction}. */
   redact?: Redaction;
@@ -285,10 +369,18 @@ export interface AgentOptions {
   worker?: Worker | URL | string;
   /** Protocol errors the worker reports (a bug, never a tool failure). */
   onError?: (error: KeelError) => void;
+  /**
+   * How long the worker may leave the page's liveness ping unanswered, while anything waits on it,
+   * before it is declared dead (`WORKER_UNRESPONSIVE`) and everything waiting rejects: 100 to
+   * 3 600 000 ms, default 30 000. Pings go out only while something waits; a worker still loading
+   * its wasm answers them.
+   */
+  workerTimeoutMs?: number;
 }
 
+/** What `run` takes besides the task; an unknown key fails the call (`INVALID_CONFIG`). */
 export interface RunOptions {
-  /** Cancels the run, aborting the call under way. */
+  /** Cancels the run, aborting the call under way. Must be an AbortSignal. */
   signal?: AbortSignal;
   session?: string;
   /** Called with every event, as well as the iterator. */
@@ -341,6 +433,8 @@ export type AgentEvent =
   | { type: "action"; step: number; tool: string; args: Json }
   | { type: "observation"; step: number; text: string; outcome: Outcome }
   | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
+  /** The runtime called the read-only tool `called` itself after `tool` failed with `code` (`recoverWith`). */
+  | { type: "recoveryCall"; step: number; tool: string; code: ErrorCode; called: string; ok: boolean }
   | { type: "warning"; step: number | null; message: string }
   /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
   | { type: "modelDownload"; loaded: number; total: number | null }
@@ -362,7 +456,10 @@ export interface Turn {
   action: { tool: string; args: Json } | null;
   observation: string;
   outcome: Outcome;
-  /** What the model wrote, when it could not be read as a step. */
+  /**
+   * What the model wrote, when it was not taken as a step: unreadable, refused by the tool choice,
+   * or an answer sent back (or withheld) as ungrounded.
+   */
   reply?: string;
 }
 
@@ -380,6 +477,8 @@ export interface FailureRecord {
   message: string;
   retried: boolean;
   recovered: boolean;
+  /** The read-only tool the runtime called itself after this failure (the tool's `recoverWith`). */
+  recoveryCall?: string;
   atMs: number;
 }
 
@@ -398,6 +497,11 @@ export interface RunResult {
   failures: FailureRecord[];
   stats: FailureStats;
   counts: { steps: number; modelCalls: number; toolCalls: number; promptTokens: number; completionTokens: number };
+  /**
+   * The values the model's answer stated though no tool returned them and the task does not give
+   * them (config `grounding`): the run is then unsuccessful and `answer` says what failed instead.
+   */
+  ungrounded: string[];
 }
 
 /**
@@ -413,7 +517,7 @@ export class RunHandle implements AsyncIterable<AgentEvent> {
   [Symbol.asyncIterator](): AsyncIterator<AgentEvent>;
 }
 
-/** Which failures to list (`agent.failures`) or count (`agent.failureStats`); every field narrows. */
+/** Which failures to list (`agent.failures`) or count (`agent.failureStats`); every field narrows. An unknown key rejects (`INVALID_CONFIG`). */
 export interface FailureQuery {
   session?: string;
   runId?: string;

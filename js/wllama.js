@@ -6,6 +6,7 @@
 // It runs on the page, not in keel's worker: wllama starts its own worker for llama.cpp, and the
 // engine reaches the model through the same RPC as a custom model function.
 import { Wllama, WllamaAbortError, WllamaError, WllamaRuntimeError } from "@wllama/wllama";
+import { checkKeys, checkObject } from "./checks.js";
 import { registerPageBackend } from "./page-backends.js";
 
 const DEFAULTS = { nCtx: 4096, maxTokens: 320, temperature: 0 };
@@ -59,6 +60,9 @@ function wasmUrl(option) {
   throw new TypeError("wllamaModel: pass `wasmUrl` (the URL of @wllama/wllama/esm/wasm/wllama.wasm)");
 }
 
+// The options `wllamaModel` reads (see wllama.d.ts); any other is refused, not ignored.
+const WLLAMA_OPTIONS = ["modelUrl", "wasmUrl", "onProgress", "nCtx", "maxTokens", "temperature", "nThreads", "logger"];
+
 /**
  * A keel model function backed by a GGUF model that wllama runs in the page. Call `load()` to
  * download and load it up front (with progress); the first call loads it otherwise.
@@ -73,6 +77,8 @@ function wasmUrl(option) {
  * ```
  */
 export function wllamaModel(options) {
+  checkObject(options, "wllama options", false);
+  checkKeys(options, WLLAMA_OPTIONS, "wllama options");
   const { modelUrl, onProgress, nThreads, logger } = options ?? {};
   if (typeof modelUrl !== "string" || !modelUrl) throw new TypeError("wllamaModel: `modelUrl` is required");
   const nCtx = options.nCtx ?? DEFAULTS.nCtx;

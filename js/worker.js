@@ -5,7 +5,12 @@ import init, { startWorker } from "./keel.js";
 import { toRawFailure } from "./errors.js";
 
 const early = [];
-const buffer = (event) => early.push(event.data);
+// The page's liveness pings are answered while the wasm loads (which may take a while on a slow
+// network): the worker is alive, just not ready.
+const buffer = (event) => {
+  if (event.data?.type === "ping") self.postMessage({ type: "pong", id: event.data.id });
+  else early.push(event.data);
+};
 self.addEventListener("message", buffer);
 init()
   .then(() => {

@@ -105,5 +105,8 @@ fn byte_at(s: &str, n: usize) -> usize {
     s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
 }
 
+mod surrogates;
+pub use surrogates::well_formed_json;
+
 #[cfg(test)]
 mod tests;

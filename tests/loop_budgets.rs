@@ -15,11 +15,17 @@ fn five_failed_steps_in_a_row_force_an_honest_final_answer() {
     let model = ScriptedModel::new(script);
     let tools =
         FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "not found"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (result, events) = h.run("Find the invoice");
     assert!(!result.success, "a forced answer is never a success");
     assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
-    assert_eq!(result.answer, "I could not find the invoice; every id I tried was not found.");
+    // The answer a user reads says what failed, from the failure log, then the model's account.
+    assert_eq!(
+        result.answer,
+        "I could not complete the task. 5 steps in a row failed or made no progress. The last failure was \
+         NOT_FOUND from `get_invoice`: not found\nWhat the model reported: I could not find the invoice; \
+         every id I tried was not found."
+    );
     assert_eq!(result.turns.len(), 6);
     assert_eq!(result.turns[5].outcome, Outcome::Final);
     let requests = h.model.requests.borrow();
@@ -37,7 +43,7 @@ fn a_forced_final_that_is_not_a_final_answer_gets_the_runtimes_own_account() {
     let model = ScriptedModel::new(script);
     let tools = FakeTools::new()
         .script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "Invoice not found"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (result, _) = h.run("Find the invoice");
     assert!(!result.success);
     assert_eq!(
@@ -55,12 +61,15 @@ fn the_step_budget_ends_the_run_with_a_forced_answer() {
         .collect();
     let model = ScriptedModel::new(script);
     let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("sunny"))]);
-    let config = AgentConfig { max_steps: 3, ..AgentConfig::default() };
+    let config = AgentConfig { max_steps: 3, ..classic() };
     let h = Harness::new(model, tools, specs(), config);
     let (result, _) = h.run("Weather everywhere");
     assert_eq!(result.reason, EndReason::MaxSteps { steps: 3 });
     assert!(!result.success);
-    assert_eq!(result.answer, "partial");
+    assert_eq!(
+        result.answer,
+        "I could not complete the task. The step budget (3 steps) is spent.\nWhat the model reported: partial"
+    );
 }
 
 #[test]
@@ -78,7 +87,7 @@ fn repeating_a_successful_call_is_no_progress() {
 fn a_transient_model_failure_is_retried() {
     let model =
         ScriptedModel::new([Reply::Fail(RawFailure::named("UnknownError", "generic failure")), answer("hi")]);
-    let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
+    let h = Harness::new(model, FakeTools::new(), specs(), classic());
     let (result, events) = h.run("Say hi");
     assert!(result.success);
     assert!(events.iter().any(|e| matches!(e, Event::RetryScheduled { tool: None, attempt: 1, .. })));
@@ -111,7 +120,7 @@ fn a_context_overflow_compacts_and_asks_again_once() {
         Reply::Fail(RawFailure::named("QuotaExceededError", "input too large")),
         answer("ok"),
     ]);
-    let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
+    let h = Harness::new(model, FakeTools::new(), specs(), classic());
     let (result, events) = h.run("Go");
     assert!(result.success);
     assert!(events
@@ -125,7 +134,7 @@ fn an_unsatisfiable_schema_falls_back_to_unconstrained_decoding() {
         Reply::Fail(RawFailure::named("SyntaxError", "constraint unsatisfiable")),
         answer("ok"),
     ]);
-    let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
+    let h = Harness::new(model, FakeTools::new(), specs(), classic());
     let (result, _) = h.run("Go");
     assert!(result.success);
     let requests = h.model.requests.borrow();
@@ -172,7 +181,7 @@ fn every_step_and_failure_is_committed_to_the_store() {
             ],
         )
         .script("snapshot", vec![Behaviour::Ok(json!("[ref=e7]"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let options =
         RunOptions { session: "s".into(), run_id: Some("run-1".into()), cancel: CancelToken::new() };
     let (result, _) = h.run_with("Click submit", options);
@@ -200,7 +209,7 @@ fn a_sessions_history_feeds_its_next_run() {
         answer("You asked about Paris."),
     ]);
     let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("18°C"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     h.run("Weather in Paris?");
     let (second, _) = h.run("Which city did I ask about?");
     assert!(second.success);

@@ -207,7 +207,7 @@ fn a_stale_reference_points_the_model_at_the_snapshot_tool() {
     let tools = FakeTools::new()
         .script("click", vec![Behaviour::Fail(stale), Behaviour::Ok(json!("clicked e7"))])
         .script("snapshot", vec![Behaviour::Ok(json!("button \"Submit\" [ref=e7]"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (result, events) = h.run("Submit the form");
     assert!(result.success);
     let env = envelope_of(&events);
@@ -237,7 +237,7 @@ fn a_tool_can_override_the_plan_with_its_own_hints() {
     let missing = RawFailure::coded("InvoiceNotFound", "Invoice INV-999 does not exist.").with_hints(hints);
     let model = ScriptedModel::new([act("get_invoice", json!({"id": "INV-999"})), answer("no such invoice")]);
     let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(missing)]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (_, events) = h.run("Invoice 999?");
     let env = envelope_of(&events);
     assert_eq!(env.code, ErrorCode::Custom("InvoiceNotFound".into()));
@@ -268,7 +268,7 @@ fn partial_success_shows_its_warnings_to_the_model_and_the_page() {
 fn garbage_model_output_gets_precise_format_feedback() {
     let model =
         ScriptedModel::new([Reply::Text("Sure! I think the weather is nice.".into()), answer("nice")]);
-    let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
+    let h = Harness::new(model, FakeTools::new(), specs(), classic());
     let (result, _) = h.run("Weather?");
     assert!(result.success);
     assert_eq!(result.turns[0].outcome, Outcome::Failed);
@@ -284,7 +284,7 @@ fn the_same_bad_call_three_times_is_escalated_and_not_run_again() {
     let model = ScriptedModel::new([call(), call(), call(), answer("gave up on INV-9")]);
     let tools = FakeTools::new()
         .script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "Invoice INV-9 not found"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (result, _) = h.run("Invoice 9?");
     assert_eq!(h.tools.calls_to("get_invoice"), 1, "identical calls after a failure are not run again");
     assert!(!result.turns[0].observation.contains("You already called"));

@@ -30,7 +30,7 @@ fn every_recorded_failure_is_told_to_the_page() {
     let model = ScriptedModel::new([Reply::Text("garbage".into()), call(), call(), answer("gave up")]);
     let tools =
         FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::http(404, "not found"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (result, events) = h.run("x");
     let codes: Vec<_> = result.failures.iter().map(|f| f.code.clone()).collect();
     assert_eq!(codes, vec![ErrorCode::InvalidOutput, ErrorCode::NotFound, ErrorCode::NotFound]);
@@ -99,7 +99,7 @@ fn the_same_advisory_again_is_no_progress() {
     let script: Vec<_> =
         (0..12).map(|_| act("get_invoice", json!({"id": "INV-1"}))).chain([answer("x")]).collect();
     let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(advisory)]);
-    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), classic());
     let (result, _) = h.run("x");
     assert_eq!(result.turns[0].outcome, Outcome::Warning);
     assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
@@ -174,7 +174,7 @@ fn the_escalation_names_each_code_the_call_failed_with() {
             ],
         )
         .script("snapshot", vec![Behaviour::Ok(json!("page"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     let (result, _) = h.run("x");
     assert_eq!(h.tools.calls_to("get_invoice"), 2, "a success in between lets the call run again");
     assert!(result.turns[2].observation.contains("it failed with PERMISSION_DENIED, then NOT_FOUND."));
@@ -242,7 +242,7 @@ fn run_over(fault: StoreFault) -> (keel::engine::RunResult, Vec<Event>) {
         clock: Rc::new(FakeClock::default()),
         random: Rc::new(FixedRandom(0.0)),
     };
-    let agent = Agent::new(effects, specs(), AgentConfig::default()).unwrap();
+    let agent = Agent::new(effects, specs(), classic()).unwrap();
     let events = RefCell::new(Vec::new());
     let result = futures_executor::block_on(
         agent.run("x", Default::default(), &|e| events.borrow_mut().push(e.clone())),
@@ -281,7 +281,7 @@ fn out_of_range_settings_are_refused_with_the_setting_named() {
     };
     let config = AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() };
     let error = Agent::new(effects, specs(), config).err().expect("refused");
-    assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: at least 1 ms");
+    assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: from 1 ms to 86400000 ms (a day)");
 }
 
 /// The tools a request's step schema lets the model call.
@@ -381,7 +381,7 @@ fn a_refused_repeat_of_a_failed_call_leaves_its_tool_out_of_the_next_step() {
     let tools = FakeTools::new()
         .script("click", vec![Behaviour::Fail(stale)])
         .script("snapshot", vec![Behaviour::Ok(json!("e8 button"))]);
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), classic());
     h.run("Click it.");
     assert_eq!(h.tools.calls_to("click"), 1, "the repeat was refused, not run");
     let requests = h.model.requests.borrow();

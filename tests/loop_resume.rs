@@ -8,10 +8,10 @@ use std::rc::Rc;
 
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
-use keel::engine::{Agent, AgentConfig, Clock, Effects, Event, Outcome, RunOptions};
+use keel::engine::{Agent, Clock, Effects, Event, Outcome, RunOptions};
 use keel::store::{EndReason, MemoryStore, RunStatus, Store};
 use serde_json::json;
-use support::{act, answer, specs, Behaviour, FakeTools, FixedRandom, ScriptedModel};
+use support::{act, answer, classic, specs, Behaviour, FakeTools, FixedRandom, ScriptedModel};
 
 /// A clock whose waits never end, so a hung tool stays hung (no timeout fires): the run is stuck
 /// in step 3 as a killed worker would leave it.
@@ -34,7 +34,7 @@ fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>
         clock: Rc::new(Stuck),
         random: Rc::new(FixedRandom(0.0)),
     };
-    Agent::new(effects, specs(), AgentConfig::default()).unwrap()
+    Agent::new(effects, specs(), classic()).unwrap()
 }
 
 fn weather(city: &str) -> support::Reply {

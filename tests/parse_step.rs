@@ -286,3 +286,11 @@ fn errors_quote_a_shortened_reply_and_explain_the_shape() {
     let steps = err.recovery_steps().join("\n");
     assert!(steps.contains(r#""action": {"tool": "<tool name>""#), "{steps}");
 }
+
+#[test]
+fn a_lone_surrogate_escape_is_replaced_not_a_reason_to_refuse_the_reply() {
+    let parsed =
+        parse_step(r#"{"thought": "done", "final_answer": "cut \ud83d here, kept \ud83d\ude00"}"#).unwrap();
+    assert_eq!(parsed.step, done("done", "cut \u{FFFD} here, kept \u{1F600}"));
+    assert_eq!(parsed.repairs, [Repair::ReplacedLoneSurrogates]);
+}

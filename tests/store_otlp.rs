@@ -42,6 +42,7 @@ fn failure(run_id: &str, step: u32, attempt: u32, recovered: bool) -> FailureRec
         message: "timed out".into(),
         retried: attempt == 1,
         recovered,
+        recovery_call: None,
         at_ms: 1_500 + u64::from(attempt),
     }
 }

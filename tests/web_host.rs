@@ -71,7 +71,7 @@ fn a_timeout_and_a_cancel_reach_the_page_as_aborts() {
 
 #[test]
 fn runs_of_one_session_queue_and_other_sessions_interleave() {
-    let mut w = Worker::ready(json!({}));
+    let mut w = Worker::ready(json!({"toolChoice": "auto"}));
     w.send(json!({"type": "run", "runId": "a", "task": "first", "session": "s"}));
     w.send(json!({"type": "run", "runId": "b", "task": "second", "session": "s"}));
     w.send(json!({"type": "run", "runId": "c", "task": "other", "session": "t"}));

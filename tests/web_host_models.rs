@@ -21,7 +21,7 @@ fn completion(step: Value) -> String {
 }
 
 fn init(model: Value) -> Value {
-    json!({"type": "init", "model": model, "config": {"retry": {"jitter": 0}},
+    json!({"type": "init", "model": model, "config": {"retry": {"jitter": 0}, "toolChoice": "auto"},
         "tools": [{"name": "get_weather", "description": "Weather.", "inputSchema": {"type": "object"}}]})
 }
 

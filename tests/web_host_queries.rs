@@ -13,7 +13,7 @@ use worker_harness::{act, done, VirtualClock, Worker};
 /// session `t` (an unreadable model reply, then an answer).
 fn worker_with_failures() -> Worker {
     let mut w = Worker::with(VirtualClock::ticking(10));
-    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"retry": {"maxAttempts": 1}},
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"retry": {"maxAttempts": 1}, "toolChoice": "auto"},
                   "tools": [{"name": "get_weather", "description": "Weather.",
                              "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}));
     assert_eq!(w.next()["type"], "ready");
@@ -107,8 +107,8 @@ fn a_query_before_init_or_unreadable_is_answered_with_a_structured_failure() {
     w.send(json!({"type": "init", "model": {"kind": "custom"}}));
     assert_eq!(w.next()["type"], "ready");
     let bad = w.query(json!({"kind": "everything"}));
-    assert_eq!((bad["ok"].as_bool(), bad["error"]["code"].as_str()), (Some(false), Some("PROTOCOL_ERROR")));
-    assert!(bad["error"]["message"].as_str().unwrap().contains("`query`"), "{bad}");
+    assert_eq!((bad["ok"].as_bool(), bad["error"]["code"].as_str()), (Some(false), Some("INVALID_CONFIG")));
+    assert!(bad["error"]["message"].as_str().unwrap().contains("unknown variant `everything`"), "{bad}");
     let bad = w.query(json!({"kind": "failures", "limit": "ten"}));
     assert_eq!(bad["ok"], false);
     assert_eq!(w.value(json!({"kind": "failures"})), json!([]));

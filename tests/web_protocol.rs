@@ -28,10 +28,12 @@ fn init_reads_tool_specs_the_model_choice_and_a_partial_config() {
         "config": {"maxSteps": 4, "retry": {"baseDelayMs": 10}}
     }));
     let PageMessage::Init(init) = &message else { panic!("not init: {message:?}") };
-    assert_eq!(init.tools[0].timeout_ms, Some(300));
-    assert_eq!(init.tools[0].max_attempts, Some(2));
-    assert_eq!(init.tools[0].refs_from, vec!["snapshot".to_string()]);
-    assert_eq!(init.model, ModelChoice::Custom);
+    let tools = init.read_tools().unwrap();
+    assert_eq!(tools[0].timeout_ms, Some(300));
+    assert_eq!(tools[0].max_attempts, Some(2));
+    assert_eq!(tools[0].refs_from, vec!["snapshot".to_string()]);
+    assert_eq!(init.read_model().unwrap(), ModelChoice::Custom);
+    assert_eq!(init.read_config().unwrap().max_steps, 4);
     assert_eq!(init.config["maxSteps"], 4);
     round_trip(&message);
 }
@@ -42,7 +44,8 @@ fn the_reserved_model_kinds_are_spelled_for_later_backends() {
         {"kind": "fallback", "chain": [{"kind": "promptApi"},
          {"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"}]}}));
     let PageMessage::Init(init) = &openai else { panic!() };
-    let ModelChoice::Fallback { chain } = &init.model else { panic!("{:?}", init.model) };
+    let model = init.read_model().unwrap();
+    let ModelChoice::Fallback { chain } = &model else { panic!("{model:?}") };
     assert_eq!(chain[0].kind(), "promptApi");
     assert!(
         matches!(&chain[1], ModelChoice::Openai { base_url, api_key: None, .. } if base_url.ends_with("/v1"))
@@ -152,8 +155,11 @@ fn worker_messages_are_tagged_and_camel_cased() {
     let event = WorkerMessage::Event { run_id: "r".into(), event: Event::StepStarted { step: 1 } };
     let value: Value = serde_json::from_str(&event.to_json()).unwrap();
     assert_eq!(value, json!({"type": "event", "runId": "r", "event": {"type": "stepStarted", "step": 1}}));
-    let aborts =
-        [WorkerMessage::ToolAbort { id: 1 }, WorkerMessage::ModelAbort { id: 2 }, WorkerMessage::Ready];
+    let aborts = [
+        WorkerMessage::ToolAbort { id: 1 },
+        WorkerMessage::ModelAbort { id: 2 },
+        WorkerMessage::Ready { warnings: vec![] },
+    ];
     let tags: Vec<Value> =
         aborts.iter().map(|m| serde_json::from_str::<Value>(&m.to_json()).unwrap()["type"].clone()).collect();
     assert_eq!(tags, [json!("toolAbort"), json!("modelAbort"), json!("ready")]);
@@ -168,7 +174,7 @@ fn malformed_messages_become_protocol_failures_that_say_what_was_wrong() {
         (r#"{"type": "run", "task": "t"}"#, "runId"),
         (r#"{"type": "toolResult", "id": "seven", "ok": true}"#, "`toolResult`"),
         (r#"{"type": "toolResult", "id": 1, "ok": false, "error": {"hints": {"class": "weird"}}}"#, "weird"),
-        (r#"{"type": "init", "model": {"kind": "gpt"}}"#, "gpt"),
+        (r#"{"type": "init", "tools": []}"#, "model"),
     ];
     for (text, mention) in cases {
         let failure = PageMessage::from_json(text).unwrap_err();

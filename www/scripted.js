@@ -38,7 +38,9 @@ export function plan(task, on) {
     answer.push(`the weather in ${city} is whatever get_weather reported above`);
   }
   if (wantsNewsletter || all) {
-    steps.push(step("The Subscribe button was e5 when the page loaded.", "click", { ref: "e5" }));
+    // A ref must come from an observation (keel refuses one never seen): a snapshot first.
+    steps.push(step("Find the Subscribe button's ref on the page.", "snapshot", {}));
+    steps.push(step("The Subscribe button is e5.", "click", { ref: "e5" }));
     if (on.stale) {
       steps.push(step("e5 is stale; the recovery plan says to take a fresh snapshot.", "snapshot", {}));
       steps.push(step("The Subscribe button is now e7.", "click", { ref: "e7" }));

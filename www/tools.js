@@ -100,12 +100,15 @@ export function demoTools(faults) {
       inputSchema: { type: "object", properties: {}, additionalProperties: false },
       execute: async (_args, { signal }) => {
         await sleep(150, signal);
-        return 'heading "Acme News" [ref=e6]\nbutton "Subscribe to the newsletter" [ref=e7]\nlink "Invoices" [ref=e8]';
+        // The page as loaded, until the stale fault re-renders the newsletter form.
+        return fired.has("stale")
+          ? 'heading "Acme News" [ref=e6]\nbutton "Subscribe to the newsletter" [ref=e7]\nlink "Invoices" [ref=e8]'
+          : 'heading "Acme News" [ref=e4]\nbutton "Subscribe to the newsletter" [ref=e5]\nlink "Invoices" [ref=e3]';
       },
     },
     {
       name: "click",
-      description: "Click a page element by its ref (refs come from snapshot; the Subscribe button was e5).",
+      description: "Click a page element by its ref (refs come from snapshot).",
       inputSchema: {
         type: "object",
         properties: { ref: { type: "string", pattern: "^e[0-9]+$" } },

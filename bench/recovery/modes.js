@@ -9,8 +9,30 @@ export const MODES = {
     responseFormat: "jsonObject",
   },
   naive: {
-    describe: "plain one-line errors, no runtime retry (the prompt-chain baseline); decoding still constrained",
-    config: { format: "plain", retry: { maxAttempts: 1 } },
+    describe:
+      "plain one-line errors, no runtime retry, no tool choice, grounding or id provenance (the prompt-chain baseline); decoding still constrained",
+    config: { format: "plain", retry: { maxAttempts: 1 }, toolChoice: "auto", grounding: false, idProvenance: false },
+    responseFormat: "jsonObject",
+  },
+  // Ablations: keel with one of issue 9's mechanisms off.
+  "keel-auto": {
+    describe: "keel with toolChoice \"auto\" (the model may answer at step 1)",
+    config: { toolChoice: "auto" },
+    responseFormat: "jsonObject",
+  },
+  "keel-no-grounding": {
+    describe: "keel without the grounding check (grounding: false)",
+    config: { grounding: false },
+    responseFormat: "jsonObject",
+  },
+  "keel-no-provenance": {
+    describe: "keel without id provenance (idProvenance: false)",
+    config: { idProvenance: false },
+    responseFormat: "jsonObject",
+  },
+  "keel-8174914": {
+    describe: "keel with all three of issue 9's settings off (toolChoice auto, no grounding, no id provenance)",
+    config: { toolChoice: "auto", grounding: false, idProvenance: false },
     responseFormat: "jsonObject",
   },
   unconstrained: {

@@ -2,15 +2,16 @@
 // OpenAI-compatible backend (the worker fetches the bench proxy, which forwards to llama.cpp).
 import { Agent, ToolError } from "/pkg/index.js";
 import { MODES } from "./modes.js";
-import { scenarios } from "./scenarios.js";
+import { correct, scenarios } from "./scenarios.js";
 
 const SCENARIOS = new Map(scenarios(ToolError).map((s) => [s.id, s]));
 
 /** Settings every mode shares: what a page with a small local model would use. */
 const COMMON = {
   maxSteps: 10,
-  // The bench's machines are slow: a step's generation can take tens of seconds.
-  modelTimeoutMs: 180_000,
+  // The bench's machines are slow: a step's generation can take tens of seconds, and minutes when
+  // other work shares the 2 cores (issue 9's runs: ~1 token/s under constrained decoding).
+  modelTimeoutMs: 600_000,
   // n_ctx 8192 on the server, less room for the reply.
   contextTokens: 6_000,
   store: "memory",
@@ -41,7 +42,8 @@ async function runScenario({ id, mode, proxy, model }) {
     return {
       scenario: id,
       mode,
-      correct: scenario.check(result),
+      correct: correct(scenario, result),
+      ...groundingAlarms(scenario, result),
       success: result.success,
       reason: result.reason.kind,
       answer: result.answer,
@@ -56,6 +58,25 @@ async function runScenario({ id, mode, proxy, model }) {
   } finally {
     agent.dispose();
   }
+}
+
+/**
+ * The answers the grounding check flagged (an UNGROUNDED_ANSWER envelope, or the answer withheld
+ * at the end), and how many of them were right all the same: its false alarms.
+ */
+function groundingAlarms(scenario, result) {
+  const steps = new Set(result.failures.filter((f) => f.code === "UNGROUNDED_ANSWER").map((f) => f.step));
+  const last = result.turns.at(-1);
+  const flagged = result.turns.filter((t) => steps.has(t.step) || (t === last && result.ungrounded?.length && t.reply));
+  const answerOf = (reply) => {
+    try {
+      return String(JSON.parse(reply).final_answer ?? reply);
+    } catch {
+      return reply;
+    }
+  };
+  const rightAnyway = flagged.filter((t) => !scenario.honest && scenario.expect(answerOf(t.reply ?? ""))).length;
+  return { groundingFlags: flagged.length, groundingFalseAlarms: rightAnyway, ungrounded: result.ungrounded ?? [] };
 }
 
 window.runScenario = runScenario;

@@ -24,6 +24,10 @@ export function summarise(results, modes) {
         {
           tasks: runs.length,
           correct: runs.filter((r) => r.correct).length,
+          // The worst outcome: reported as success, with a wrong answer.
+          wrongSuccess: ran.filter((r) => r.success === true && !r.correct).length,
+          groundingFlags: sum(ran.map((r) => r.groundingFlags ?? 0)),
+          groundingFalseAlarms: sum(ran.map((r) => r.groundingFalseAlarms ?? 0)),
           errors: runs.length - ran.length,
           faults,
           retried: sum(ran.map((r) => r.stats.retried)),
@@ -44,6 +48,8 @@ export function summarise(results, modes) {
 
 const ROWS = [
   ["Tasks completed correctly", (s) => `${s.correct} / ${s.tasks}`],
+  ["success: true with a wrong answer", (s) => s.wrongSuccess ?? "–"],
+  ["Answers flagged ungrounded (of them right: false alarms)", (s) => (s.groundingFlags === undefined ? "–" : `${s.groundingFlags} (${s.groundingFalseAlarms})`)],
   ["Faults (failed calls the runtime saw)", (s) => s.faults],
   ["… retried by the runtime", (s) => s.retried],
   ["… recovered", (s) => `${s.recovered}${s.faults ? ` (${Math.round((100 * s.recovered) / s.faults)}%)` : ""}`],
@@ -51,6 +57,7 @@ const ROWS = [
   ["Extra steps per fault", (s) => s.extraStepsPerFault ?? "–"],
   ["Steps", (s) => s.steps],
   ["Model calls", (s) => s.modelCalls],
+  ["Model calls per task", (s) => (s.tasks ? (s.modelCalls / s.tasks).toFixed(2) : "–")],
   ["Prompt tokens", (s) => s.promptTokens.toLocaleString("en-US")],
   ["Completion tokens", (s) => s.completionTokens.toLocaleString("en-US")],
   ["Wall time, total", (s) => `${(s.wallMs / 1000).toFixed(0)} s`],
@@ -61,7 +68,7 @@ const ROWS = [
 function modelSection(report, scenarios) {
   const modes = Object.keys(report.summary);
   const lines = [
-    `## ${report.label}: ${report.model.file}`,
+    `## ${report.label} at ${report.machine.commit}: ${report.model.file}`,
     "",
     `- Model sha256: \`${report.model.sha256}\``,
     `- Server: ${report.server}`,
@@ -105,7 +112,11 @@ export function markdown(reports, scenarios) {
     "Written by `./build.sh bench recovery` (bench/recovery/). A real model served by llama-cpp-python on",
     "localhost, reached through keel's OpenAI-compatible backend from headless Chromium; every scenario's",
     "tools fail in one way; each answer is checked automatically. Raw per-scenario JSON with the traces:",
-    "`recovery-<model>.json` next to this file.",
+    "`recovery-<model>.json` next to this file; earlier runs kept as `recovery-<model>-<commit>.json`.",
+    "",
+    "Since issue 9 a scenario counts as correct only when its answer is right **and** `success` is right",
+    "(true, or false for the scenarios that cannot be completed); runs before it checked the answer alone",
+    "and did not count the rows shown as –.",
     "",
     ...reports.flatMap((r) => [modelSection(r, scenarios), ""]),
     "## Scenarios",

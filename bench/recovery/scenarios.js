@@ -2,7 +2,10 @@
 // seed articles (Verdex, browser-use, Vurb, prompt-chain). Each knows its correct answer.
 //
 // A scenario: { id, source, fault, mechanism, task, minSteps, tools(ToolError) → Tool[],
-//   check(result) → boolean, modelFaults? }
+//   expect(answer) → boolean, honest?, modelFaults? }
+// - expect: whether the answer's content is right; `honest` scenarios cannot be completed, and are
+//   correct only with success=false, the others only with success=true (see `correct` below): a
+//   run reporting success with a wrong answer is the worst outcome and is counted apart.
 // - mechanism: "tool" (the tool fails whatever the model sends), "api" (the tool rejects what a
 //   model is likely to send: a rule its schema does not state, as real APIs have), "schema" (keel's
 //   validator rejects it; constrained decoding makes it impossible), "model" (the model server
@@ -11,14 +14,16 @@
 // - modelFaults: what the proxy does to this scenario's model calls, by 1-based call number.
 // Plain data and functions only: run.mjs imports this file in Node to read `modelFaults`.
 
-const obj = (properties, required = Object.keys(properties)) => ({
+import { invention } from "./scenarios-invention.js";
+
+export const obj = (properties, required = Object.keys(properties)) => ({
   type: "object",
   properties,
   required,
   additionalProperties: false,
 });
-const str = (description) => ({ type: "string", description });
-const has = (text, ...needles) => needles.every((n) => text.toLowerCase().includes(n.toLowerCase()));
+export const str = (description) => ({ type: "string", description });
+export const has = (text, ...needles) => needles.every((n) => text.toLowerCase().includes(n.toLowerCase()));
 
 /** A browser page whose refs change after the first click re-renders it (Verdex). */
 function shop(ToolError) {
@@ -75,7 +80,17 @@ function newsletter(ToolError) {
   ];
 }
 
+/** Whether a run did the scenario: the answer's content and the success flag both right. */
+export function correct(scenario, result) {
+  return result.success === !scenario.honest && scenario.expect(result.answer ?? "");
+}
+
+/** Issue 9's scenarios first: on a shared machine a run may be stopped before its end. */
 export function scenarios(ToolError) {
+  return [...invention(ToolError), ...original(ToolError)];
+}
+
+function original(ToolError) {
   return [
     {
       id: "stale-ref",
@@ -85,7 +100,7 @@ export function scenarios(ToolError) {
       task: "On the shop page, click the 'Place order' button and tell me the order number.",
       minSteps: 5,
       tools: () => shop(ToolError),
-      check: (r) => has(r.answer, "KX-4417"),
+      expect: (a) => has(a, "KX-4417"),
     },
     {
       id: "ref-typo",
@@ -95,7 +110,7 @@ export function scenarios(ToolError) {
       task: "Click the Subscribe button (ref e12) and give me the confirmation code.",
       minSteps: 3,
       tools: () => newsletter(ToolError),
-      check: (r) => has(r.answer, "SUB-88"),
+      expect: (a) => has(a, "SUB-88"),
     },
     {
       id: "wrong-type",
@@ -117,7 +132,7 @@ export function scenarios(ToolError) {
             people === 4 && time === "19:30" ? "Booked for 4 at 19:30. Reference: BT-2093." : `Booked for ${people} at ${time}. Reference: BT-1111.`,
         },
       ],
-      check: (r) => has(r.answer, "BT-2093"),
+      expect: (a) => has(a, "BT-2093"),
     },
     {
       id: "time-format",
@@ -143,7 +158,7 @@ export function scenarios(ToolError) {
           },
         },
       ],
-      check: (r) => has(r.answer, "AL-305"),
+      expect: (a) => has(a, "AL-305"),
     },
     {
       id: "out-of-enum",
@@ -169,7 +184,7 @@ export function scenarios(ToolError) {
           },
         },
       ],
-      check: (r) => has(r.answer, "512"),
+      expect: (a) => has(a, "512"),
     },
     {
       id: "unknown-key",
@@ -186,7 +201,7 @@ export function scenarios(ToolError) {
           execute: ({ units }) => (units === "imperial" ? "Austin: 88°F, sunny." : "Austin: 31°C, sunny."),
         },
       ],
-      check: (r) => has(r.answer, "88"),
+      expect: (a) => has(a, "88"),
     },
     {
       id: "hallucinated-tool",
@@ -204,7 +219,7 @@ export function scenarios(ToolError) {
             /acme/i.test(symbol) ? "ACME: $42.17" : (() => { throw new ToolError(`No ticker ${symbol}.`, { code: "NOT_FOUND" }); })(),
         },
       ],
-      check: (r) => has(r.answer, "42.17"),
+      expect: (a) => has(a, "42.17"),
     },
     {
       id: "misspelled-tool",
@@ -221,7 +236,7 @@ export function scenarios(ToolError) {
           execute: ({ name }) => (/dana/i.test(name) ? "Dana Reyes, phone 555-0142" : "No contacts found."),
         },
       ],
-      check: (r) => has(r.answer, "555-0142"),
+      expect: (a) => has(a, "555-0142"),
     },
     {
       id: "not-found-list-first",
@@ -249,7 +264,7 @@ export function scenarios(ToolError) {
           },
         },
       ],
-      check: (r) => has(r.answer, "1,250") || has(r.answer, "1250"),
+      expect: (a) => has(a, "1,250") || has(a, "1250"),
     },
     {
       id: "503-then-ok",
@@ -273,7 +288,7 @@ export function scenarios(ToolError) {
           },
         ];
       },
-      check: (r) => has(r.answer, "1.08"),
+      expect: (a) => has(a, "1.08"),
     },
     {
       id: "429-retry-after",
@@ -297,7 +312,7 @@ export function scenarios(ToolError) {
           },
         ];
       },
-      check: (r) => has(r.answer, "bonjour"),
+      expect: (a) => has(a, "bonjour"),
     },
     {
       id: "hang-timeout",
@@ -322,7 +337,7 @@ export function scenarios(ToolError) {
           },
         ];
       },
-      check: (r) => has(r.answer, "quantum"),
+      expect: (a) => has(a, "quantum"),
     },
     {
       id: "permission-denied",
@@ -360,7 +375,7 @@ export function scenarios(ToolError) {
           },
         ];
       },
-      check: (r) => has(r.answer, "4.2"),
+      expect: (a) => has(a, "4.2"),
     },
     {
       id: "partial-warnings",
@@ -380,7 +395,7 @@ export function scenarios(ToolError) {
           },
         },
       ],
-      check: (r) => has(r.answer, "14"),
+      expect: (a) => has(a, "14"),
     },
     {
       id: "garbage-output",
@@ -398,7 +413,7 @@ export function scenarios(ToolError) {
           execute: () => "Tokyo: 14:05",
         },
       ],
-      check: (r) => has(r.answer, "14:05"),
+      expect: (a) => has(a, "14:05"),
     },
     {
       id: "model-503",
@@ -416,7 +431,7 @@ export function scenarios(ToolError) {
           execute: () => "Lyon: population 522,000 (2021).",
         },
       ],
-      check: (r) => has(r.answer, "522"),
+      expect: (a) => has(a, "522"),
     },
     {
       id: "unrecoverable",
@@ -435,8 +450,9 @@ export function scenarios(ToolError) {
           },
         },
       ],
-      // Honest: reported as failed, and no invented balance.
-      check: (r) => r.success === false && !/\$\s?\d|\d+\.\d\d/.test(r.answer),
+      // Honest: reported as failed (success=false), and no invented balance.
+      honest: true,
+      expect: (a) => !/\$\s?\d|\d+\.\d\d/.test(a),
     },
   ];
 }

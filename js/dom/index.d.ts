@@ -52,19 +52,20 @@ export interface DomToolsOptions {
   back?: (options: { signal: AbortSignal }) => Promise<unknown>;
   /** Only these tools (each must be available: `navigate`/`back` only with their functions). */
   include?: DomToolName[];
-  /** The most characters a snapshot or a read returns (default 3500 and 3000; at least 500). */
+  /**
+   * The most characters a snapshot or a read returns (default 1300; at least 500), cut with a note
+   * saying how to get the rest. Keep it under the agent's `observationChars` (default 1500), which
+   * cuts the middle out of any longer observation: raise both together.
+   */
   maxChars?: number;
 }
 
-/** A DOM tool: a keel `Tool` with the fields the runtime's ref recovery reads. */
-export interface DomTool extends Tool {
-  /** `["snapshot"]` on the tools that take a ref. */
-  refsFrom?: string[];
-  /** `snapshot` and `read` only read the page. */
-  readOnly?: boolean;
-  /** The tool the runtime calls itself (with `{}`) when a ref fails with one of these codes. */
-  recoverWith?: { [code: string]: string };
-}
+/**
+ * A DOM tool: a keel `Tool` whose ref-taking tools set `refsFrom: ["snapshot"]` and `recoverWith`
+ * (STALE_REFERENCE, UNKNOWN_REF, FRAME_DETACHED → `snapshot`), and whose `snapshot` and `read` are
+ * `readOnly`.
+ */
+export type DomTool = Tool;
 
 /**
  * The DOM tools: `snapshot`, `click`, `type`, `select`, `check`, `press`, `scroll`, `read`, and

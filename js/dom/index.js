@@ -7,7 +7,10 @@ import { domOp } from "./page-op.js";
 
 export { domOp };
 
-const REF = { type: "string", description: "an element ref from the latest snapshot, e.g. @e5" };
+// No example ref here: small models copy an example (a first Qwen run sent "@e5" before any snapshot).
+// The pattern makes a ref an id for the engine: its values are narrowed to the refs in the latest
+// snapshot where decoding is constrained (SmolLM2 sent the page's URL, a token of the snapshot, as a ref).
+const REF = { type: "string", pattern: "^@?e[0-9]+$", description: "an element's ref, copied from the latest snapshot's output" };
 const obj = (properties, required = []) => ({ type: "object", properties, required, additionalProperties: false });
 // The runtime refreshes refs itself when one fails this way (contract: recoverWith, read-only snapshot).
 const RECOVER = { STALE_REFERENCE: "snapshot", UNKNOWN_REF: "snapshot", FRAME_DETACHED: "snapshot" };
@@ -19,7 +22,7 @@ export const DOM_TOOL_NAMES = ["snapshot", "click", "type", "select", "check", "
 const SPECS = {
   snapshot: {
     description:
-      "Lists the page's interactive elements, headings and short texts, each with a ref like @e5 for the other tools. Call it first, and again whenever the page has changed.",
+      "Lists the page's interactive elements, headings and short texts, each with its ref (@e and a number) for the other tools. Call it first, and again whenever the page has changed.",
     inputSchema: obj({ from: { type: "string", description: "optional: list from this ref on, as a cut note says" } }),
     readOnly: true,
   },

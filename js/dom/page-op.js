@@ -25,8 +25,10 @@ export async function domOp(op, args) {
     "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox", "option", "menuitem",
     "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
   ]);
-  const SNAPSHOT_CHARS = 3500;
-  const READ_CHARS = 3000;
+  // Under the agent's default observationChars (1500), which would cut the middle out of a longer
+  // answer blindly (with room left for a warning): the tool cuts where it can say what it cut.
+  const SNAPSHOT_CHARS = 1300;
+  const READ_CHARS = 1300;
 
   // A failure crosses as data: thrown inside, caught once at the bottom.
   class Fail {
@@ -277,16 +279,16 @@ export async function domOp(op, args) {
 
   // The ref's record, or the failure that says why it cannot be used.
   function resolve(raw) {
-    if (raw === undefined || raw === null || raw === "") throw invalid("ref is missing: pass the ref of an element from the latest snapshot, e.g. @e5.", { field: "ref" });
+    if (raw === undefined || raw === null || raw === "") throw invalid("ref is missing: pass the ref of an element, copied from the latest snapshot.", { field: "ref" });
     const text = String(raw).trim();
     const match = /^@?e(\d+)$/i.exec(text);
     if (!state.snapshots) {
       throw new Fail(
         "UNKNOWN_REF",
-        `${text} means nothing on this page: no snapshot has been taken of it${match ? " (it has navigated or reloaded since the snapshot that listed this ref)" : ""}.`,
-        ["Call `snapshot` to list this page's elements and their refs.", "Use the ref of the element you want exactly as the snapshot writes it (e.g. @e3)."],
+        `${text} means nothing on this page: no snapshot of it has been taken yet, and refs come only from \`snapshot\` (a page that navigated or reloaded needs a new one).`,
+        ["Call `snapshot` to list this page's elements and their refs.", "Use the ref of the element you want exactly as the snapshot writes it."],
         { ref: text, url: win.location.href },
-        ["The page navigated or reloaded: refs belong to the page they were listed on."],
+        ["A ref made up or copied from an example before any snapshot.", "The page navigated or reloaded since the snapshot that listed the ref: refs belong to the page they were listed on."],
       );
     }
     const all = [...state.refs.values()];

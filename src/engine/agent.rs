@@ -70,6 +70,10 @@ pub struct RunResult {
     pub stats: FailureStats,
     /// Steps, calls and tokens.
     pub counts: RunCounts,
+    /// The values the model's answer stated though no tool returned them and the task does not give
+    /// them (`grounding`): the run is then unsuccessful and its answer says so instead.
+    #[serde(default)]
+    pub ungrounded: Vec<String>,
 }
 
 /// Why an agent could not be made.
@@ -103,6 +107,7 @@ impl Agent {
     pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, AgentError> {
         config.validate()?;
         let tools = Rc::new(ToolSet::new(tools)?);
+        config.validate_tool_choice(&tools)?;
         let step_schemas = Rc::new([step_schema(tools.specs(), false), step_schema(tools.specs(), true)]);
         let counter = Rc::new(CharEstimate::default());
         Ok(Agent { effects, tools, config, counter, redactor: None, step_schemas })

@@ -5,10 +5,15 @@ use serde::{Deserialize, Serialize};
 use crate::errors::render::Format;
 
 use super::RetryPolicy;
+use crate::tools::{MAX_ATTEMPTS, MAX_WAIT_MS};
 
-/// How an agent runs. Every field has a default; see each for what it is.
+/// The most steps a run may take (`maxSteps`, `maxConsecutiveFailures`).
+pub const MAX_STEPS: u32 = 1_000;
+
+/// How an agent runs. Every field has a default; see each for what it is. An unknown key is
+/// refused (see [`super::settings`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct AgentConfig {
     /// Steps allowed per run before a forced final answer.
     pub max_steps: u32,
@@ -33,6 +38,67 @@ pub struct AgentConfig {
     pub constrain_output: bool,
     /// Extra system instructions from the page author.
     pub instructions: Option<String>,
+    /// Whether the model must call a tool, and which (the AI SDK's names). `None` (the default):
+    /// `required` for an agent with tools, `auto` for one without — measured in
+    /// bench/results/recovery.md: small models otherwise answer at step 1 with an invented value.
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether a final answer's facts (numbers, ids, codes, e-mail addresses, quoted values) must be
+    /// found in the task, a tool result or a tool argument (or follow from those numbers by
+    /// arithmetic): an answer that states others gets an `UNGROUNDED_ANSWER` envelope and one more
+    /// step, and if the model persists the run ends unsuccessful.
+    pub grounding: bool,
+    /// Whether an id or reference argument must have been seen (in the task or an earlier
+    /// observation) before the call runs, and is narrowed to its producer's latest output under
+    /// constrained decoding (see `engine/provenance.rs`).
+    pub id_provenance: bool,
+}
+
+/// Whether the model must call a tool before it answers (`toolChoice`).
+///
+/// Enforced through the step schema where decoding is constrained, and by refusing the step where
+/// it is not. Only the steps before the model's first call are bound: once it has called a tool
+/// (`required`) or that tool (`{ tool }`), it may answer or call any tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides (`"auto"`).
+    Auto,
+    /// The first step must be a tool call (`"required"`).
+    Required,
+    /// No tools: the model answers straight away (`"none"`).
+    None,
+    /// The first call must be to this tool (`{ tool: "<name>" }`).
+    Tool(String),
+}
+
+impl Serialize for ToolChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ToolChoice::Auto => s.serialize_str("auto"),
+            ToolChoice::Required => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Tool(tool) => serde_json::json!({ "tool": tool }).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        const EXPECTED: &str = r#"toolChoice must be "auto", "required", "none" or { tool: "<name>" }"#;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(word) => match word.as_str() {
+                "auto" => Ok(ToolChoice::Auto),
+                "required" => Ok(ToolChoice::Required),
+                "none" => Ok(ToolChoice::None),
+                other => Err(D::Error::custom(format!("{EXPECTED}, not \"{other}\""))),
+            },
+            serde_json::Value::Object(map) => match (map.get("tool"), map.len()) {
+                (Some(serde_json::Value::String(tool)), 1) => Ok(ToolChoice::Tool(tool.clone())),
+                _ => Err(D::Error::custom(format!("{EXPECTED}, not {}", serde_json::Value::Object(map)))),
+            },
+            other => Err(D::Error::custom(format!("{EXPECTED}, not {other}"))),
+        }
+    }
 }
 
 impl Default for AgentConfig {
@@ -51,6 +117,9 @@ impl Default for AgentConfig {
             reply_tokens: 1_024,
             constrain_output: true,
             instructions: None,
+            tool_choice: None,
+            grounding: true,
+            id_provenance: true,
         }
     }
 }
@@ -82,38 +151,103 @@ impl AgentConfig {
                 Err(ConfigError { field: field.to_string(), value: value.to_string(), expected })
             }
         }
+        // Out-of-range values are refused, not clamped: a setting keel quietly changed would be a
+        // setting ignored. The maxima are far past any useful value; they exist so that a typo
+        // (`2**32 - 1` attempts, a timeout past what `setTimeout` can wait) fails here.
         let r = &self.retry;
-        check(self.max_steps >= 1, "maxSteps", self.max_steps, "at least 1")?;
+        let wait = |ms: u64| (1..=MAX_WAIT_MS).contains(&ms);
+        check((1..=MAX_STEPS).contains(&self.max_steps), "maxSteps", self.max_steps, "from 1 to 1000")?;
         check(
-            self.max_consecutive_failures >= 1,
+            (1..=MAX_STEPS).contains(&self.max_consecutive_failures),
             "maxConsecutiveFailures",
             self.max_consecutive_failures,
-            "at least 1",
+            "from 1 to 1000",
         )?;
-        check(self.tool_timeout_ms >= 1, "toolTimeoutMs", self.tool_timeout_ms, "at least 1 ms")?;
-        check(self.model_timeout_ms >= 1, "modelTimeoutMs", self.model_timeout_ms, "at least 1 ms")?;
         check(
-            self.observation_chars >= 200,
+            wait(self.tool_timeout_ms),
+            "toolTimeoutMs",
+            self.tool_timeout_ms,
+            "from 1 ms to 86400000 ms (a day)",
+        )?;
+        check(
+            wait(self.model_timeout_ms),
+            "modelTimeoutMs",
+            self.model_timeout_ms,
+            "from 1 ms to 86400000 ms (a day)",
+        )?;
+        check(
+            (200..=1_000_000).contains(&self.observation_chars),
             "observationChars",
             self.observation_chars,
-            "at least 200, room for one recovery plan",
+            "from 200 (room for one recovery plan) to 1000000",
         )?;
         check(
-            self.context_tokens >= 512,
+            (512..=10_000_000).contains(&self.context_tokens),
             "contextTokens",
             self.context_tokens,
-            "at least 512, room for the rules and the task",
+            "from 512 (room for the rules and the task) to 10000000",
         )?;
-        check(self.reply_tokens >= 64, "replyTokens", self.reply_tokens, "at least 64, room for one step")?;
-        check(r.max_attempts >= 1, "retry.maxAttempts", r.max_attempts, "at least 1 (1 = never retry)")?;
+        check(
+            (64..=1_000_000).contains(&self.reply_tokens),
+            "replyTokens",
+            self.reply_tokens,
+            "from 64 (room for one step) to 1000000",
+        )?;
+        check(
+            (1..=MAX_ATTEMPTS).contains(&r.max_attempts),
+            "retry.maxAttempts",
+            r.max_attempts,
+            "from 1 (never retry) to 100",
+        )?;
         check((0.0..=1.0).contains(&r.jitter), "retry.jitter", r.jitter, "between 0 and 1")?;
+        check(
+            r.max_delay_ms <= MAX_WAIT_MS,
+            "retry.maxDelayMs",
+            r.max_delay_ms,
+            "at most 86400000 ms (a day)",
+        )?;
         check(
             r.base_delay_ms <= r.max_delay_ms,
             "retry.baseDelayMs",
             r.base_delay_ms,
             "at most retry.maxDelayMs",
         )?;
+        check(
+            r.max_retry_after_ms <= MAX_WAIT_MS,
+            "retry.maxRetryAfterMs",
+            r.max_retry_after_ms,
+            "at most 86400000 ms (a day)",
+        )?;
         Ok(())
+    }
+}
+
+impl AgentConfig {
+    /// Checks `toolChoice` against the agent's tools: a named tool must be one of them, and
+    /// `required` needs at least one.
+    pub(crate) fn validate_tool_choice(&self, tools: &crate::tools::ToolSet) -> Result<(), ConfigError> {
+        match &self.tool_choice {
+            Some(ToolChoice::Tool(name)) if tools.get(name).is_none() => Err(ConfigError {
+                field: "toolChoice.tool".into(),
+                value: format!("\"{name}\""),
+                expected: "the name of one of the agent's tools",
+            }),
+            Some(ToolChoice::Required) if tools.specs().is_empty() => Err(ConfigError {
+                field: "toolChoice".into(),
+                value: "\"required\"".into(),
+                expected: "\"auto\" or \"none\": the agent has no tools to call",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The tool choice in force: the configured one, else `required` when there are tools.
+    pub(crate) fn tool_choice(&self, has_tools: bool) -> ToolChoice {
+        match &self.tool_choice {
+            Some(choice) => choice.clone(),
+            None if has_tools => ToolChoice::Required,
+            None => ToolChoice::Auto,
+        }
     }
 }
 
@@ -127,7 +261,7 @@ mod tests {
         let zero = AgentConfig { max_consecutive_failures: 0, ..AgentConfig::default() };
         assert_eq!(
             zero.validate().unwrap_err().to_string(),
-            "config `maxConsecutiveFailures` is 0: at least 1"
+            "config `maxConsecutiveFailures` is 0: from 1 to 1000"
         );
         let nan = AgentConfig {
             retry: RetryPolicy { jitter: f64::NAN, ..RetryPolicy::default() },

@@ -65,6 +65,20 @@ pub enum Event {
         /// What failed.
         code: ErrorCode,
     },
+    /// The runtime called a read-only tool on its own after a failure (the failing tool's
+    /// `recoverWith`): the model's next observation holds its fresh output.
+    RecoveryCall {
+        /// The step.
+        step: u32,
+        /// The tool that failed.
+        tool: String,
+        /// The failure's code.
+        code: ErrorCode,
+        /// The read-only tool the runtime called.
+        called: String,
+        /// Whether that call worked.
+        ok: bool,
+    },
     /// Progress of the model's download while its backend gets ready (the Prompt API's
     /// `downloadprogress`): emitted by the backend during a model call, not by the loop.
     ModelDownload {

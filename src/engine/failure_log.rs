@@ -38,7 +38,7 @@ pub struct FailureLog {
 
 /// Failures that are not tied to one tool: any later valid step recovers them.
 fn goal_free(code: &ErrorCode) -> bool {
-    matches!(code, ErrorCode::UnknownTool | ErrorCode::InvalidOutput)
+    matches!(code, ErrorCode::UnknownTool | ErrorCode::InvalidOutput | ErrorCode::UngroundedAnswer)
 }
 
 impl FailureLog {
@@ -68,10 +68,20 @@ impl FailureLog {
             message: failure.message.to_string(),
             retried: false,
             recovered: false,
+            recovery_call: None,
             at_ms: failure.at_ms,
         });
         self.unsaved.insert(index);
         index
+    }
+
+    /// Notes that the runtime called the read-only tool `tool` on its own after the failure at
+    /// `index`.
+    pub fn note_recovery_call(&mut self, index: usize, tool: &str) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.recovery_call = Some(tool.to_string());
+            self.unsaved.insert(index);
+        }
     }
 
     /// Notes that the runtime retried after the failure at `index`.

@@ -4,6 +4,7 @@
 use crate::store::{EndReason, RunStatus, TurnRecord};
 
 use super::agent::RunResult;
+use super::grounding::ungrounded;
 use super::run::{RunState, Stop};
 use super::{parse_step, Event, Outcome, Step, Turn};
 
@@ -42,8 +43,24 @@ impl RunState<'_> {
             }
             Err(Stop::Fatal { .. }) => String::new(),
         };
+        // The answer a user reads says what failed, from the failure log; the model's account
+        // follows only if the facts it states were seen (otherwise they are withheld and listed
+        // in the result's `ungrounded`).
         let (thought, answer) = match parse_step(&text).map(|p| p.step) {
-            Ok(Step::Final { thought, answer }) => (thought, answer),
+            Ok(Step::Final { thought, answer }) => {
+                let values = if self.agent.config.grounding {
+                    ungrounded(&answer, &self.seen_text(true))
+                } else {
+                    Vec::new()
+                };
+                let account = self.account(&reason);
+                if values.is_empty() {
+                    (thought, format!("{account}\nWhat the model reported: {answer}"))
+                } else {
+                    self.ungrounded = values;
+                    (thought, format!("{account}\nThe model's answer stated values that no tool returned, so it is not given."))
+                }
+            }
             _ => (String::new(), self.account(&reason)),
         };
         self.say_thought(step, &thought);
@@ -87,6 +104,7 @@ impl RunState<'_> {
             failures: self.log.records().to_vec(),
             stats,
             counts: self.record.counts,
+            ungrounded: self.ungrounded,
         }
     }
 }

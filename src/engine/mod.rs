@@ -8,31 +8,39 @@
 //! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt.
 
 mod agent;
+mod answer_check;
 mod call_key;
 mod cancel;
+mod choice;
 mod config;
 mod effects;
 mod events;
+mod facts;
 mod failure_log;
 mod finish;
+mod grounding;
 mod guard;
 mod model_turn;
 mod narrowing;
 mod observation;
 pub mod output;
 pub mod prompt;
+mod provenance;
+mod recovery_call;
 mod repeats;
 mod resume;
 mod retry;
 mod run;
 mod save;
+mod seen;
+pub mod settings;
 mod tool_turn;
 mod turn;
 
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
 pub use call_key::{digest, CallKey};
 pub use cancel::{CancelToken, Cancelled};
-pub use config::{AgentConfig, ConfigError};
+pub use config::{AgentConfig, ConfigError, ToolChoice};
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
 };

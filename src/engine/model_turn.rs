@@ -41,12 +41,7 @@ impl RunState<'_> {
             };
             let messages = build_messages(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
-            let schema = constrain.then(|| match final_only {
-                None if !self.spent_tools.is_empty() || !self.narrowings.is_empty() => {
-                    self.narrowings.step_schema(agent.tools.specs(), &self.spent_tools)
-                }
-                _ => agent.step_schema(final_only.is_some()).clone(),
-            });
+            let schema = constrain.then(|| self.current_schema(final_only.is_some()));
             let request = ModelRequest { messages, schema, max_tokens: config.reply_tokens };
             self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request);

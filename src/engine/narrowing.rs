@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::errors::{Envelope, ErrorCode};
 use crate::tools::ToolSpec;
 
-use super::output::step_schema;
+use super::output::choice_schema;
 
 /// The most options a narrowing keeps: a longer list is not a choice a model needs made for it.
 const MAX_OPTIONS: usize = 64;
@@ -30,6 +30,11 @@ pub(crate) struct Narrowing {
 }
 
 impl Narrowing {
+    /// `tool`'s argument `field` restricted to `options`.
+    pub(crate) fn new(tool: &str, field: &str, options: Vec<Value>) -> Narrowing {
+        Narrowing { tool: tool.to_owned(), field: field.to_owned(), options }
+    }
+
     /// The narrowing an `INVALID_ARGS` envelope of `tool` asks for, if it names a top-level field
     /// and between 1 and [`MAX_OPTIONS`] scalar options.
     pub(crate) fn from_failure(tool: &str, envelope: &Envelope) -> Option<Narrowing> {
@@ -87,17 +92,24 @@ impl Narrowings {
         self.0.is_empty()
     }
 
-    /// The step schema over `tools` narrowed, without the branches of `leave_out` (final answers
-    /// only when no tool is left).
-    pub(crate) fn step_schema(&self, tools: &[ToolSpec], leave_out: &BTreeSet<String>) -> Value {
+    /// The step schema over `tools` narrowed (by what was learned, then by `ids`: the id
+    /// arguments narrowed to their producer's latest output), without the branches of `leave_out`;
+    /// with the final-answer branch when `answer` or when no tool is left.
+    pub(crate) fn step_schema(
+        &self,
+        tools: &[ToolSpec],
+        leave_out: &BTreeSet<String>,
+        ids: &[Narrowing],
+        answer: bool,
+    ) -> Value {
         let mut specs: Vec<ToolSpec> =
             tools.iter().filter(|t| !leave_out.contains(&t.name)).cloned().collect();
         for spec in &mut specs {
-            for narrowing in &self.0 {
+            for narrowing in self.0.iter().chain(ids) {
                 narrowing.apply(spec);
             }
         }
-        step_schema(&specs, specs.is_empty())
+        choice_schema(&specs, answer || specs.is_empty())
     }
 }
 
@@ -131,7 +143,7 @@ mod tests {
         );
         let mut narrowings = Narrowings::default();
         narrowings.learn(found.expect("narrowing"));
-        let schema = narrowings.step_schema(&[flights()], &BTreeSet::new());
+        let schema = narrowings.step_schema(&[flights()], &BTreeSet::new(), &[], true);
         let text = schema.to_string();
         assert!(text.contains(r#""cabin":{"description":"class","enum":["economy","first"]}"#), "{text}");
     }
@@ -161,10 +173,10 @@ mod tests {
             narrowings
                 .learn(Narrowing::from_failure("search_flights", &rejected(details)).expect("narrowing"));
         }
-        let text = narrowings.step_schema(&[flights()], &BTreeSet::new()).to_string();
+        let text = narrowings.step_schema(&[flights()], &BTreeSet::new(), &[], true).to_string();
         assert!(text.contains(r#""enum":["b"]"#) && !text.contains(r#""enum":["a"]"#), "{text}");
         let only_final =
-            narrowings.step_schema(&[flights()], &BTreeSet::from(["search_flights".to_string()]));
+            narrowings.step_schema(&[flights()], &BTreeSet::from(["search_flights".to_string()]), &[], true);
         assert_eq!(only_final["required"], json!(["thought", "final_answer"]));
     }
 }

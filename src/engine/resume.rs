@@ -71,6 +71,12 @@ impl<'a> RunState<'a> {
         record.status = RunStatus::Running;
         record.counts.steps = turns.last().map_or(0, |t| t.step);
         let (run_id, session, task) = (record.id.clone(), record.session.clone(), record.task.clone());
+        // Where ids came from: each tool's latest successful output among the committed steps.
+        let outputs = turns
+            .iter()
+            .filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning))
+            .filter_map(|t| Some((t.action.as_ref()?.tool.clone(), t.observation.clone())))
+            .collect();
         let mut state = RunState {
             agent,
             emit,
@@ -84,6 +90,10 @@ impl<'a> RunState<'a> {
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
+            outputs,
+            replies: Default::default(),
+            ungrounded_warned: false,
+            ungrounded: Vec::new(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

@@ -7,7 +7,7 @@ use super::Random;
 
 /// How transient failures are retried.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct RetryPolicy {
     /// Attempts per call, the first one included (1 = never retry).
     pub max_attempts: u32,

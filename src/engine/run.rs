@@ -1,13 +1,14 @@
 //! One run of the loop: thought → action → observation, until a final answer, a spent budget, a
 //! fatal failure or cancellation.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::errors::render::render;
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 
 use super::agent::{Agent, RunOptions, RunResult};
+use super::answer_check::Verdict;
 use super::failure_log::{FailureLog, NewFailure};
 use super::narrowing::Narrowings;
 use super::save::Redaction;
@@ -49,6 +50,14 @@ pub(crate) struct RunState<'a> {
     pub(crate) spent_tools: BTreeSet<String>,
     /// Arguments narrowed to the options their tool said it takes, for constrained decoding.
     pub(crate) narrowings: Narrowings,
+    /// Each tool's latest successful output as the model saw it: where ids come from.
+    pub(crate) outputs: BTreeMap<String, String>,
+    /// Replies refused as steps, by text, with how often each was sent.
+    pub(crate) replies: std::collections::HashMap<String, u32>,
+    /// Whether an answer already got the `UNGROUNDED_ANSWER` envelope.
+    pub(crate) ungrounded_warned: bool,
+    /// The values of the answer the model persisted with though no tool gave them.
+    pub(crate) ungrounded: Vec<String>,
 }
 
 impl<'a> RunState<'a> {
@@ -86,6 +95,10 @@ impl<'a> RunState<'a> {
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
+            outputs: BTreeMap::new(),
+            replies: Default::default(),
+            ungrounded_warned: false,
+            ungrounded: Vec::new(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
@@ -112,7 +125,7 @@ impl<'a> RunState<'a> {
             }
             match self.step_once().await {
                 Ok(Some(answer)) => {
-                    let success = !self.answered_after_failure();
+                    let success = !self.answered_after_failure() && self.ungrounded.is_empty();
                     return self.finish(answer, success, EndReason::FinalAnswer).await;
                 }
                 Ok(None) => {}
@@ -146,9 +159,12 @@ impl<'a> RunState<'a> {
     /// though the model answered. Not a failure here: an unreadable reply (a readable answer
     /// recovers it) or a repeat of a call that had worked (no progress, but nothing failed).
     pub(crate) fn answered_after_failure(&self) -> bool {
-        let Some(previous) = self.turns.iter().rev().nth(1) else { return false };
+        // Steps without a call (a reply refused as a step, an answer sent back as ungrounded) are
+        // looked past: a failed call before them still stands.
+        let Some(previous) = self.turns.iter().rev().skip(1).find(|t| t.action.is_some()) else {
+            return false;
+        };
         previous.outcome == Outcome::Failed
-            && previous.action.is_some()
             && self.log.records().iter().any(|f| f.step == previous.step && !f.recovered)
     }
 
@@ -162,19 +178,8 @@ impl<'a> RunState<'a> {
             Err(error) => {
                 let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
                 let raw = RawFailure::message(error.summary()).with_hints(hints);
-                let mut envelope = self.envelope(error.code(), &raw, None, CallContext::default());
-                envelope.sent = Some(error.received.clone().into());
-                self.fail(step, None, None, &envelope, 1);
-                let observation = self.show(&envelope);
-                let turn = Turn {
-                    step,
-                    thought: String::new(),
-                    action: None,
-                    observation,
-                    outcome: Outcome::Failed,
-                    reply: Some(error.received),
-                };
-                self.commit(turn).await;
+                let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
+                self.reject_reply(step, String::new(), envelope, error.received).await;
                 return Ok(None);
             }
         };
@@ -182,9 +187,30 @@ impl<'a> RunState<'a> {
             let repairs: Vec<String> = parsed.repairs.iter().map(ToString::to_string).collect();
             self.warn(Some(step), format!("The model's reply was repaired: {}.", repairs.join("; ")));
         }
+        let called = match &parsed.step {
+            Step::Final { .. } => None,
+            Step::Action { tool, .. } => Some(tool.as_str()),
+        };
+        if let Some((summary, recovery)) = self.choice_refuses(called) {
+            let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
+            let raw = RawFailure::message(summary).with_hints(hints);
+            let envelope = self.envelope(ErrorCode::InvalidOutput, &raw, None, CallContext::default());
+            self.reject_reply(step, String::new(), envelope, text).await;
+            return Ok(None);
+        }
         match parsed.step {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
+                let answer = match self.check_answer(step, &thought, &answer, &text).await {
+                    Verdict::Retry => return Ok(None),
+                    Verdict::Accept => answer,
+                    Verdict::Replace(honest) => {
+                        let turn =
+                            Turn { reply: Some(text), ..Turn::final_answer(step, thought, honest.clone()) };
+                        self.commit(turn).await;
+                        return Ok(Some(honest));
+                    }
+                };
                 self.log.recover(None);
                 self.commit(Turn::final_answer(step, thought, answer.clone())).await;
                 Ok(Some(answer))
@@ -213,12 +239,11 @@ impl<'a> RunState<'a> {
         ctx: CallContext<'_>,
     ) -> Envelope {
         let tools = &self.agent.tools;
-        let refs_from =
-            action.and_then(|a| tools.get(&a.tool)).map(|s| s.refs_from.as_slice()).unwrap_or(&[]);
+        let declared = action.and_then(|a| tools.get(&a.tool)).map(|s| s.refs_from.as_slice()).unwrap_or(&[]);
         let ctx = CallContext {
             tool: action.map(|a| a.tool.as_str()),
             args: action.map(|a| &a.args),
-            refs_from,
+            refs_from: if ctx.refs_from.is_empty() { declared } else { ctx.refs_from },
             available: tools.names(),
             ..ctx
         };
@@ -250,7 +275,7 @@ impl<'a> RunState<'a> {
     }
 
     /// A failure the model will see: recorded in the log (the store gets it with the step's
-    /// commit) and told to the page with its envelope.
+    /// commit) and told to the page with its envelope. Returns its index in the log.
     pub(crate) fn fail(
         &mut self,
         step: u32,
@@ -258,9 +283,9 @@ impl<'a> RunState<'a> {
         key: Option<&CallKey>,
         envelope: &Envelope,
         attempt: u32,
-    ) {
+    ) -> usize {
         let now = self.agent.effects.clock.now_ms();
-        self.log.record(NewFailure {
+        let index = self.log.record(NewFailure {
             step,
             tool,
             args_digest: key.map(|k| k.args_digest.as_str()),
@@ -278,6 +303,7 @@ impl<'a> RunState<'a> {
             message: envelope.message.clone(),
             envelope: Some(Box::new(envelope.clone())),
         });
+        index
     }
 
     pub(crate) fn say_thought(&self, step: u32, thought: &str) {

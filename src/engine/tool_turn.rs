@@ -16,7 +16,7 @@ use super::run::{RunState, Stop};
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
 
 /// How a tool call ended.
-enum ToolEnd {
+pub(crate) enum ToolEnd {
     /// It returned a result.
     Done(ToolOutput),
     /// It threw an envelope of warning severity: it did its job, with caveats.
@@ -54,6 +54,9 @@ impl RunState<'_> {
                 return Ok(self.refuse(step, action, &key, ErrorCode::InvalidArgs, message, ctx));
             }
         };
+        if let Some(refused) = self.refuse_unseen(step, spec, action, &key) {
+            return Ok(refused);
+        }
         let now = agent.effects.clock.now_ms();
         if let Some(envelope) = self.repeats.blocked(&key, now) {
             // Refused as an identical repeat: the model is stuck on this call, so its tool sits out
@@ -70,6 +73,7 @@ impl RunState<'_> {
                     self.warn(Some(step), format!("`{}`: {warning}", spec.name));
                 }
                 let observation = describe_output(&output, agent.config.observation_chars);
+                self.outputs.insert(spec.name.clone(), observation.clone());
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
                 let result = digest(&json!([output.value, output.warnings]));
                 Ok(self.progress(&key, &result, observation, outcome))
@@ -88,12 +92,15 @@ impl RunState<'_> {
                     self.narrowings.learn(narrowing);
                 }
                 let envelope = self.repeats.failed(&key, envelope, agent.effects.clock.now_ms());
-                self.fail(step, Some(&spec.name), Some(&key), &envelope, attempt);
-                let observation = self.show(&envelope);
+                let index = self.fail(step, Some(&spec.name), Some(&key), &envelope, attempt);
                 if envelope.class == FailureClass::Fatal || envelope.severity == Severity::Critical {
                     let stop = Stop::Fatal { code: envelope.code.clone(), message: envelope.message.clone() };
-                    return Err((observation, stop));
+                    return Err((self.show(&envelope), stop));
                 }
+                let observation = match self.recovery_call(step, &spec.name, &envelope, index).await {
+                    Some(observation) => observation,
+                    None => self.show(&envelope),
+                };
                 Ok((observation, Outcome::Failed))
             }
         }
@@ -117,7 +124,8 @@ impl RunState<'_> {
         }
     }
 
-    async fn run_tool(
+    /// Runs one call to its end: each attempt under its timeout, transient failures retried.
+    pub(crate) async fn run_tool(
         &mut self,
         step: u32,
         spec: &ToolSpec,
@@ -128,6 +136,7 @@ impl RunState<'_> {
         let effects = &agent.effects;
         let config = &agent.config;
         let timeout_ms = spec.timeout_ms.unwrap_or(config.tool_timeout_ms);
+        let producers = self.producers_of(spec);
         let mut retried = Vec::new();
         let mut attempt = 0;
         loop {
@@ -152,7 +161,7 @@ impl RunState<'_> {
             let ctx = CallContext {
                 tool: Some(&spec.name),
                 args: Some(args),
-                refs_from: &spec.refs_from,
+                refs_from: &producers,
                 available: agent.tools.names(),
                 attempts: attempt,
                 ..CallContext::default()

@@ -48,6 +48,11 @@ pub enum ErrorCode {
     Aborted,
     /// An unexpected error inside a tool or the runtime.
     Internal,
+    /// An id or reference argument appears in no earlier result and not in the task: it was
+    /// guessed, so the call was not run.
+    UnseenId,
+    /// A final answer states facts found in no tool result, no tool argument and not in the task.
+    UngroundedAnswer,
     /// A tool's own code, e.g. `InvoiceNotFound`.
     Custom(String),
 }
@@ -72,6 +77,8 @@ const BUILT_IN: &[(ErrorCode, &str)] = &[
     (ErrorCode::ModelUnavailable, "MODEL_UNAVAILABLE"),
     (ErrorCode::Aborted, "ABORTED"),
     (ErrorCode::Internal, "INTERNAL_ERROR"),
+    (ErrorCode::UnseenId, "UNSEEN_ID"),
+    (ErrorCode::UngroundedAnswer, "UNGROUNDED_ANSWER"),
 ];
 
 /// Other spellings tools commonly use for the built-in codes (Vurb, Node errno, HTTP reason phrases).

@@ -73,6 +73,7 @@ impl Envelope {
                 retry_after_ms: raw.retry_after_ms,
                 attempts: ctx.attempts.max(1),
                 has_issues: !ctx.issues.is_empty(),
+                args: ctx.args,
             },
         );
         let hints = &raw.hints;

@@ -1,6 +1,9 @@
 //! Default recovery plans: for each built-in code, the likely causes and numbered steps that name
 //! the exact tools to call. A tool's own hints replace any of these.
 
+use serde_json::Value;
+
+use super::fitting_plans::{not_found_name, ungrounded_answer, unseen_id};
 use super::ErrorCode;
 
 /// What a plan may refer to.
@@ -13,6 +16,8 @@ pub(crate) struct PlanContext<'a> {
     pub attempts: u32,
     /// Whether per-field issues come with the envelope.
     pub has_issues: bool,
+    /// The arguments sent, when a call failed.
+    pub args: Option<&'a Value>,
 }
 
 /// A code's default recovery plan.
@@ -26,7 +31,7 @@ pub(crate) struct Plan {
     pub expected: bool,
 }
 
-fn quoted(names: &[String]) -> String {
+pub(crate) fn quoted(names: &[String]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or ")
 }
 
@@ -45,7 +50,7 @@ fn strings<const N: usize>(items: [&str; N]) -> Vec<String> {
 }
 
 /// The steps that get fresh ids/references: the tools named in the spec, or any listing tool.
-fn refresh_step(ctx: &PlanContext<'_>, what: &str) -> String {
+pub(crate) fn refresh_step(ctx: &PlanContext<'_>, what: &str) -> String {
     if ctx.refs_from.is_empty() {
         format!("Find a valid {what} in an earlier observation, or call a tool from available_actions that lists them.")
     } else {
@@ -71,7 +76,7 @@ fn wait_step(tool: &str, attempts: u32) -> String {
     }
 }
 
-fn give_up_step() -> String {
+pub(crate) fn give_up_step() -> String {
     "If nothing works, give a final_answer that says what failed and what you found.".to_string()
 }
 
@@ -86,6 +91,9 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
         available_actions: None,
         expected,
     };
+    if let (ErrorCode::NotFound, Some(fitting)) = (code, not_found_name(ctx, &tool)) {
+        return fitting;
+    }
     match code {
         ErrorCode::UnknownTool => {
             let mut recovery = Vec::new();
@@ -166,6 +174,8 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
                 true,
             )
         }
+        ErrorCode::UnseenId => unseen_id(ctx, &tool),
+        ErrorCode::UngroundedAnswer => ungrounded_answer(ctx),
         ErrorCode::NotFound => plan(
             format!("What {tool} was asked for does not exist."),
             strings([

@@ -25,7 +25,9 @@ pub struct RawFailure {
     pub name: Option<String>,
     /// The error's message, as the tool wrote it.
     pub message: String,
-    /// An HTTP status, when the failure came from a response.
+    /// An HTTP status, when the failure came from a response (anything outside 100–599 reads as
+    /// none).
+    #[serde(deserialize_with = "http_status")]
     pub status: Option<u16>,
     /// A code the tool set (`NOT_FOUND`, `InvoiceNotFound`, `ECONNRESET`…). A numeric code (a
     /// DOMException's legacy `code`, e.g. 23 for TimeoutError) says nothing the name does not, and
@@ -33,6 +35,9 @@ pub struct RawFailure {
     #[serde(deserialize_with = "text_code")]
     pub code: Option<String>,
     /// How long the callee asked us to wait, in milliseconds (already parsed from Retry-After).
+    /// Any non-negative number is read, clamped to [`MAX_RETRY_AFTER_MS`]; a negative one or NaN
+    /// reads as none.
+    #[serde(deserialize_with = "clamped_ms")]
     pub retry_after_ms: Option<u64>,
     /// Recovery fields the tool attached; each one set overrides the code's default. Boxed: most
     /// failures carry none, and a failure travels in every `Result` of the loop.
@@ -57,6 +62,27 @@ pub struct FailureHints {
     pub expected: Option<bool>,
     /// Structured facts for the model and the failure log.
     pub details: Map<String, Value>,
+}
+
+/// The longest Retry-After a failure carries: a year. Longer asks (`1e300`, a Retry-After of
+/// `99999999999999999999` seconds) are clamped to it; either way far past any retry policy's
+/// `maxRetryAfterMs`, so the failure goes to the model rather than being waited out.
+pub const MAX_RETRY_AFTER_MS: u64 = 365 * 24 * 3_600_000;
+
+/// Reads a number of milliseconds of any JSON number type, clamped to [`MAX_RETRY_AFTER_MS`].
+fn clamped_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(match Option::<serde_json::Number>::deserialize(d)? {
+        Some(n) => n.as_f64().filter(|ms| *ms >= 0.0).map(|ms| (ms.round() as u64).min(MAX_RETRY_AFTER_MS)),
+        None => None,
+    })
+}
+
+/// Reads an HTTP status: a whole number from 100 to 599, or none.
+fn http_status<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    Ok(Option::<serde_json::Number>::deserialize(d)?
+        .and_then(|n| n.as_u64())
+        .filter(|s| (100..=599).contains(s))
+        .map(|s| s as u16))
 }
 
 /// Reads `code` as a string, or as nothing when it is a number or null.
@@ -106,10 +132,11 @@ impl RawFailure {
 pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+        let ms = (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+        return ms.map(|ms| ms.min(MAX_RETRY_AFTER_MS));
     }
     let at_ms = parse_http_date(value)?;
-    Some(at_ms.saturating_sub(now_ms))
+    Some(at_ms.saturating_sub(now_ms).min(MAX_RETRY_AFTER_MS))
 }
 
 /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) into milliseconds since the epoch.
@@ -159,7 +186,9 @@ mod tests {
         assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", at + 10), Some(0));
         assert_eq!(parse_retry_after("soon", 0), None);
         assert_eq!(parse_retry_after("Sun, 06 Nov 99999999999 08:49:37 GMT", 0), None);
-        assert_eq!(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", 0), Some(253_402_300_799_000));
+        // A date or a delay past a year is clamped to one: far past any policy's wait either way.
+        assert_eq!(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", 0), Some(MAX_RETRY_AFTER_MS));
+        assert_eq!(parse_retry_after("99999999999999999999", 0), Some(MAX_RETRY_AFTER_MS));
     }
 
     #[test]

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::retention::Retention;
+use crate::engine::settings::read;
+use crate::tools::MAX_WAIT_MS;
 
 /// IndexedDB settings. Unknown fields are refused: a misspelt setting must not pass unnoticed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,9 +68,17 @@ impl StoreChoice {
                     Err(format!("store: `{field}` is an IndexedDB setting; the memory store has none"))
                 }
             },
-            "indexeddb" => serde_json::from_value(Value::Object(options))
-                .map(StoreChoice::IndexedDb)
-                .map_err(|e| format!("store: {e}")),
+            "indexeddb" => {
+                let options: IdbOptions = read(&Value::Object(options), "config.store", &["kind", "redact"])
+                    .map_err(|e| e.to_string())?;
+                if options.blocked_timeout_ms > MAX_WAIT_MS {
+                    let ms = options.blocked_timeout_ms;
+                    return Err(format!(
+                        "`config.store.blockedTimeoutMs` is {ms}: at most {MAX_WAIT_MS} ms (a day)"
+                    ));
+                }
+                Ok(StoreChoice::IndexedDb(options))
+            }
             other => Err(format!("store: `{other}` is not a store: use \"indexeddb\" or \"memory\"")),
         }
     }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// Which failures to list. Every field narrows; none given lists all. Times are ms since the epoch,
 /// `since` inclusive and `until` exclusive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct FailureQuery {
     /// Only this session's.
     pub session: Option<String>,
@@ -131,6 +131,7 @@ mod tests {
             message: "m".into(),
             retried: false,
             recovered: false,
+            recovery_call: None,
             at_ms,
         }
     }

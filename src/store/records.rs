@@ -151,6 +151,10 @@ pub struct FailureRecord {
     pub retried: bool,
     /// Whether a later step (or retry) succeeded at the same goal.
     pub recovered: bool,
+    /// The read-only tool the runtime called on its own after this failure (the failing tool's
+    /// `recoverWith`), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_call: Option<String>,
     /// When it happened, ms since the epoch.
     pub at_ms: u64,
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// How much to keep. Applied on demand, every [`Retention::every_writes`] writes, and harder when
 /// the storage is full.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Retention {
     /// Runs kept at most (`None`: no limit).
     pub max_runs: Option<u32>,

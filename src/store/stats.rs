@@ -128,6 +128,7 @@ mod tests {
             message: String::new(),
             retried,
             recovered,
+            recovery_call: None,
             at_ms: 0,
         }
     }

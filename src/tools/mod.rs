@@ -1,10 +1,14 @@
 //! Tools: their specs, argument validation against JSON Schema, and "did you mean" for names.
 
+mod limits;
 mod schema;
 mod spec;
 mod suggest;
 mod toolset;
 
+pub use limits::{
+    depth, MAX_ATTEMPTS, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, MAX_WAIT_MS,
+};
 pub use schema::{Schema, SchemaError};
 pub use spec::ToolSpec;
 pub use suggest::closest;

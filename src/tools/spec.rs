@@ -1,12 +1,14 @@
 //! What a tool is: its name, what it does, what it takes, and how the runtime treats its calls.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A tool the model may call. The schema is JSON Schema as Zod's `toJSONSchema` or the Prompt API's
 /// tool declarations produce it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSpec {
     /// The name the model calls it by.
     pub name: String,
@@ -25,6 +27,15 @@ pub struct ToolSpec {
     /// click tool, `list_invoices` for `get_invoice`): recovery plans tell the model to call them.
     #[serde(default)]
     pub refs_from: Vec<String>,
+    /// The tool only reads: it has no side effect, so the runtime may call it on its own (see
+    /// `recover_with`).
+    #[serde(default)]
+    pub read_only: bool,
+    /// Recovery the runtime runs itself: when this tool fails with one of these codes (the keys,
+    /// e.g. `STALE_REFERENCE`), the runtime calls the named read-only tool with `{}` and shows the
+    /// model the failure's envelope together with that tool's fresh output.
+    #[serde(default)]
+    pub recover_with: BTreeMap<String, String>,
 }
 
 fn empty_object_schema() -> Value {
@@ -41,6 +52,8 @@ impl ToolSpec {
             timeout_ms: None,
             max_attempts: None,
             refs_from: Vec::new(),
+            read_only: false,
+            recover_with: BTreeMap::new(),
         }
     }
 
@@ -63,6 +76,18 @@ impl ToolSpec {
         S: Into<String>,
     {
         self.refs_from = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Declares the tool read-only (no side effect).
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
+    /// On a failure with `code`, the runtime calls the read-only tool `tool` with `{}` itself.
+    pub fn with_recovery(mut self, code: impl Into<String>, tool: impl Into<String>) -> Self {
+        self.recover_with.insert(code.into(), tool.into());
         self
     }
 }

@@ -14,6 +14,9 @@ const THRESHOLD: f64 = 0.7;
 /// Shorter fragments than this are contained in too many names to mean anything.
 const MIN_FRAGMENT: usize = 3;
 
+/// Longer text than this is not a slip for a name: no suggestion, and no quadratic comparison.
+const MAX_TARGET_CHARS: usize = 256;
+
 /// The candidates (at most 3, best first) that `target` is plausibly a slip for.
 ///
 /// Comparison ignores case and the separators `_`, `-`, `.`, `/` and spaces, so naming conventions
@@ -26,12 +29,32 @@ const MIN_FRAGMENT: usize = 3;
 /// assert!(closest("delete", ["search_web"]).is_empty());
 /// ```
 pub fn closest<'a>(target: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut unlimited = usize::MAX;
+    closest_within(target, candidates, &mut unlimited)
+}
+
+/// [`closest`], spending at most `budget` units of work (one unit per pair of characters
+/// compared), less what it spent; once the budget is gone it stops and returns what it found.
+/// Validation gives one budget to all the suggestions of a value, so that thousands of near-miss
+/// values against a thousand-option enum stay quick.
+pub(crate) fn closest_within<'a>(
+    target: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    budget: &mut usize,
+) -> Vec<&'a str> {
     let wanted = normalize(target);
-    if wanted.is_empty() {
+    let wanted_len = wanted.chars().count();
+    if wanted.is_empty() || wanted_len > MAX_TARGET_CHARS {
         return Vec::new();
     }
     let mut scored: Vec<(f64, f64, &'a str)> = Vec::new();
     for candidate in candidates {
+        let cost = (wanted_len + 1).saturating_mul(candidate.len() + 1);
+        if cost > *budget {
+            *budget = 0;
+            break;
+        }
+        *budget -= cost;
         if scored.iter().any(|&(_, _, seen)| seen == candidate) {
             continue;
         }
@@ -130,6 +153,17 @@ mod tests {
         let got = closest("item", ["items", "item_id", "item", "itemz", "items"]);
         assert_eq!(got, ["item", "items", "itemz"]);
         assert_eq!(closest("colour", ["color", "colours"]), ["colours", "color"]);
+    }
+
+    #[test]
+    fn the_work_is_bounded_by_the_budget() {
+        let mut budget = 10_000;
+        assert_eq!(super::closest_within("clik", TOOLS, &mut budget), ["click"]);
+        assert!(budget < 10_000 && budget > 0);
+        let mut budget = 20;
+        assert!(super::closest_within("clik", TOOLS, &mut budget).is_empty());
+        assert_eq!(budget, 0, "spent");
+        assert!(closest(&"a".repeat(300), ["a"]).is_empty(), "a long text is no slip");
     }
 
     #[test]

@@ -20,6 +20,17 @@ pub enum ToolSetError {
     /// A tool takes a name the step format gives a meaning of its own.
     #[error("tool name `{0}` is reserved: the step parser reads it as a final answer; rename the tool")]
     ReservedName(String),
+    /// More tools than [`MAX_TOOLS`](super::MAX_TOOLS).
+    #[error("{0} tools: an agent takes at most {max}", max = super::MAX_TOOLS)]
+    TooMany(usize),
+    /// A tool's setting is out of range.
+    #[error("tool `{tool}`: {message}")]
+    InvalidSetting {
+        /// The tool.
+        tool: String,
+        /// What is wrong, with what came and what was expected.
+        message: String,
+    },
     /// A tool's input schema cannot be used.
     #[error("the input schema of tool `{tool}` is invalid: {error}")]
     InvalidSchema {
@@ -27,6 +38,29 @@ pub enum ToolSetError {
         tool: String,
         /// What is wrong with it.
         error: SchemaError,
+    },
+    /// A tool's `refsFrom` names a tool the agent does not have.
+    #[error("tool `{tool}`: refsFrom names `{named}`, which is not one of the agent's tools{}",
+        closest.as_ref().map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default())]
+    UnknownRefsFrom {
+        /// The declaring tool.
+        tool: String,
+        /// The name it gave.
+        named: String,
+        /// The agent's tool closest to that name, if one is close.
+        closest: Option<String>,
+    },
+    /// A tool's `recoverWith` names a tool the runtime cannot call on its own.
+    #[error("tool `{tool}` declares recoverWith {code} → `{named}`, but {why}")]
+    BadRecoverWith {
+        /// The declaring tool.
+        tool: String,
+        /// The error code the recovery is for.
+        code: String,
+        /// The tool it names.
+        named: String,
+        /// What is wrong with it.
+        why: &'static str,
     },
 }
 
@@ -69,6 +103,9 @@ fn valid_name(name: &str) -> bool {
 impl ToolSet {
     /// Checks and compiles `specs`.
     pub fn new(specs: Vec<ToolSpec>) -> Result<ToolSet, ToolSetError> {
+        if specs.len() > super::MAX_TOOLS {
+            return Err(ToolSetError::TooMany(specs.len()));
+        }
         let mut schemas = Vec::with_capacity(specs.len());
         for (i, spec) in specs.iter().enumerate() {
             if RESERVED.contains(&spec.name.to_ascii_lowercase().as_str()) {
@@ -80,12 +117,51 @@ impl ToolSet {
             if specs[..i].iter().any(|s| s.name == spec.name) {
                 return Err(ToolSetError::DuplicateName(spec.name.clone()));
             }
+            super::limits::check(spec)
+                .map_err(|message| ToolSetError::InvalidSetting { tool: spec.name.clone(), message })?;
             let schema = Schema::compile(&spec.input_schema)
                 .map_err(|error| ToolSetError::InvalidSchema { tool: spec.name.clone(), error })?;
             schemas.push(schema);
         }
-        let names = specs.iter().map(|s| s.name.clone()).collect();
-        Ok(ToolSet { specs, schemas, names })
+        let set = ToolSet { names: specs.iter().map(|s| s.name.clone()).collect(), specs, schemas };
+        set.check_links()?;
+        Ok(set)
+    }
+
+    /// Every tool named by another's `refsFrom` or `recoverWith` exists, and a recovery tool is
+    /// read-only and accepts `{}`: the runtime calls it on its own, with nothing from the model.
+    fn check_links(&self) -> Result<(), ToolSetError> {
+        for spec in &self.specs {
+            if let Some(named) = spec.refs_from.iter().find(|n| self.get(n).is_none()) {
+                let closest = super::closest(named, self.names.iter().map(String::as_str))
+                    .first()
+                    .map(|n| n.to_string());
+                return Err(ToolSetError::UnknownRefsFrom {
+                    tool: spec.name.clone(),
+                    named: named.clone(),
+                    closest,
+                });
+            }
+            for (code, named) in &spec.recover_with {
+                let why = match self.check(named, &Value::Object(Default::default())) {
+                    CallCheck::UnknownTool { .. } => Some("there is no tool by that name"),
+                    CallCheck::InvalidArgs { .. } => Some("it does not accept `{}` as its arguments"),
+                    CallCheck::Valid(target) if !target.read_only => {
+                        Some("it is not declared readOnly: the runtime only calls read-only tools itself")
+                    }
+                    CallCheck::Valid(_) => None,
+                };
+                if let Some(why) = why {
+                    return Err(ToolSetError::BadRecoverWith {
+                        tool: spec.name.clone(),
+                        code: code.clone(),
+                        named: named.clone(),
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The specs, in the order given.

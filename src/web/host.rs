@@ -10,8 +10,8 @@ use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
 
-use crate::engine::{Agent, AgentConfig, AgentError, Clock, Effects, Random};
-use crate::errors::RawFailure;
+use crate::engine::{Agent, AgentError, Clock, Effects, Random};
+use crate::errors::{FailureClass, RawFailure};
 
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
@@ -21,6 +21,7 @@ use super::rpc::{PageReply, Rpc, Transport};
 use super::runs::Runs;
 use super::stores;
 use super::tool_host::{RpcToolHost, Timeouts};
+use super::wire::{surrogate_warning, Header};
 
 /// Starts a future on the worker's event loop (`spawn_local` in the browser, a pool in tests).
 pub type Spawner = Rc<dyn Fn(LocalBoxFuture<'static, ()>)>;
@@ -124,34 +125,42 @@ impl WorkerHost {
         &self.rpc
     }
 
-    /// Handles one message, given as JSON text. A malformed or unexpected message gets an `error`
-    /// reply; nothing the page sends can make the worker panic.
+    /// Handles one message, given as JSON text. A malformed or unexpected message fails the
+    /// request it belongs to, or gets an `error` reply; nothing the page sends can make the worker
+    /// panic. Lone surrogates are replaced (see [`super::wire`]) and said so in a warning.
     pub fn handle(self: &Rc<Self>, text: &str) -> Control {
         if self.disposed.get() {
             return Control::Close;
         }
-        let message = match PageMessage::from_json(text) {
-            Ok(message) => message,
-            Err(error) => {
-                self.rpc.post(&WorkerMessage::unreadable(text, error));
+        let (message, replaced) = match PageMessage::read(text) {
+            Ok(read) => read,
+            Err(unreadable) => {
+                let (header, error) = *unreadable;
+                self.unreadable(&header, error);
                 return Control::Continue;
             }
         };
+        let warning = |what: &str| (replaced > 0).then(|| surrogate_warning(what, replaced));
         match message {
-            PageMessage::Init(init) => self.init(init),
-            PageMessage::Run(run) => self.start_run(run),
+            PageMessage::Init(init) => {
+                self.init(init, warning("the agent's tools and config").into_iter().collect())
+            }
+            PageMessage::Run(run) => self.start_run(run, warning("the run's task or session")),
             PageMessage::Cancel { run_id } => self.runs.cancel(&run_id),
             PageMessage::UnfinishedRuns { id } => self.unfinished_runs(id),
             PageMessage::ToolResult(reply) => {
+                self.warn_run(reply.id, warning("the tool's reply"));
                 self.rpc.resolve(PageReply::Tool(reply));
             }
             PageMessage::ModelResult(reply) => {
+                self.warn_run(reply.id, warning("the model's reply"));
                 self.rpc.resolve(PageReply::Model(reply));
             }
             PageMessage::RedactResult(reply) => {
                 self.rpc.resolve(PageReply::Redact(reply));
             }
             PageMessage::Query { id, query } => super::queries::answer(self, id, query),
+            PageMessage::Ping { id } => self.rpc.post(&WorkerMessage::Pong { id }),
             PageMessage::Dispose => {
                 self.dispose();
                 return Control::Close;
@@ -160,17 +169,59 @@ impl WorkerHost {
         Control::Continue
     }
 
+    /// Answers a message the worker could not read, where the page or the worker waits for it: a
+    /// reply to a tool or model call fails that call at once, as a failure that is not retried
+    /// (the tool ran: running it again would repeat its side effect); a page request gets its
+    /// failed answer; anything else an `error` message.
+    pub fn unreadable(&self, header: &Header, error: RawFailure) {
+        let call = match header.kind.as_deref() {
+            Some("toolResult") => {
+                Some(("the tool ran, but its reply", FailureClass::Persistent, "it is not run again"))
+            }
+            Some("modelResult") => Some(("the model's reply", FailureClass::Fatal, "fix the model function")),
+            Some("redactResult") => Some(("the redaction function's reply", FailureClass::Persistent, "")),
+            _ => None,
+        };
+        if let (Some((what, class, then)), Some(id)) = (call, header.id) {
+            let detail = error.message.trim_start_matches("the worker could not read ");
+            let message = format!(
+                "{what} could not be read by the worker ({detail}){}",
+                if then.is_empty() { String::new() } else { format!("; {then}") }
+            );
+            let mut failure = protocol_failure(message);
+            failure.hints.class = Some(class);
+            if self.rpc.fail(id, failure) {
+                return;
+            }
+        }
+        let reply =
+            WorkerMessage::unreadable(header, error.clone()).unwrap_or(WorkerMessage::Error { error });
+        self.rpc.post(&reply);
+    }
+
+    /// A `warning` event for the run that made request `id`, if there is something to say.
+    fn warn_run(&self, id: u64, warning: Option<String>) {
+        if let (Some(message), Some(run_id)) = (warning, self.rpc.run_of(id)) {
+            let event = crate::engine::Event::Warning { step: None, message };
+            self.rpc.post(&WorkerMessage::Event { run_id, event });
+        }
+    }
+
     /// Builds the agent, after opening its backend when the worker runs it itself (asynchronously:
     /// `ready` or `initFailed` comes once the backend answered).
-    fn init(self: &Rc<Self>, init: Init) {
+    fn init(self: &Rc<Self>, init: Init, warnings: Vec<String>) {
         if self.built.borrow().is_some() || self.opening.get() {
             let error = protocol_failure("the agent is already built: send `init` once per worker");
             self.rpc.post(&WorkerMessage::InitFailed { error });
             return;
         }
-        let opening = self.opener.borrow().as_ref().and_then(|open| open(&init.model));
+        let model = match init.read_model() {
+            Ok(model) => model,
+            Err(error) => return self.rpc.post(&WorkerMessage::InitFailed { error }),
+        };
+        let opening = self.opener.borrow().as_ref().and_then(|open| open(&model));
         let Some(opening) = opening else {
-            self.finish_init(init, Ok(None));
+            self.finish_init(init, model, Ok(None), warnings);
             return;
         };
         self.opening.set(true);
@@ -180,15 +231,21 @@ impl WorkerHost {
             host.opening.set(false);
             match opened {
                 Ok(source) if host.disposed.get() => source.dispose(),
-                opened => host.finish_init(init, opened.map(Some)),
+                opened => host.finish_init(init, model, opened.map(Some), warnings),
             }
         }));
     }
 
     /// Builds the agent over the Prompt API the worker opened, if it did.
-    fn finish_init(&self, init: Init, opened: Result<Option<Rc<dyn ModelSource>>, RawFailure>) {
+    fn finish_init(
+        &self,
+        init: Init,
+        model: ModelChoice,
+        opened: Result<Option<Rc<dyn ModelSource>>, RawFailure>,
+        warnings: Vec<String>,
+    ) {
         let built = opened.and_then(|source| {
-            self.build(init, source.clone()).inspect_err(|_| {
+            self.build(init, model, source.clone()).inspect_err(|_| {
                 if let Some(source) = &source {
                     source.dispose();
                 }
@@ -197,27 +254,29 @@ impl WorkerHost {
         let reply = match built {
             Ok(built) => {
                 *self.built.borrow_mut() = Some(Rc::new(built));
-                WorkerMessage::Ready
+                WorkerMessage::Ready { warnings }
             }
             Err(error) => WorkerMessage::InitFailed { error },
         };
         self.rpc.post(&reply);
     }
 
-    fn build(&self, init: Init, worker_prompt_api: Option<Rc<dyn ModelSource>>) -> Result<Built, RawFailure> {
-        models::check(&init.model)?;
-        let names: Vec<String> = init.tools.iter().map(|t| t.name.clone()).collect();
+    fn build(
+        &self,
+        init: Init,
+        model: ModelChoice,
+        worker_prompt_api: Option<Rc<dyn ModelSource>>,
+    ) -> Result<Built, RawFailure> {
+        models::check(&model)?;
+        let config = init.read_config()?;
+        let tools = init.read_tools()?;
+        let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
         let (store, log) = stores::store_for(&init.config, &self.spawn)?;
-        let config: AgentConfig = if init.config.is_null() {
-            AgentConfig::default()
-        } else {
-            serde_json::from_value(init.config).map_err(|e| stores::invalid_config(format!("config: {e}")))?
-        };
-        let timeouts = Rc::new(Timeouts::new(&init.tools, config.tool_timeout_ms));
+        let timeouts = Rc::new(Timeouts::new(&tools, config.tool_timeout_ms));
         let effects = Effects {
             model: models::build(
-                &init.model,
+                &model,
                 &ModelContext::for_run(&self.rpc, "", self.http.borrow().clone(), self.clock.clone()),
             ),
             tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
@@ -225,7 +284,7 @@ impl WorkerHost {
             clock: self.clock.clone(),
             random: self.random.clone(),
         };
-        let agent = Agent::new(effects, init.tools, config).map_err(|e| match e {
+        let agent = Agent::new(effects, tools, config).map_err(|e| match e {
             AgentError::Config(e) => stores::invalid_config(e.to_string()),
             e => invalid_tools(e.to_string()),
         })?;
@@ -237,7 +296,7 @@ impl WorkerHost {
         Ok(Built {
             agent,
             timeouts,
-            model: init.model,
+            model,
             http: self.http.borrow().clone(),
             worker_prompt_api,
             page_window,
@@ -261,5 +320,5 @@ impl WorkerHost {
 
 /// A tool spec the page got wrong.
 fn invalid_tools(message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_TOOLS", message) }
+    super::init::invalid_setting("INVALID_TOOLS", message)
 }

@@ -18,6 +18,6 @@ pub fn raw_failure(error: &JsValue) -> RawFailure {
     js_sys::JSON::stringify(&plain)
         .ok()
         .and_then(|text| text.as_string())
-        .and_then(|text| serde_json::from_str(&text).ok())
+        .and_then(|text| serde_json::from_str(&super::wire::well_formed(&text).0).ok())
         .unwrap_or_else(|| RawFailure::named("TypeError", "a thrown value could not be read as an error"))
 }

@@ -1,7 +1,9 @@
 //! The browser runtime: the engine in a dedicated Web Worker, talking to the page over typed
 //! messages.
 //!
-//! - [`protocol`]: the page↔worker messages (plain serde types);
+//! - [`protocol`]: the page↔worker messages (plain serde types); [`init`] reads what `init` carries;
+//! - [`wire`]: the page's JSON text before serde reads it (lone surrogates replaced, the header of
+//!   an unreadable message);
 //! - [`rpc`]: the pending-request table (request id → reply; a dropped request posts its abort);
 //! - [`tool_host`] and [`js_model`]: the tool host and the models the page runs (`custom`, and the
 //!   Prompt API on the web) over that table;
@@ -23,6 +25,7 @@
 
 pub mod fallback;
 pub mod host;
+pub mod init;
 pub mod js_model;
 pub mod locks;
 pub mod model_source;
@@ -35,6 +38,7 @@ pub mod rpc;
 mod runs;
 mod stores;
 pub mod tool_host;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod clock;

@@ -9,10 +9,9 @@ use serde_json::Value;
 
 use crate::engine::{Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
 use crate::errors::RawFailure;
-use crate::tools::ToolSpec;
 
 use super::openai::ResponseFormat;
-use super::queries::StoreQuery;
+use super::wire::{well_formed, Header};
 
 /// A request id of the worker's pending-request table.
 pub type RequestId = u64;
@@ -23,7 +22,7 @@ pub type RequestId = u64;
 /// the page and the worker already agree on their names, and the worker answers them with a clear
 /// `initFailed` (or, inside a fallback chain, moves past them with a warning).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub enum ModelChoice {
     /// The page runs the author's `async (messages, {schema, signal}) => text` function.
@@ -70,16 +69,18 @@ impl ModelChoice {
     }
 }
 
-/// `init`: the agent's tools, model and settings.
+/// `init`: the agent's tools, model and settings, as the page gave them. Each is read into its
+/// type when the agent is built (`Init::read_model`, `read_tools`, `read_config`, in `init.rs`), so a mistake in one is an `initFailed` naming
+/// where it is (`tools[1].timeoutMs`), not an unreadable message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Init {
-    /// The tools, without their `execute` functions (those stay on the page).
+    /// The tools ([`ToolSpec`](crate::tools::ToolSpec)s), without their `execute` functions (those stay on the page).
     #[serde(default)]
-    pub tools: Vec<ToolSpec>,
-    /// The model backend.
-    pub model: ModelChoice,
-    /// A partial `AgentConfig`: missing fields take their defaults.
+    pub tools: Vec<Value>,
+    /// The model backend (a [`ModelChoice`]).
+    pub model: Value,
+    /// A partial `AgentConfig`, with `store`: missing fields take their defaults.
     #[serde(default)]
     pub config: Value,
 }
@@ -118,7 +119,9 @@ fn default_session() -> String {
 
 /// The page's answer to a `toolCall` or a `modelCall`: `ok: true` with the payload, or
 /// `ok: false` with an `error`. One struct rather than a tagged enum because the tag is a boolean.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// An `ok` reply whose payload cannot be read is refused as a whole, saying what was wrong with the
+/// payload (never read as "ok but no result").
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reply<T> {
     /// The request answered.
@@ -171,6 +174,31 @@ pub struct QueryValue {
 pub struct RedactValue {
     /// The arguments to store; `null` drops them.
     pub args: Value,
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire {
+            id: RequestId,
+            ok: bool,
+            #[serde(default)]
+            error: Option<RawFailure>,
+            #[serde(flatten)]
+            payload: serde_json::Map<String, Value>,
+        }
+        let wire = Wire::deserialize(d)?;
+        let payload = if wire.ok {
+            let payload = T::deserialize(Value::Object(wire.payload)).map_err(D::Error::custom)?;
+            Some(payload)
+        } else {
+            None
+        };
+        Ok(Reply { id: wire.id, ok: wire.ok, payload, error: wire.error })
+    }
 }
 
 impl<T> Reply<T> {
@@ -233,13 +261,20 @@ pub enum PageMessage {
     Query {
         /// The page's id for the query, echoed by `queryResult`.
         id: RequestId,
-        /// What to list, count, export or delete.
-        query: StoreQuery,
+        /// What to list, count, export or delete: a [`StoreQuery`](super::queries::StoreQuery), read when it is answered, so
+        /// that a mistake in it fails this query, naming the key.
+        query: Value,
     },
     /// List the runs left `running` in the store (cut off, not resumed). Answered by
     /// `unfinishedRuns` with the same id.
     UnfinishedRuns {
         /// Echoed by the answer.
+        id: RequestId,
+    },
+    /// Are you there? Answered at once by `pong` with the same id: the page's liveness check
+    /// while it waits for the worker (see `js/agent.js`).
+    Ping {
+        /// Echoed by `pong`.
         id: RequestId,
     },
     /// Cancel everything and close the worker.
@@ -252,7 +287,16 @@ pub enum PageMessage {
 #[allow(clippy::large_enum_variant)] // a message is built, posted and dropped at once
 pub enum WorkerMessage {
     /// The agent is built; runs may start.
-    Ready,
+    Ready {
+        /// Caveats about what `init` carried (text made valid Unicode).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
+    /// The answer to `ping`.
+    Pong {
+        /// The ping's id.
+        id: RequestId,
+    },
     /// The agent could not be built (bad tool spec, unavailable backend).
     InitFailed {
         /// Why.
@@ -360,35 +404,40 @@ pub fn protocol_failure(message: impl Into<String>) -> RawFailure {
 }
 
 impl PageMessage {
+    /// Reads a message from its JSON text, made valid Unicode first ([`well_formed`]): the message
+    /// and how many lone surrogates were replaced, or a clear failure and the message's
+    /// [`Header`], so the request it belongs to can be failed.
+    pub fn read(text: &str) -> Result<(PageMessage, usize), Box<(Header, RawFailure)>> {
+        let (text, replaced) = well_formed(text);
+        serde_json::from_str(&text).map(|message| (message, replaced)).map_err(|e| {
+            let header = Header::read(&text);
+            let failure = protocol_failure(format!("the worker could not read {}: {e}", header.describe()));
+            Box::new((header, failure))
+        })
+    }
+
     /// Reads a message from its JSON text; a clear, structured failure if it is not one.
     pub fn from_json(text: &str) -> Result<PageMessage, RawFailure> {
-        serde_json::from_str(text).map_err(|e| {
-            let kind = serde_json::from_str::<Value>(text)
-                .ok()
-                .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned));
-            let what = kind.map_or_else(|| "a message".to_string(), |k| format!("the `{k}` message"));
-            protocol_failure(format!("the worker could not read {what}: {e}"))
-        })
+        Self::read(text).map(|(message, _)| message).map_err(|unreadable| unreadable.1)
     }
 }
 
 impl WorkerMessage {
-    /// The reply to a message the worker could not read: addressed to what the page is waiting for
-    /// (an `init` → `initFailed`, a `run` → `runFailed` for its id, a `query` →
-    /// `queryResult`), so no promise is left hanging.
-    pub fn unreadable(text: &str, error: RawFailure) -> WorkerMessage {
-        let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
-        let run_id = value.get("runId").and_then(Value::as_str).map(str::to_owned);
-        if let (Some("query"), Some(id)) =
-            (value.get("type").and_then(Value::as_str), value.get("id").and_then(Value::as_u64))
-        {
-            return WorkerMessage::QueryResult(Reply::failed(id, error));
-        }
-        match (value.get("type").and_then(Value::as_str), run_id) {
-            (Some("init"), _) => WorkerMessage::InitFailed { error },
-            (Some("run"), Some(run_id)) => WorkerMessage::RunFailed { run_id, error },
-            _ => WorkerMessage::Error { error },
-        }
+    /// The reply to a page→worker request the worker could not read, addressed to what the page is
+    /// waiting for (an `init` → `initFailed`, a `run` → `runFailed` for its id, a `query` →
+    /// `queryResult`, `unfinishedRuns` → its answer), so no promise is left hanging; `None` for a
+    /// message the page waits on no answer for (replies to the worker's requests are failed in
+    /// the worker's own table instead).
+    pub fn unreadable(header: &Header, error: RawFailure) -> Option<WorkerMessage> {
+        Some(match (header.kind.as_deref(), header.id, &header.run_id) {
+            (Some("init"), _, _) => WorkerMessage::InitFailed { error },
+            (Some("run"), _, Some(run_id)) => WorkerMessage::RunFailed { run_id: run_id.clone(), error },
+            (Some("query"), Some(id), _) => WorkerMessage::QueryResult(Reply::failed(id, error)),
+            (Some("unfinishedRuns"), Some(id), _) => {
+                WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) }
+            }
+            _ => return None,
+        })
     }
 
     /// The message as JSON text; serialising these types cannot fail (string keys, finite numbers).

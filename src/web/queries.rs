@@ -141,7 +141,14 @@ pub(crate) fn store_failure(error: &StoreError) -> RawFailure {
 /// Answers a `query` message: from the agent's store once `init` built it, else a protocol failure.
 /// The answer is posted as a `queryResult` when the store has it; nothing is held across the wait
 /// but the store itself.
-pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: StoreQuery) {
+pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: Value) {
+    let query: StoreQuery = match crate::engine::settings::read(&query, "query", &[]) {
+        Ok(query) => query,
+        Err(e) => {
+            let error = super::init::invalid_setting("INVALID_CONFIG", e.to_string());
+            return host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
+        }
+    };
     let log = host.built.borrow().as_ref().map(|built| built.log.clone());
     let Some(log) = log else {
         let error = protocol_failure("the failure log is not open yet: send `init` and wait for `ready`");

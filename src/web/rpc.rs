@@ -55,11 +55,12 @@ pub enum AbortKind {
     Redact,
 }
 
-/// One slot of the table: the reply once it came, and who to wake.
+/// One slot of the table: the reply once it came, who to wake, and the run that asked.
 #[derive(Default)]
 struct Slot {
     reply: Option<Result<PageReply, RawFailure>>,
     waker: Option<Waker>,
+    run_id: Option<String>,
 }
 
 /// The pending-request table and the transport its messages go through.
@@ -88,9 +89,16 @@ impl Rpc {
     ) -> PendingReply {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        let slot = Rc::new(RefCell::new(Slot::default()));
+        let message = make(id);
+        let run_id = match &message {
+            WorkerMessage::ToolCall { run_id, .. } | WorkerMessage::ModelCall { run_id, .. } => {
+                Some(run_id.clone())
+            }
+            _ => None,
+        };
+        let slot = Rc::new(RefCell::new(Slot { run_id, ..Slot::default() }));
         self.pending.borrow_mut().insert(id, slot.clone());
-        self.transport.post(&make(id));
+        self.transport.post(&message);
         PendingReply { rpc: self.clone(), id, kind, slot }
     }
 
@@ -100,6 +108,19 @@ impl Rpc {
         let Some(slot) = self.pending.borrow_mut().remove(&reply.id()) else { return false };
         Self::fill(&slot, Ok(reply));
         true
+    }
+
+    /// Fails the request `id` with `failure` (its reply came but could not be read). Returns false
+    /// when no request has that id.
+    pub fn fail(&self, id: RequestId, failure: RawFailure) -> bool {
+        let Some(slot) = self.pending.borrow_mut().remove(&id) else { return false };
+        Self::fill(&slot, Err(failure));
+        true
+    }
+
+    /// The run that made the pending request `id`, if a run made it.
+    pub fn run_of(&self, id: RequestId) -> Option<String> {
+        self.pending.borrow().get(&id).and_then(|slot| slot.borrow().run_id.clone())
     }
 
     /// Fails every pending request with `failure` (the worker is being disposed); no abort is posted.

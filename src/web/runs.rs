@@ -96,7 +96,8 @@ impl Drop for Finish {
 
 impl WorkerHost {
     /// Starts a run: `event`s as it goes, then `runEnded`; `runFailed` if it cannot start.
-    pub(crate) fn start_run(self: &Rc<Self>, run: Run) {
+    /// `warning`, if any, is said first in the run's events (its task was made valid Unicode).
+    pub(crate) fn start_run(self: &Rc<Self>, run: Run, warning: Option<String>) {
         let Some(built) = self.built.borrow().clone() else {
             let error = protocol_failure("no agent yet: send `init` and wait for `ready` before `run`");
             self.rpc.post(&WorkerMessage::RunFailed { run_id: run.run_id, error });
@@ -158,6 +159,9 @@ impl WorkerHost {
             let emit = |event: &Event| {
                 rpc.post(&WorkerMessage::Event { run_id: run_id.clone(), event: event.clone() });
             };
+            if let Some(message) = warning {
+                emit(&Event::Warning { step: None, message });
+            }
             let options = RunOptions { session, run_id: Some(run_id.clone()), cancel };
             let result = match resume {
                 None => agent.run(&task, options, &emit).await,

@@ -48,7 +48,7 @@ pub(crate) fn redactor_for(
 
 /// A setting the page got wrong.
 pub(crate) fn invalid_config(message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_CONFIG", message) }
+    super::init::invalid_setting("INVALID_CONFIG", message)
 }
 
 fn memory() -> Stores {

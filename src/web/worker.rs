@@ -9,8 +9,9 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::clock::{WebClock, WebRandom};
 use super::host::{Control, WorkerHost};
-use super::protocol::WorkerMessage;
+use super::protocol::{protocol_failure, WorkerMessage};
 use super::rpc::Transport;
+use super::wire::Header;
 
 /// Posts messages to the page as plain objects.
 struct PostMessage(DedicatedWorkerGlobalScope);
@@ -21,6 +22,17 @@ impl Transport for PostMessage {
         if let Ok(object) = js_sys::JSON::parse(&message.to_json()) {
             let _ = self.0.post_message(&object);
         }
+    }
+}
+
+/// The `type`, `id` and `runId` of a message object JSON cannot carry.
+fn header_of(data: &JsValue) -> Header {
+    let field = |name: &str| js_sys::Reflect::get(data, &JsValue::from_str(name)).ok();
+    let id = field("id").and_then(|v| v.as_f64()).filter(|id| id.fract() == 0.0 && *id >= 0.0);
+    Header {
+        kind: field("type").and_then(|v| v.as_string()),
+        id: id.map(|id| id as u64),
+        run_id: field("runId").and_then(|v| v.as_string()),
     }
 }
 
@@ -48,9 +60,22 @@ pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
     let handle = {
         let scope = scope.clone();
         move |data: JsValue| {
-            // `JSON.stringify` of `undefined` is not a string, and of a cyclic value throws: both
-            // become "null", which the host answers with a clear `error` reply.
-            let text = js_sys::JSON::stringify(&data).ok().and_then(|t| t.as_string());
+            // `JSON.stringify` throws on a cycle or a BigInt, and gives no string for `undefined`:
+            // the message's header is then read off the object, so the request it belongs to
+            // still gets its answer.
+            let text = match js_sys::JSON::stringify(&data) {
+                Ok(text) => text.as_string(),
+                Err(e) => {
+                    let why = super::js_error::raw_failure(&e).message;
+                    let header = header_of(&data);
+                    let failure = protocol_failure(format!(
+                        "the worker could not read {}: it cannot be written as JSON ({why})",
+                        header.describe()
+                    ));
+                    host.unreadable(&header, failure);
+                    return;
+                }
+            };
             if host.handle(text.as_deref().unwrap_or("null")) == Control::Close {
                 scope.set_onmessage(None);
                 scope.close();

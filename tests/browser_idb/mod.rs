@@ -114,6 +114,7 @@ pub fn failure(
         message: format!("failure {n}"),
         retried: n % 2 == 0,
         recovered: n % 3 == 0,
+        recovery_call: None,
         at_ms,
     }
 }

@@ -49,6 +49,7 @@ async function runWith(tools, steps, task) {
       failureEvents: events.filter((e) => e.type === "failure").map((e) => ({ tool: e.tool, code: e.code, message: e.message, envelope: e.envelope })),
       observations: events.filter((e) => e.type === "observation").map((e) => ({ text: e.text, outcome: e.outcome })),
       actions: events.filter((e) => e.type === "action").map((e) => e.tool),
+      recoveryCalls: events.filter((e) => e.type === "recoveryCall").map(({ tool, code, called, ok }) => ({ tool, code, called, ok })),
       toolNames: tools.map((t) => t.name),
     };
   } finally {
@@ -58,7 +59,8 @@ async function runWith(tools, steps, task) {
 
 /**
  * Extension-like: the deals SPA in the other tab. Navigate there, click a deal (the page re-renders
- * instead of answering), click the same ref again (stale), snapshot, click the new ref, read.
+ * instead of answering), click the same ref again (stale: the runtime takes a snapshot itself, the
+ * tool's recoverWith), click the new ref that snapshot shows, read.
  */
 export async function tabDealsRun(dealsUrl) {
   const lamp = /button "Show code for Desk lamp"/;
@@ -68,7 +70,6 @@ export async function tabDealsRun(dealsUrl) {
       act("navigate", { url: dealsUrl }),
       (p) => act("click", { ref: refIn(p, lamp) }),
       (p) => act("click", { ref: refIn(p, lamp) }),
-      act("snapshot"),
       (p) => act("click", { ref: refIn(p, lamp) }),
       (p) => act("read", { ref: refIn(p, /text "Code for Desk lamp|text "Prices were updated|text "Pick a deal/) }),
       (p) => answer(/Code for Desk lamp: (\S+)/.exec(p)?.[1] ?? "no code seen"),
@@ -133,4 +134,34 @@ export async function samePageRun(crossOriginUrl) {
   } finally {
     host.remove();
   }
+}
+
+/** domTools' own checks: bad options throw TypeErrors naming the option; a runner's missing answer is FRAME_DETACHED. */
+export async function domToolsChecks() {
+  const thrown = (f) => {
+    try {
+      f();
+      return "no error";
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    }
+  };
+  const run = pageRunner();
+  const context = { signal: new AbortController().signal, warn: () => {} };
+  const click = domTools({ run: async () => undefined }).find((t) => t.name === "click");
+  let gone;
+  try {
+    await click.execute({ ref: "@e1" }, context);
+    gone = "no error";
+  } catch (e) {
+    gone = { name: e.name, code: e.code, message: e.message, recovery: e.recovery };
+  }
+  return {
+    noRun: thrown(() => domTools({})),
+    badInclude: thrown(() => domTools({ run, include: ["navigate"] })),
+    badMax: thrown(() => domTools({ run, maxChars: 100 })),
+    badNavigate: thrown(() => domTools({ run, navigate: "yes" })),
+    names: domTools({ run, include: ["read", "snapshot"] }).map((t) => t.name),
+    gone,
+  };
 }

@@ -5,9 +5,22 @@ import { domOp } from "../../js/dom/page-op.js";
 
 const SOURCE = domOp.toString();
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// After an op that started a navigation: the new document has no domOp state yet (a link to the
+// same URL reloads, so the URL cannot tell), then it loads. A navigation that never happens (the
+// page cancelled it) ends the wait after `ms`.
+async function newDocument(target, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const old = await target.evaluate(() => globalThis.__keelDom !== undefined).catch(() => null);
+    if (old === false) return target.waitForLoadState("load");
+    await sleep(50);
+  }
+}
+
 /** `domOp(op, args)` in `target` (a playwright Page); waits for a navigation the op started. */
 export async function runInTab(target, op, args = {}) {
-  const before = target.url();
   let result;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -19,9 +32,7 @@ export async function runInTab(target, op, args = {}) {
       await target.waitForLoadState("load");
     }
   }
-  if (result?.navigating) {
-    await target.waitForURL((url) => url.href !== before, { waitUntil: "load", timeout: 15_000 }).catch(() => {});
-  }
+  if (result?.navigating) await newDocument(target);
   return result;
 }
 

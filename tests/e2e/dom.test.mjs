@@ -107,7 +107,7 @@ test("STALE_REFERENCE: a re-render removes the element; the error says what it w
 test("UNKNOWN_REF: before any snapshot, a ref not listed (did you mean), a name instead of a ref", async () => {
   await tab.goto(site("checkout.html"));
   const none = await fails("UNKNOWN_REF", "click", { ref: "@e3" });
-  assert.match(none.message, /no snapshot has been taken of it/);
+  assert.match(none.message, /^@e3 means nothing on this page: no snapshot of it has been taken yet/);
   const text = (await ok("snapshot")).text;
   const missing = await fails("UNKNOWN_REF", "click", { ref: "@e999" });
   assert.match(missing.message, /^@e999 is not in the latest snapshot \(its refs run from @e\d+ to @e\d+, \d+ items\)\. Did you mean @e\d+ /);
@@ -195,8 +195,17 @@ test("a navigation mid-task: the link's click says the page is loading; the old 
   assert.match(clicked.text, /The page is loading http:\/\/127\.0\.0\.1:\d+\/tests\/fixtures\/site\/item\.html\?sku=BM-204/);
   assert.match(tab.url(), /item\.html\?sku=BM-204$/);
   const gone = await fails("UNKNOWN_REF", "click", { ref: mug });
-  assert.match(gone.message, /no snapshot has been taken of it \(it has navigated or reloaded since/);
+  assert.match(gone.message, /no snapshot of it has been taken yet, .*a page that navigated or reloaded needs a new one/);
   assert.match((await ok("snapshot")).text, /text "BM-204"/);
+  // A link to the page itself reloads it: the runner waits for the new document, whose refs are new.
+  const item = (await ok("snapshot")).text;
+  const self = ref(item, /link "Home"/);
+  await tab.goto(site("index.html"));
+  const home0 = (await ok("snapshot")).text;
+  const started = Date.now();
+  assert.match((await ok("click", { ref: ref(home0, /link "Home"/) })).text, /The page is loading .*index\.html/);
+  assert.ok(Date.now() - started < 5000, `the reload was waited for, not timed out (${Date.now() - started} ms)`);
+  assert.match((await fails("UNKNOWN_REF", "click", { ref: self })).message, /no snapshot of it has been taken yet/);
 
   await tab.goto(site("index.html"));
   const home = (await ok("snapshot")).text;
@@ -211,7 +220,7 @@ test("a navigation mid-task: the link's click says the page is loading; the old 
 test("a long page is cut with a note; `from` lists the rest, `read` pages through the text", async () => {
   await tab.goto(site("catalogue.html"));
   const first = (await ok("snapshot")).text;
-  assert.ok(first.length <= 3500, `snapshot of ${first.length} chars`);
+  assert.ok(first.length <= 1300, `snapshot of ${first.length} chars`);
   const cut = /\[cut: (\d+) more items \((\d+) interactive\) after @e\d+; call snapshot with \{"from": "(@e\d+)"\} to list them/.exec(first);
   assert.ok(cut, first.slice(-300));
   const last = part(PARTS);
@@ -225,18 +234,25 @@ test("a long page is cut with a note; `from` lists the rest, `read` pages throug
   assert.equal(from, undefined, "the listing reached the end");
   assert.match(page, new RegExp(`text "${last.id} ${last.name} — ${last.price.replace(".", "\\.")}`));
   const text = (await ok("read")).text;
-  assert.match(text, /\[cut: \d+ more characters; call read with \{"offset": 3000\} for the next part\]$/);
-  const next = (await ok("read", { offset: 3000 })).text;
-  assert.match(next, /from character 3000:/);
+  assert.match(text, /\[cut: \d+ more characters; call read with \{"offset": 1300\} for the next part\]$/);
+  const next = (await ok("read", { offset: 1300 })).text;
+  assert.match(next, /from character 1300:/);
   const found = (await ok("read", { find: last.id })).text;
   assert.equal(found, `Lines of page "Parts catalogue" ${site("catalogue.html")} containing "${last.id}":\n${last.id} ${last.name} — ${last.price} Add ${last.id}`);
   assert.match((await ok("scroll", { direction: "bottom" })).text, /^Scrolled bottom: now at \d+ of \d+ px \(100%\)\.$/);
 });
 
-test("an agent in another tab (as in the extension): navigate, a re-render, a stale ref recovered, the code read", async () => {
+test("an agent in another tab (as in the extension): navigate, a re-render, a stale ref recovered by the runtime's snapshot, the code read", async () => {
   const r = await scenario("tabDealsRun", site("deals.html"));
   assert.deepEqual(r.toolNames, ["snapshot", "click", "type", "select", "check", "press", "scroll", "read", "navigate", "back"]);
-  assert.deepEqual(r.actions, ["navigate", "click", "click", "snapshot", "click", "read"]);
+  assert.deepEqual(r.actions, ["navigate", "click", "click", "click", "read"]);
+  assert.deepEqual(r.recoveryCalls, [{ tool: "click", code: "STALE_REFERENCE", called: "snapshot", ok: true }]);
+  // The failed click's observation holds the fresh snapshot: the third click used a ref from it.
+  const [, first, staleSeen] = r.observations;
+  const old = first.text.match(/@e\d+(?= \(button "Show code for Desk lamp")/)[0];
+  assert.match(staleSeen.text, /STALE_REFERENCE/);
+  const fresh = staleSeen.text.match(/(@e\d+) button "Show code for Desk lamp"/)?.[1];
+  assert.ok(fresh && fresh !== old, `a new ref in the recovery snapshot: ${staleSeen.text}`);
   assert.equal(r.answer, DEAL_CODES["Desk lamp"]);
   assert.equal(r.success, true);
   assert.deepEqual(r.failures, [{ tool: "click", code: "STALE_REFERENCE", recovered: true }]);
@@ -266,6 +282,19 @@ test("a copilot on its own page (pageRunner): a covered button, a cross-origin f
   assert.equal(r.done, "Subscribed ada@example.com.");
   assert.equal(r.answer, "Subscribed ada@example.com.");
   assert.equal(r.success, true);
+});
+
+test("domTools checks its options; a runner that gives no answer (the frame went away) is FRAME_DETACHED", async () => {
+  const r = await scenario("domToolsChecks");
+  assert.match(r.noRun, /^TypeError: domTools: `run` must be a function/);
+  assert.equal(r.badInclude, 'TypeError: domTools: no tool "navigate" to include; available: snapshot, click, type, select, check, press, scroll, read');
+  assert.equal(r.badMax, "TypeError: domTools: `maxChars` must be a whole number of at least 500 (got 100)");
+  assert.equal(r.badNavigate, "TypeError: domTools: `navigate` must be a function or absent");
+  assert.deepEqual(r.names, ["snapshot", "read"]);
+  assert.equal(r.gone.name, "ToolError");
+  assert.equal(r.gone.code, "FRAME_DETACHED");
+  assert.match(r.gone.message, /The page gave no answer to `click`/);
+  assert.match(r.gone.recovery[0], /`snapshot`/);
 });
 
 test("no page errors", () => {

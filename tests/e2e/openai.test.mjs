@@ -72,9 +72,13 @@ test("openai backend: a 429 waits its Retry-After, a 503 is retried, then a tool
   assert.equal(body.messages[0].role, "system");
   assert.equal(body.response_format.type, "json_schema");
   assert.equal(body.response_format.json_schema.name, "step");
-  const branches = body.response_format.json_schema.schema.anyOf;
+  // The first step must be a tool call (toolChoice "required" by default): one tool, one branch.
+  const first = body.response_format.json_schema.schema;
+  assert.equal(first.properties.action.properties.tool.const, "get_weather");
+  assert.equal(first.anyOf, undefined, "no final-answer branch before a call");
+  const branches = sent[3].body.response_format.json_schema.schema.anyOf;
   assert.equal(branches[0].properties.action.properties.tool.const, "get_weather");
-  assert.ok(branches.at(-1).properties.final_answer, "the final-answer branch");
+  assert.ok(branches.at(-1).properties.final_answer, "after the call, the final-answer branch");
   assert.equal(sent[0].headers.origin, origin);
   assert.notEqual(new URL(api.url).port, new URL(origin).port, "cross-origin");
   assert.ok(api.requests.some((r) => r.route === "flaky" && r.method === "OPTIONS"), "a CORS preflight");
@@ -94,7 +98,7 @@ test("openai backend: a fallback chain moves past an unauthorised server with a 
   const open = posts("open");
   assert.equal(open.length, 2, "the rest of the run stays on the second backend");
   assert.equal(open[0].body.response_format.type, "json_object");
-  assert.ok(open[0].body.response_format.schema.anyOf, "llama-cpp-python's shape");
+  assert.ok(open[1].body.response_format.schema.anyOf, "llama-cpp-python's shape");
 });
 
 test("openai backend: cancelling the run aborts the request under way", async () => {

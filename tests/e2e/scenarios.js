@@ -116,6 +116,8 @@ export async function sessionQueue() {
       return model(messages, options);
     },
     session: "chat",
+    // The second run answers at once: a tool-free step the default toolChoice ("required") refuses.
+    config: { toolChoice: "auto" },
     tools: [tool("wait", async () => (order.push("tool:wait"), await gate, "waited"))],
   });
   const first = agent.run("First task: alpha.");

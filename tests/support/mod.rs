@@ -253,3 +253,15 @@ pub fn specs() -> Vec<ToolSpec> {
         .with_refs_from(["list_invoices"]),
     ]
 }
+
+/// The settings before tool choice, grounded answers and id provenance: for tests that pin the
+/// mechanisms under them with scripted steps that answer at once, use made-up ids or state values
+/// no fake tool returned. Each of the three has tests of its own (loop_recovery.rs).
+pub fn classic() -> AgentConfig {
+    AgentConfig {
+        tool_choice: Some(keel::engine::ToolChoice::Auto),
+        grounding: false,
+        id_provenance: false,
+        ..AgentConfig::default()
+    }
+}

@@ -170,6 +170,13 @@ impl Worker {
         w
     }
 
+    /// Sends JSON text as it is (lone surrogate escapes, nesting no `Value` can hold).
+    pub fn send_text(&mut self, text: &str) -> Control {
+        let control = self.host.handle(text);
+        self.pool.run_until_stalled();
+        control
+    }
+
     pub fn send(&mut self, message: Value) -> Control {
         let control = self.host.handle(&message.to_string());
         self.pool.run_until_stalled();

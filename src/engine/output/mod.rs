@@ -15,4 +15,5 @@ pub use format_error::{FormatError, FormatErrorKind, EXPECTED_SHAPE};
 pub use parse::{parse_step, Parsed};
 pub use repair::Repair;
 pub use step::Step;
+pub(crate) use step_schema::choice_schema;
 pub use step_schema::{step_schema, THOUGHT_MAX_LENGTH};

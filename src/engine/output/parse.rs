@@ -8,7 +8,7 @@ use super::normalise::{normalise, Normalised};
 use super::placeholder::copied_placeholder;
 use super::scan::{balanced_end, Quotes, Unclosed};
 use super::{FormatError, FormatErrorKind, Repair, Step};
-use crate::text::json_type_name;
+use crate::text::{json_type_name, well_formed_json};
 
 /// How many top-level `{…}` candidates a reply is searched for before giving up: a bound on work
 /// for adversarial input; real replies put the step in the first or second one.
@@ -38,7 +38,12 @@ pub struct Parsed {
 ///
 /// Never panics, on any input.
 pub fn parse_step(text: &str) -> Result<Parsed, FormatError> {
-    let parsed = read(text).map_err(|kind| FormatError::new(kind, text))?;
+    // `\ufffd` is as long as the escape it replaces: error positions hold for `text` too.
+    let (fixed, replaced) = well_formed_json(text);
+    let mut parsed = read(&fixed).map_err(|kind| FormatError::new(kind, text))?;
+    if replaced > 0 {
+        parsed.repairs.insert(0, Repair::ReplacedLoneSurrogates);
+    }
     match copied_placeholder(&parsed.step) {
         Some(placeholder) => Err(FormatError::new(FormatErrorKind::Placeholder { placeholder }, text)),
         None => Ok(parsed),

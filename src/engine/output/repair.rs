@@ -23,6 +23,9 @@ pub enum Repair {
     PythonLiterals,
     /// Raw control characters (newlines, tabs) or invalid escapes (`\'`, `\d`) in strings were escaped.
     EscapedStrings,
+    /// A lone UTF-16 surrogate escape (`\ud83d` not followed by its pair: half an emoji) was
+    /// replaced by U+FFFD: no string can hold it, and JSON readers refuse the whole reply.
+    ReplacedLoneSurrogates,
     /// The closing brackets of an object cut off right after a complete final answer were added.
     /// Only ever done for a final answer: a cut-off action might lack arguments.
     ClosedTruncatedJson,
@@ -68,6 +71,7 @@ impl fmt::Display for Repair {
             Repair::StrippedCodeFence => f.write_str("removed a code fence"),
             Repair::StrippedSurroundingText => f.write_str("ignored text around the object"),
             Repair::RemovedTrailingCommas => f.write_str("removed trailing commas"),
+            Repair::ReplacedLoneSurrogates => f.write_str("replaced lone surrogate escapes with U+FFFD"),
             Repair::NormalisedQuotes => f.write_str("turned single or typographic quotes into double quotes"),
             Repair::QuotedBareKeys => f.write_str("quoted bare keys"),
             Repair::PythonLiterals => f.write_str("turned True/False/None into JSON literals"),

@@ -32,21 +32,27 @@ pub const THOUGHT_MAX_LENGTH: u64 = 500;
 /// A single branch is returned as the root schema itself rather than wrapped in a one-armed
 /// `anyOf`. OpenAI's strict mode rejects a root `anyOf`; backends that need it wrap this schema.
 pub fn step_schema(tools: &[ToolSpec], final_only: bool) -> Value {
+    choice_schema(if final_only { &[] } else { tools }, true)
+}
+
+/// The step schema with one branch per tool in `tools`, and the final-answer branch when `answer`
+/// (or when `tools` is empty: a step must be something): how `toolChoice` reaches the decoder.
+pub(crate) fn choice_schema(tools: &[ToolSpec], answer: bool) -> Value {
     let mut defs = Map::new();
     let mut branches = Vec::new();
-    if !final_only {
-        for tool in tools {
-            let args = args_schema(tool, &mut defs);
-            let action = json!({
-                "type": "object",
-                "properties": {"tool": {"type": "string", "const": tool.name}, "args": args},
-                "required": ["tool", "args"],
-                "additionalProperties": false
-            });
-            branches.push(envelope("action", action));
-        }
+    for tool in tools {
+        let args = args_schema(tool, &mut defs);
+        let action = json!({
+            "type": "object",
+            "properties": {"tool": {"type": "string", "const": tool.name}, "args": args},
+            "required": ["tool", "args"],
+            "additionalProperties": false
+        });
+        branches.push(envelope("action", action));
     }
-    branches.push(envelope("final_answer", json!({"type": "string", "minLength": 1})));
+    if answer || branches.is_empty() {
+        branches.push(envelope("final_answer", json!({"type": "string", "minLength": 1})));
+    }
     let mut root = match branches.len() {
         1 => branches.pop().unwrap_or_default(),
         _ => json!({"type": "object", "anyOf": branches}),

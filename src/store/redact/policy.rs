@@ -56,7 +56,16 @@ impl RedactPolicy {
                     Value::String(mask) => policy.mask = mask.clone(),
                     other => return Err(invalid(field, other, "a string")),
                 },
-                _ => return Err(invalid(field, value, "not a redaction setting: use keys, tools or mask")),
+                _ => {
+                    // The three keys, each with its own sentence: `expected` is static text.
+                    let expected = match crate::tools::closest(name, ["keys", "tools", "mask"]).first() {
+                        Some(&"keys") => "not a redaction setting: did you mean `keys`?",
+                        Some(&"tools") => "not a redaction setting: did you mean `tools`?",
+                        Some(_) => "not a redaction setting: did you mean `mask`?",
+                        None => "not a redaction setting: use keys, tools or mask",
+                    };
+                    return Err(invalid(field, value, expected));
+                }
             }
         }
         Ok(policy)

@@ -173,6 +173,7 @@ fn failure(args_digest: Option<String>, message: &str) -> FailureRecord {
         message: message.into(),
         retried: false,
         recovered: false,
+        recovery_call: None,
         at_ms: 5,
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::error::SchemaError;
+use super::node::Pattern;
 use super::node::{Node, NodeId};
 use super::MAX_DEPTH;
 use crate::text::json_type_name;
@@ -20,8 +21,14 @@ pub(super) struct Compiled {
 
 /// Compiles the whole document.
 pub(super) fn compile(root: &Value) -> Result<Compiled, SchemaError> {
-    let mut compiler =
-        Compiler { root, nodes: Vec::new(), pointers: Vec::new(), at: HashMap::new(), pending: Vec::new() };
+    let mut compiler = Compiler {
+        root,
+        nodes: Vec::new(),
+        pointers: Vec::new(),
+        at: HashMap::new(),
+        pending: Vec::new(),
+        patterns: HashMap::new(),
+    };
     let root_id = compiler.schema(root, String::new(), 0)?;
     // Resolving a ref may compile its target, which may hold more refs: a work list, so that long
     // chains of definitions cost no stack.
@@ -47,6 +54,8 @@ pub(super) struct Compiler<'s> {
     at: HashMap<String, NodeId>,
     /// Refs still to resolve: the node holding it, the reference, where the `$ref` is.
     pending: Vec<(NodeId, String, String)>,
+    /// Each distinct `pattern` compiled so far (`None`: skipped, ECMAScript-only syntax).
+    pub(super) patterns: HashMap<String, Option<Pattern>>,
 }
 
 impl Compiler<'_> {

@@ -58,6 +58,14 @@ pub enum SchemaError {
         /// A schema on the loop.
         path: String,
     },
+    /// More distinct `pattern`s than keel compiles for one schema.
+    #[error("schema at {path}: more than {limit} distinct patterns in one schema")]
+    TooManyPatterns {
+        /// Where the limit was reached.
+        path: String,
+        /// The limit.
+        limit: usize,
+    },
     /// A schema (or an `enum`/`const` value in it) nested deeper than keel checks.
     #[error("schema at {path}: nested more than {limit} levels deep")]
     TooDeep {

@@ -1,6 +1,6 @@
 //! Reading one schema object's keywords into [`Rules`], checking each keyword's shape.
 
-use regex_lite::Regex;
+use regex_lite::RegexBuilder;
 use serde_json::{Map, Value};
 
 use super::compile::{child, fragment, Compiler};
@@ -61,7 +61,7 @@ impl Compiler<'_> {
                 "maxItems" => rules.max_items = Some(count(value).ok_or_else(|| wrong(COUNT))?),
                 "pattern" => {
                     let source = value.as_str().ok_or_else(|| wrong("a string"))?;
-                    rules.pattern = pattern(source, &at)?;
+                    rules.pattern = self.pattern(source, &at)?;
                 }
                 "prefixItems" => rules.prefix_items = self.list(value, &at, depth, false)?,
                 // Draft 4's tuple form; `prefixItems` replaced it.
@@ -186,16 +186,36 @@ fn stricter(a: Option<Bound>, b: Option<Bound>, beyond: fn(&f64, &f64) -> bool) 
     }
 }
 
-/// Compiles a `pattern`, or skips it when it uses syntax only ECMAScript has.
-fn pattern(source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
-    match Regex::new(source) {
-        Ok(regex) => Ok(Some(Pattern { source: source.to_owned(), regex })),
-        Err(_) if ecmascript_only(source) => Ok(None),
-        Err(error) => Err(SchemaError::InvalidPattern {
-            path: fragment(at),
-            pattern: source.to_owned(),
-            reason: error.to_string(),
-        }),
+/// The most distinct `pattern`s one schema may hold: each costs a regex compilation.
+const MAX_PATTERNS: usize = 128;
+
+/// The largest compiled regex, in bytes (regex-lite's estimate): ample for the patterns tool
+/// schemas use (formats, ids, codes), and a bound on compile and match time (`a{99999}` took 10 ms
+/// to compile, and a schema could repeat it).
+const MAX_PATTERN_BYTES: usize = 64 * 1024;
+
+impl Compiler<'_> {
+    /// Compiles a `pattern` once per schema, or skips it when it uses syntax only ECMAScript has.
+    fn pattern(&mut self, source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
+        if let Some(compiled) = self.patterns.get(source) {
+            return Ok(compiled.clone());
+        }
+        if self.patterns.len() >= MAX_PATTERNS {
+            return Err(SchemaError::TooManyPatterns { path: fragment(at), limit: MAX_PATTERNS });
+        }
+        let compiled = match RegexBuilder::new(source).size_limit(MAX_PATTERN_BYTES).build() {
+            Ok(regex) => Some(Pattern { source: source.to_owned(), regex }),
+            Err(_) if ecmascript_only(source) => None,
+            Err(error) => {
+                return Err(SchemaError::InvalidPattern {
+                    path: fragment(at),
+                    pattern: source.to_owned(),
+                    reason: error.to_string(),
+                })
+            }
+        };
+        self.patterns.insert(source.to_owned(), compiled.clone());
+        Ok(compiled)
     }
 }
 

@@ -10,14 +10,29 @@ use super::path::{render, Segment};
 use super::sent::preview;
 use super::{MAX_DEPTH, MAX_STEPS};
 use crate::errors::{FieldIssue, IssueKind};
-use crate::tools::suggest::closest;
+use crate::tools::suggest::{closest, closest_within};
 
 /// Most enum values listed in an issue's `options`; a longer list is noise, the suggestion still helps.
 const MAX_OPTIONS: usize = 50;
 
+/// The work all the "did you mean" suggestions of one validation may take (pairs of characters
+/// compared): about a millisecond. Past it, issues still come, without suggestions.
+const SUGGESTION_BUDGET: usize = 2_000_000;
+
+/// How many enum values one step of the budget pays for: comparing a value with a long `enum` is
+/// work too, and 30 000 values against 1 000 options must not stall the worker.
+const VALUES_PER_STEP: usize = 8;
+
 /// Every issue with `value` against the schema rooted at `root`, duplicates removed.
 pub(super) fn validate(nodes: &[Node], root: NodeId, value: &Value) -> Vec<FieldIssue> {
-    let mut checker = Checker { nodes, path: Vec::new(), issues: Vec::new(), steps: 0, exhausted: false };
+    let mut checker = Checker {
+        nodes,
+        path: Vec::new(),
+        issues: Vec::new(),
+        steps: 0,
+        exhausted: false,
+        suggestions: SUGGESTION_BUDGET,
+    };
     checker.check(root, value, 0);
     if checker.exhausted {
         // What was found before the budget ran out may be half of an `anyOf`'s story: say only this.
@@ -46,6 +61,8 @@ pub(super) struct Checker<'a> {
     steps: usize,
     /// Whether the step budget ran out.
     pub exhausted: bool,
+    /// What is left of the suggestions' budget.
+    suggestions: usize,
 }
 
 impl<'a> Checker<'a> {
@@ -115,27 +132,39 @@ impl<'a> Checker<'a> {
             (Some(constant), _) if !same(constant, value) => {
                 (format!("exactly {}", describe::json_text(constant)), std::slice::from_ref(constant))
             }
-            (_, Some(values)) if !values.iter().any(|v| same(v, value)) => {
+            (_, Some(values)) if !self.one_of_values(values, value) => {
                 (describe::one_of(values), &values[..])
             }
             _ => return true,
         };
-        let options: Vec<String> = allowed.iter().map(describe::option_text).collect();
-        let suggestion = match value {
-            Value::String(text) => {
-                closest(text, options.iter().map(String::as_str)).first().map(|s| s.to_string())
-            }
-            Value::Number(_) | Value::Bool(_) => {
-                closest(&value.to_string(), options.iter().map(String::as_str)).first().map(|s| s.to_string())
-            }
+        let target = match value {
+            Value::String(text) => Some(text.clone()),
+            Value::Number(_) | Value::Bool(_) => Some(value.to_string()),
             _ => None,
+        }
+        .filter(|_| self.suggestions > 0);
+        let listed = allowed.len() <= MAX_OPTIONS;
+        let options: Vec<String> = if listed || target.is_some() {
+            allowed.iter().map(describe::option_text).collect()
+        } else {
+            Vec::new()
         };
+        let suggestion = target.and_then(|target| {
+            let found = closest_within(&target, options.iter().map(String::as_str), &mut self.suggestions);
+            found.first().map(|s| s.to_string())
+        });
         let issue = self.report(IssueKind::NotAllowed, expected, Some(value));
-        if options.len() <= MAX_OPTIONS {
+        if listed {
             issue.options = options;
         }
         issue.suggestion = suggestion;
         false
+    }
+
+    /// Whether `value` is one of `values`, paying for the comparisons out of the step budget.
+    fn one_of_values(&mut self, values: &[Value], value: &Value) -> bool {
+        self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
+        values.iter().any(|v| same(v, value))
     }
 
     /// `type`; false when the value has the wrong type (and that is reported).

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::{issues, only};
 use crate::errors::IssueKind::{TooComplex, WrongType};
-use crate::tools::Schema;
+use crate::tools::{Schema, SchemaError};
 
 /// `levels` arrays nested in one another around `1`, built without recursion.
 fn nested_arrays(levels: usize) -> Value {
@@ -82,4 +82,25 @@ fn odd_keys_and_values() {
     let got = issues(schema, json!({"": 1, "\u{0}\n\"": "x", "\u{1F600}": 1.5e300}));
     let paths: Vec<&str> = got.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(paths, ["[\"\"]", "[\"\\u0000\\n\\\"\"]", "[\"\u{1F600}\"]"]);
+}
+
+#[test]
+fn patterns_are_bounded_in_size_and_number_and_compiled_once() {
+    let huge = Schema::compile(&json!({"type": "string", "pattern": "a{99999}"})).unwrap_err();
+    assert!(matches!(huge, SchemaError::InvalidPattern { .. }), "{huge}");
+    assert!(huge.to_string().contains("a{99999}"), "{huge}");
+    let many: serde_json::Map<String, Value> = (0..300)
+        .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": format!("^x{i}$")})))
+        .collect();
+    let error = Schema::compile(&json!({"type": "object", "properties": many})).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "schema at #/properties/p128/pattern: more than 128 distinct patterns in one schema"
+    );
+    // The same pattern a thousand times is one compilation, and still checked everywhere.
+    let same: serde_json::Map<String, Value> = (0..1000)
+        .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": "^[a-z]{1,200}$"})))
+        .collect();
+    let schema = Schema::compile(&json!({"type": "object", "properties": same})).unwrap();
+    assert_eq!(schema.validate(&json!({"p7": "ok", "p999": "NO"}))[0].path, "p999");
 }

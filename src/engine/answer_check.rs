@@ -1,0 +1,123 @@
+//! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
+//! the tool choice) is escalated when the model sends the same one again, and a final answer
+//! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
+//! step (`grounding.rs`); if the model persists, the run ends unsuccessful with an honest answer.
+
+use crate::errors::{CallContext, Envelope, ErrorCode, RawFailure};
+
+use super::grounding::ungrounded;
+use super::run::RunState;
+use super::{Outcome, Turn};
+
+/// What the loop does with a final answer.
+pub(crate) enum Verdict {
+    /// Take it.
+    Accept,
+    /// It was refused and the step committed: ask again.
+    Retry,
+    /// The model persisted with ungrounded values: end the run, unsuccessful, with this text.
+    Replace(String),
+}
+
+impl RunState<'_> {
+    /// Refuses a reply that is not a step the loop can take, and commits the failed step with the
+    /// reply kept as written; the same reply sent again gets the plan escalated, as a repeated call
+    /// does (a greedy model otherwise sends it until the failure budget is spent).
+    pub(crate) async fn reject_reply(
+        &mut self,
+        step: u32,
+        thought: String,
+        mut envelope: Envelope,
+        received: String,
+    ) {
+        let times = self.replies.entry(received.trim().to_string()).or_insert(0);
+        *times += 1;
+        if *times > 1 {
+            let before = *times - 1;
+            envelope.recovery.retain(|s| !s.starts_with("You already sent"));
+            envelope.recovery.insert(
+                0,
+                format!(
+                    "You already sent this exact reply {before} time{}; it was refused each time. Do not send it again: write a different step.",
+                    if before == 1 { "" } else { "s" }
+                ),
+            );
+            envelope.details.insert("repeats".into(), before.into());
+        }
+        envelope.sent = Some(received.clone().into());
+        self.fail(step, None, None, &envelope, 1);
+        let observation = self.show(&envelope);
+        let turn = Turn {
+            step,
+            thought,
+            action: None,
+            observation,
+            outcome: Outcome::Failed,
+            reply: Some(received),
+        };
+        self.commit(turn).await;
+    }
+
+    /// The tools that could supply a fact the run has not seen: those not called successfully yet,
+    /// or every tool when all were.
+    fn suppliers(&self) -> Vec<String> {
+        let names = self.agent.tools.names();
+        let unused: Vec<String> = names.iter().filter(|n| !self.outputs.contains_key(*n)).cloned().collect();
+        if unused.is_empty() {
+            names.to_vec()
+        } else {
+            unused
+        }
+    }
+
+    /// Checks a final answer's facts against everything the run has seen. The first ungrounded
+    /// answer gets an envelope and one more step; one after that ends the run.
+    pub(crate) async fn check_answer(
+        &mut self,
+        step: u32,
+        thought: &str,
+        answer: &str,
+        reply: &str,
+    ) -> Verdict {
+        if !self.agent.config.grounding {
+            return Verdict::Accept;
+        }
+        let values = ungrounded(answer, &self.seen_text(true));
+        if values.is_empty() {
+            return Verdict::Accept;
+        }
+        if self.ungrounded_warned {
+            self.ungrounded = values;
+            return Verdict::Replace(self.honest_answer());
+        }
+        self.ungrounded_warned = true;
+        let listed: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
+        let message = format!(
+            "Your answer states {} that no tool returned and the task does not give: {}.",
+            if values.len() == 1 { "a value" } else { "values" },
+            listed.join(", ")
+        );
+        let suppliers = self.suppliers();
+        let ctx = CallContext { refs_from: &suppliers, ..CallContext::default() };
+        let envelope = self
+            .envelope(ErrorCode::UngroundedAnswer, &RawFailure::message(message), None, ctx)
+            .with_detail("values", values);
+        self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
+        Verdict::Retry
+    }
+
+    /// The answer a user reads when the model's own would state values no tool gave: what failed,
+    /// from the failure log, and that the answer was withheld (the values are in the result's
+    /// `ungrounded`, not presented as fact).
+    pub(crate) fn honest_answer(&self) -> String {
+        let mut answer = "I could not complete the task: the answer stated values that no tool returned, so it is not given."
+            .to_string();
+        if let Some(last) =
+            self.log.records().iter().rev().find(|r| !r.recovered && r.code != ErrorCode::UngroundedAnswer)
+        {
+            let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
+            answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));
+        }
+        answer
+    }
+}

@@ -1,0 +1,97 @@
+//! Tool choice (`config.toolChoice`): what the model may do at a step, the step schema that says
+//! so to a constrained decoder, and the check of a step where decoding is not constrained.
+
+use serde_json::Value;
+
+use super::config::ToolChoice;
+use super::provenance;
+use super::run::RunState;
+
+/// What the model may do at the next step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Allowed {
+    /// Call any tool or answer.
+    Any,
+    /// Only answer (`none`).
+    AnswerOnly,
+    /// Call a tool; no answer yet (`required`, before the first call).
+    CallFirst,
+    /// Call this tool; no answer yet (`{ tool }`, before its first call).
+    Only(String),
+}
+
+impl RunState<'_> {
+    /// What the tool choice allows now: `required` and `{ tool }` bind the steps before the
+    /// model's first call (to any existing tool, or to that tool), whatever that call's outcome.
+    pub(crate) fn allowed(&self) -> Allowed {
+        let tools = &self.agent.tools;
+        let called = |name: Option<&str>| {
+            self.turns.iter().filter_map(|t| t.action.as_ref()).any(|a| match name {
+                Some(name) => a.tool == name,
+                None => tools.get(&a.tool).is_some(),
+            })
+        };
+        match self.agent.config.tool_choice(!tools.specs().is_empty()) {
+            ToolChoice::Auto => Allowed::Any,
+            ToolChoice::None => Allowed::AnswerOnly,
+            ToolChoice::Required if called(None) => Allowed::Any,
+            ToolChoice::Required => Allowed::CallFirst,
+            ToolChoice::Tool(name) if called(Some(&name)) => Allowed::Any,
+            ToolChoice::Tool(name) => Allowed::Only(name),
+        }
+    }
+
+    /// The step schema for constrained decoding now: the tool choice, the tools sitting out, the
+    /// arguments narrowed by what tools said, and the id arguments narrowed to their producer's
+    /// latest output. `final_only` for the forced last call.
+    pub(crate) fn current_schema(&self, final_only: bool) -> Value {
+        let agent = self.agent;
+        let allowed = self.allowed();
+        if final_only || allowed == Allowed::AnswerOnly {
+            return agent.step_schema(true).clone();
+        }
+        let ids = match agent.config.id_provenance {
+            true => provenance::narrowings(&agent.tools, &self.outputs),
+            false => Vec::new(),
+        };
+        if allowed == Allowed::Any
+            && self.spent_tools.is_empty()
+            && self.narrowings.is_empty()
+            && ids.is_empty()
+        {
+            return agent.step_schema(false).clone();
+        }
+        let specs = agent.tools.specs();
+        match allowed {
+            Allowed::Only(name) => {
+                let only: Vec<_> = specs.iter().filter(|s| s.name == name).cloned().collect();
+                self.narrowings.step_schema(&only, &self.spent_tools, &ids, false)
+            }
+            allowed => self.narrowings.step_schema(specs, &self.spent_tools, &ids, allowed == Allowed::Any),
+        }
+    }
+
+    /// Why the tool choice refuses a step (the model answered, or called `tool`), when it does: for
+    /// decoding that was not constrained, or a backend that ignored the schema.
+    pub(crate) fn choice_refuses(&self, tool: Option<&str>) -> Option<(String, Vec<String>)> {
+        match (self.allowed(), tool) {
+            (Allowed::AnswerOnly, Some(tool)) => Some((
+                format!("Tools are off for this agent (toolChoice \"none\"), so `{tool}` was not called."),
+                vec!["Give your final_answer now, from the task alone.".to_string()],
+            )),
+            (Allowed::CallFirst, None) => Some((
+                "A tool call must come first (toolChoice \"required\"): the answer was not accepted."
+                    .to_string(),
+                vec![
+                    "Call the tool from available_actions that gets what the task asks for.".to_string(),
+                    "Answer only from what the tools return.".to_string(),
+                ],
+            )),
+            (Allowed::Only(name), called) if called != Some(name.as_str()) => Some((
+                format!("The first call must be to `{name}` (toolChoice), so this step was not accepted."),
+                vec![format!("Call `{name}` now.")],
+            )),
+            _ => None,
+        }
+    }
+}

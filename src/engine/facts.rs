@@ -1,0 +1,201 @@
+//! Reading facts out of text: the id-like tokens and numbers of a tool result, an answer or a task,
+//! and whether a value appears in a text as a whole token. Shared by id provenance (an id must
+//! have been seen) and grounded answers (a stated fact must have been seen, or follow from seen
+//! numbers).
+
+/// Characters that join two word characters into one token: `INV-2025-014`, `e5`, `user@x.org`,
+/// `reports/q3.txt`, `19:30`.
+fn joins(c: char) -> bool {
+    matches!(c, '-' | '_' | '.' | '/' | ':' | '@' | '+')
+}
+
+/// The tokens of `text`, in order: runs of letters and digits joined by [`joins`] characters (or
+/// a comma between digits, `1,250`), each with a leading `@` or `#` kept (`@e5`).
+pub(crate) fn tokens(text: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let word = |i: usize| chars.get(i).is_some_and(|(_, c)| c.is_alphanumeric());
+    let digit = |i: usize| chars.get(i).is_some_and(|(_, c)| c.is_ascii_digit());
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let prefixed = matches!(chars[i].1, '@' | '#') && word(i + 1) && (i == 0 || !word(i - 1));
+        if !word(i) && !prefixed {
+            i += 1;
+            continue;
+        }
+        let start = chars[i].0;
+        let mut j = i + 1;
+        loop {
+            if word(j) {
+                j += 1;
+            } else if chars
+                .get(j)
+                .is_some_and(|(_, c)| joins(*c) || (*c == ',' && digit(j - 1) && digit(j + 1)))
+                && word(j + 1)
+            {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        let end = chars.get(j).map_or(text.len(), |(at, _)| *at);
+        out.push(&text[start..end]);
+        i = j;
+    }
+    out
+}
+
+/// Whether a token looks like an id, a code or a reference: letters and digits mixed (`e5`,
+/// `KX-4417`, `INV-2025-014`), not a plain word or a plain number.
+pub(crate) fn id_like(token: &str) -> bool {
+    let token = token.trim_start_matches(['@', '#']);
+    token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(char::is_alphabetic) && token.len() <= 64
+}
+
+/// Whether `value` occurs in `haystack` as a whole token (case-insensitive; a leading `@` on
+/// either side ignored): `e5` is in `@e5 button` but not in `e51`.
+pub(crate) fn seen_in(haystack_lower: &str, value: &str) -> bool {
+    let value = value.trim().trim_start_matches('@').to_lowercase();
+    if value.is_empty() {
+        return true;
+    }
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    haystack_lower.match_indices(&value).any(|(at, _)| {
+        let before = haystack_lower[..at].chars().next_back();
+        let after = haystack_lower[at + value.len()..].chars().next();
+        // `reports/q3` is not in `reports/q3.txt`, though a sentence's full stop may follow a value.
+        let extended = after == Some('.') && word(haystack_lower[at + value.len() + 1..].chars().next());
+        !(word(before) || word(after) || extended)
+    })
+}
+
+/// The number a token states, if it is one: `1,250.00`, `4.2`, `-3`, `$189` (currency and
+/// thousands separators dropped).
+pub(crate) fn number(token: &str) -> Option<f64> {
+    let digits: String = token.chars().filter(|c| *c != ',').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Decimal places a number token shows (`1.08` → 2).
+pub(crate) fn decimals(token: &str) -> usize {
+    token.split_once('.').map_or(0, |(_, frac)| frac.len())
+}
+
+const SMALL: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
+/// The numbers a text states, digits and English number words (`four` → 4, `twenty-one` → 21,
+/// `a hundred` → 100), and each number part of a token (`BT-2093` → 2093, `2025-06-30` → 2025,
+/// 6, 30).
+pub(crate) fn numbers(text: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    for token in tokens(text) {
+        if let Some(n) = number(token) {
+            out.push(n);
+        }
+        for part in token.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',')) {
+            if let Some(n) = number(part.trim_matches(['.', ','])) {
+                out.push(n);
+            }
+        }
+        if let Some(n) = word_number(&token.to_lowercase()) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+fn word_number(word: &str) -> Option<f64> {
+    if let Some(n) = SMALL.iter().position(|w| *w == word) {
+        return Some(n as f64);
+    }
+    if let Some(n) = TENS.iter().position(|w| *w == word) {
+        return Some((n as f64 + 2.0) * 10.0);
+    }
+    if let Some((tens, unit)) = word.split_once('-') {
+        let tens = TENS.iter().position(|w| *w == tens)?;
+        let unit = SMALL[1..10].iter().position(|w| *w == unit)?;
+        return Some((tens as f64 + 2.0) * 10.0 + unit as f64 + 1.0);
+    }
+    match word {
+        "hundred" => Some(100.0),
+        "thousand" => Some(1000.0),
+        "dozen" => Some(12.0),
+        "half" => Some(0.5),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_keep_ids_numbers_refs_and_addresses_whole() {
+        let text = "Order KX-4417: total $1,250.00, ref @e5 (e7); mail ana@shop.io at 19:30.";
+        assert_eq!(
+            tokens(text),
+            [
+                "Order",
+                "KX-4417",
+                "total",
+                "1,250.00",
+                "ref",
+                "@e5",
+                "e7",
+                "mail",
+                "ana@shop.io",
+                "at",
+                "19:30"
+            ]
+        );
+        assert!(id_like("@e5") && id_like("INV-2025-014") && !id_like("1,250") && !id_like("Order"));
+    }
+
+    #[test]
+    fn a_value_is_seen_only_as_a_whole_token() {
+        let hay = "e1 link 'home'\n@e5 button 'pay'. inv-2025-014 (2025-06-30)";
+        assert!(seen_in(hay, "e5") && seen_in(hay, "@e5") && seen_in(hay, "INV-2025-014"));
+        assert!(
+            !seen_in(hay, "e51")
+                && !seen_in(hay, "e")
+                && !seen_in(hay, "INV-2025-01")
+                && !seen_in(hay, "e12")
+        );
+    }
+
+    #[test]
+    fn numbers_come_from_digits_parts_and_words() {
+        let found = numbers("Book four seats, twenty-one euros, BT-2093, $1,250.00");
+        for n in [4.0, 21.0, 2093.0, 1250.0] {
+            assert!(found.contains(&n), "{n} in {found:?}");
+        }
+        assert_eq!(decimals("1.08"), 2);
+        assert_eq!(number("1,250.00"), Some(1250.0));
+        assert_eq!(number("abc"), None);
+    }
+}

@@ -1,0 +1,164 @@
+//! Grounded answers: the facts a final answer states — numbers, amounts, ids and codes, e-mail
+//! addresses, quoted values — must be found in what the run has seen (the task, a tool result, a
+//! tool argument), or follow from seen numbers by one arithmetic step (a total, a difference, a
+//! percentage the task asks for). Small models answer at step 1 with an invented value, or fill
+//! in a value after a tool failed, and a run that reports that as success is the worst outcome.
+//!
+//! What is not checked, on purpose: plain words and names (a model rephrases them), single-digit
+//! counts (a model counts the items of a list), and quotes most of whose words were seen (a model
+//! shortens them).
+
+use super::facts::{decimals, number, numbers, seen_in, tokens};
+
+/// The most seen numbers tried in pairs for arithmetic: the rest are compared as they are.
+const MAX_OPERANDS: usize = 80;
+
+/// The facts of `answer` that `seen` (the lowercased task, observations and arguments) does not
+/// hold, in order, each once.
+pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
+    let mut known = numbers(seen);
+    known.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut flag = |value: &str| {
+        if !out.iter().any(|v| v == value) {
+            out.push(value.to_string());
+        }
+    };
+    for token in tokens(answer) {
+        let has_digit = token.chars().any(|c| c.is_ascii_digit());
+        if !(has_digit || token.contains('@')) || seen_in(seen, token) {
+            continue;
+        }
+        let grounded = if !has_digit {
+            false // an e-mail address that was never seen
+        } else if let Some(n) = number(token) {
+            number_grounded(n, decimals(token), &known)
+        } else if let Some(n) = amount(token) {
+            number_grounded(n, decimals(token), &known)
+        } else if !token.chars().any(char::is_alphabetic) {
+            // A date, a time, a phone number: each part seen (a 24-hour time may come from a
+            // 12-hour one).
+            token.split(|c: char| !c.is_ascii_digit()).filter(|p| !p.is_empty()).all(|part| {
+                let n: f64 = part.parse().unwrap_or(0.0);
+                n < 10.0 || known.contains(&n) || (n > 12.0 && n < 24.0 && known.contains(&(n - 12.0)))
+            })
+        } else {
+            false // an id or a code that was never seen
+        };
+        if !grounded {
+            flag(token);
+        }
+    }
+    for quote in quotes(answer) {
+        let words: Vec<String> =
+            tokens(quote).into_iter().filter(|w| w.chars().count() >= 4).map(str::to_lowercase).collect();
+        let found = words.iter().filter(|w| seen.contains(w.as_str())).count();
+        if !words.is_empty() && found * 2 <= words.len() {
+            flag(quote);
+        }
+    }
+    out
+}
+
+/// A number with a unit or scale after it (`4.2M`, `10k`, `3pm`, `5kg`): its number.
+fn amount(token: &str) -> Option<f64> {
+    let split = token.find(|c: char| c.is_alphabetic())?;
+    let (digits, unit) = token.split_at(split);
+    (unit.chars().all(char::is_alphabetic) && unit.len() <= 3).then(|| number(digits)).flatten()
+}
+
+/// Whether `n` (shown with `places` decimals) is a seen number, a small count, or one arithmetic
+/// step from two seen numbers.
+fn number_grounded(n: f64, places: usize, known: &[f64]) -> bool {
+    if places == 0 && n.abs() < 10.0 {
+        return true;
+    }
+    let scale = 10f64.powi(places.min(6) as i32);
+    let same = |x: f64| (x * scale).round() == (n * scale).round();
+    if known.iter().any(|k| same(*k)) {
+        return true;
+    }
+    let operands = &known[..known.len().min(MAX_OPERANDS)];
+    operands.iter().enumerate().any(|(i, a)| {
+        operands[i + 1..].iter().any(|b| {
+            [a + b, a - b, b - a, a * b, a / b, b / a, a * b / 100.0]
+                .into_iter()
+                .any(|x| x.is_finite() && same(x))
+        })
+    })
+}
+
+/// The quoted values of a text: between double or typographic quotes, or single quotes that open
+/// after a space and close before one (not the apostrophe of `Luigi's`).
+fn quotes(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\'')] {
+        let mut rest = text;
+        let mut offset = 0;
+        while let Some(start) = rest.find(open) {
+            let at = offset + start;
+            let before = text[..at].chars().next_back();
+            let inner_start = at + open.len_utf8();
+            let Some(len) = text[inner_start..].find(close) else { break };
+            let end = inner_start + len;
+            let after = text[end + close.len_utf8()..].chars().next();
+            let bounded = open != '\''
+                || (before.is_none_or(|c| c.is_whitespace() || c == '(')
+                    && after.is_none_or(|c| !c.is_alphanumeric()));
+            let inner = &text[inner_start..end];
+            if bounded && !inner.trim().is_empty() && inner.chars().count() <= 200 {
+                out.push(inner);
+            }
+            offset = end + close.len_utf8();
+            rest = &text[offset..];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(answer: &str, seen: &str) -> Vec<String> {
+        ungrounded(answer, &seen.to_lowercase())
+    }
+
+    #[test]
+    fn values_read_from_a_result_or_the_task_are_grounded() {
+        let seen = "What is the total of invoice INV-2025-014?\nINV-2025-014: ACME Corp, total $1,250.00, due 2025-07-30";
+        assert!(check("The total of INV-2025-014 is $1,250.00 (due 2025-07-30).", seen).is_empty());
+        assert!(check("It is 1250 dollars.", seen).is_empty());
+        assert!(check("Alarm AL-305 is set for 19:30.", "set an alarm for 7:30 pm\nalarm set. id: al-305")
+            .is_empty());
+    }
+
+    #[test]
+    fn invented_numbers_ids_and_addresses_are_flagged() {
+        let seen = "What is the balance of account 7731?\nThe banking service is down.";
+        assert_eq!(check("The balance of account 7731 is $2,450.75.", seen), ["2,450.75"]);
+        assert_eq!(
+            check("Your order number is KX-9921; mail help@shop.io.", "click place order"),
+            ["KX-9921", "help@shop.io"]
+        );
+    }
+
+    #[test]
+    fn arithmetic_on_seen_numbers_and_small_counts_are_not_flagged() {
+        let seen = "how much do the two invoices come to together?\ninv-1: $1,250.00\ninv-2: $980.00";
+        assert!(check("Together they come to $2,230.00; that is 2 invoices.", seen).is_empty());
+        assert!(check("The difference is 270.", seen).is_empty());
+        assert!(check("Revenue grew 8% to 4.2M.", "q3 revenue: $4.2m (up 8%).").is_empty());
+        assert_eq!(check("Together they come to $2,999.00.", seen), ["2,999.00"]);
+    }
+
+    #[test]
+    fn quotes_need_most_of_their_words_seen() {
+        let seen = "top technology headline: 'quantum chip passes 1,000 qubits'";
+        assert!(check("The headline is 'Quantum chip passes 1,000 qubits' at Luigi's.", seen).is_empty());
+        assert_eq!(
+            check("The headline is \"Robots learn poetry quickly\".", seen),
+            ["Robots learn poetry quickly"]
+        );
+    }
+}

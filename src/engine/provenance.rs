@@ -1,0 +1,218 @@
+//! Id provenance: an argument that is an id or a reference must have come from somewhere. A value
+//! that appears in no earlier observation and not in the task was guessed (small models copy the
+//! schema's shape, `e12`, `INV-2024-001`), so the call is refused before the tool runs, with a plan
+//! naming the tools that produce such values; and once a producer has run, constrained decoding
+//! narrows the argument to the ids in the producer's latest output.
+//!
+//! An argument is an id when its schema has a `pattern` or an identifier `format` (not a date or
+//! time: those are computed from the task, `tomorrow` → a date), or its name says id/ref/key
+//! (`id`, `invoice_id`, `elementRef`, `key`), or — for a tool that declares `refsFrom` and has no
+//! such argument — it is the tool's only required string argument. An argument with an `enum`
+//! is not: its schema already lists where its values come from.
+
+use regex_lite::Regex;
+use serde_json::Value;
+
+use crate::tools::{ToolSet, ToolSpec};
+
+use super::facts::{id_like, seen_in, tokens};
+use super::narrowing::Narrowing;
+
+/// Formats whose values are computed rather than copied.
+const COMPUTED_FORMATS: &[&str] = &["date", "time", "date-time", "duration"];
+
+/// The most ids a narrowing lists: a bigger page is left to the refusal check.
+const MAX_IDS: usize = 200;
+
+fn says_id(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    let bare = lower.trim_end_matches('s');
+    ["id", "ref", "key", "uuid"].iter().any(|word| {
+        bare == *word
+            || bare.ends_with(&format!("_{word}"))
+            || bare.ends_with(&format!("-{word}"))
+            // camelCase: `invoiceId`, `elementRef`.
+            || name.trim_end_matches('s').ends_with(&format!("{}{}", word[..1].to_uppercase(), &word[1..]))
+    })
+}
+
+/// The top-level arguments of `spec` that are ids, in schema order.
+pub(crate) fn id_fields(spec: &ToolSpec) -> Vec<String> {
+    let Some(properties) = spec.input_schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let mut fields: Vec<String> = properties
+        .iter()
+        .filter(|(name, schema)| {
+            let format = schema.get("format").and_then(Value::as_str);
+            schema.get("enum").is_none()
+                && schema.get("const").is_none()
+                && (schema.get("pattern").is_some()
+                    || format.is_some_and(|f| !COMPUTED_FORMATS.contains(&f))
+                    || says_id(name))
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    if fields.is_empty() && !spec.refs_from.is_empty() {
+        let required: Vec<&str> = spec
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let strings: Vec<&str> = required
+            .into_iter()
+            .filter(|name| properties.get(*name).and_then(|s| s.get("type")) == Some(&"string".into()))
+            .collect();
+        if let [only] = strings.as_slice() {
+            fields.push((*only).to_string());
+        }
+    }
+    fields
+}
+
+/// The tools that produce `spec`'s ids: its `refsFrom`, else those inferred from the tools' names
+/// and descriptions — another tool that lists, searches or snapshots and mentions what the
+/// argument names (`invoice` for `invoice_id`, `ref` for `ref`).
+pub(crate) fn producers(tools: &ToolSet, spec: &ToolSpec) -> Vec<String> {
+    if !spec.refs_from.is_empty() {
+        return spec.refs_from.clone();
+    }
+    let fields = id_fields(spec);
+    let Some(field) = fields.first() else { return Vec::new() };
+    let lower = field.to_lowercase();
+    let stem = lower
+        .trim_end_matches('s')
+        .trim_end_matches("id")
+        .trim_end_matches("ref")
+        .trim_end_matches("key")
+        .trim_matches(['_', '-']);
+    let word = if stem.is_empty() { lower.trim_end_matches('s').to_string() } else { stem.to_string() };
+    let lists = |text: &str| {
+        ["list", "search", "find", "snapshot", "browse", "query"].iter().any(|w| text.contains(w))
+    };
+    tools
+        .specs()
+        .iter()
+        .filter(|other| other.name != spec.name)
+        .filter(|other| {
+            let text = format!("{} {}", other.name, other.description).to_lowercase();
+            lists(&text) && text.contains(&word)
+        })
+        .map(|other| other.name.clone())
+        .collect()
+}
+
+/// The first id argument of `args` whose value appears nowhere in `seen` (lowercased task and
+/// observations): `(field, value)`.
+pub(crate) fn unseen(spec: &ToolSpec, args: &Value, seen: &str) -> Option<(String, String)> {
+    id_fields(spec).into_iter().find_map(|field| {
+        let value = match args.get(&field)? {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            _ => return None,
+        };
+        (!seen_in(seen, &value)).then_some((field, value))
+    })
+}
+
+/// For each tool with id arguments whose producer has run, the narrowing of those arguments to
+/// the ids in the producer's latest output (`outputs`: each tool's latest output).
+pub(crate) fn narrowings(
+    tools: &ToolSet,
+    outputs: &std::collections::BTreeMap<String, String>,
+) -> Vec<Narrowing> {
+    let mut found = Vec::new();
+    for spec in tools.specs() {
+        let fields = id_fields(spec);
+        if fields.is_empty() {
+            continue;
+        }
+        // The newest output among the producers: `outputs` holds each one's latest.
+        let Some(output) = producers(tools, spec).iter().find_map(|p| outputs.get(p)) else { continue };
+        for field in fields {
+            let pattern = spec.input_schema["properties"][&field]
+                .get("pattern")
+                .and_then(Value::as_str)
+                .and_then(|p| Regex::new(p).ok());
+            let mut ids: Vec<Value> = Vec::new();
+            for token in tokens(output) {
+                let fits = match &pattern {
+                    Some(re) => re.is_match(token),
+                    None => id_like(token),
+                };
+                let token = Value::from(token);
+                if fits && !ids.contains(&token) {
+                    ids.push(token);
+                }
+            }
+            if !ids.is_empty() && ids.len() <= MAX_IDS {
+                found.push(Narrowing::new(&spec.name, &field, ids));
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str, properties: Value) -> ToolSpec {
+        ToolSpec::new(name, description, json!({"type": "object", "properties": properties}))
+    }
+
+    #[test]
+    fn ids_are_known_by_name_pattern_format_or_refs_from() {
+        let spec = tool(
+            "t",
+            "",
+            json!({"invoiceId": {"type": "string"}, "ref": {"type": "string"}, "element_ref": {"type": "string"},
+                   "code": {"type": "string", "pattern": "^[A-Z]+$"}, "when": {"type": "string", "format": "date"},
+                   "site": {"type": "string", "format": "uri"}, "key": {"type": "string", "enum": ["Enter"]},
+                   "name": {"type": "string"}, "identity": {"type": "string"}}),
+        );
+        assert_eq!(id_fields(&spec), ["invoiceId", "ref", "element_ref", "code", "site"]);
+        let declared = ToolSpec::new(
+            "open",
+            "",
+            json!({"type": "object", "properties": {"target": {"type": "string"}, "note": {"type": "string"}},
+                   "required": ["target"]}),
+        )
+        .with_refs_from(["list"]);
+        assert_eq!(id_fields(&declared), ["target"]);
+    }
+
+    #[test]
+    fn producers_are_declared_or_inferred_from_names_and_descriptions() {
+        let click = tool("click", "Clicks.", json!({"ref": {"type": "string"}}));
+        let snapshot = tool("snapshot", "Lists the page's elements with their refs.", json!({}));
+        let get = tool("get_invoice", "One invoice.", json!({"invoice_id": {"type": "string"}}));
+        let list = tool("list_invoices", "Lists invoices.", json!({}));
+        let weather = tool("get_weather", "Weather.", json!({"city": {"type": "string"}}));
+        let tools = ToolSet::new(vec![click.clone(), snapshot, get.clone(), list, weather]).unwrap();
+        assert_eq!(producers(&tools, &click), ["snapshot"]);
+        assert_eq!(producers(&tools, &get), ["list_invoices"]);
+    }
+
+    #[test]
+    fn an_unseen_id_is_found_and_a_seen_one_passes() {
+        let click = tool("click", "", json!({"ref": {"type": "string"}}));
+        let seen = "click the buy button\ne1 link 'home'\n@e5 button 'buy'";
+        assert_eq!(unseen(&click, &json!({"ref": "e5"}), seen), None);
+        assert_eq!(unseen(&click, &json!({"ref": "@e1"}), seen), None);
+        assert_eq!(unseen(&click, &json!({"ref": "e12"}), seen), Some(("ref".into(), "e12".into())));
+    }
+
+    #[test]
+    fn a_producers_output_narrows_the_id_argument_to_its_ids() {
+        let click = tool("click", "Clicks.", json!({"ref": {"type": "string"}}));
+        let snapshot = tool("snapshot", "Lists the page's elements with their refs.", json!({}));
+        let tools = ToolSet::new(vec![click, snapshot]).unwrap();
+        let outputs = [("snapshot".to_string(), "e7 link 'Home'\n@e8 button 'Order 2'".to_string())].into();
+        let found = narrowings(&tools, &outputs);
+        assert_eq!(found, vec![Narrowing::new("click", "ref", vec![json!("e7"), json!("@e8")])]);
+        assert!(narrowings(&tools, &Default::default()).is_empty());
+    }
+}

@@ -1,0 +1,80 @@
+//! What a run has seen — the task, the session's earlier observations and this run's — and the
+//! refusal of a call whose id argument is in none of it (id provenance, `provenance.rs`).
+
+use crate::errors::{CallContext, ErrorCode};
+use crate::tools::ToolSpec;
+
+use super::provenance::{producers, unseen};
+use super::run::RunState;
+use super::{Action, CallKey, Outcome};
+
+impl RunState<'_> {
+    /// Everything the model was given, lowercased: the task and every observation (the session's
+    /// earlier runs and this one's); with `args`, the arguments of every call too.
+    pub(crate) fn seen_text(&self, args: bool) -> String {
+        let mut seen = self.task.to_lowercase();
+        for turn in self.memory.iter().chain(&self.turns) {
+            if turn.action.is_none() {
+                // A final answer, or a reply refused with its envelope (which quotes the reply):
+                // the model's own text, not a source.
+                continue;
+            }
+            seen.push('\n');
+            seen.push_str(&turn.observation.to_lowercase());
+            if let (true, Some(action)) = (args, &turn.action) {
+                seen.push('\n');
+                seen.push_str(&action.args.to_string().to_lowercase());
+            }
+        }
+        seen
+    }
+
+    /// The tools that produce `spec`'s ids: declared, or inferred (`provenance::producers`), or
+    /// else the listing tools — for a plan that should name one.
+    pub(crate) fn producers_of(&self, spec: &ToolSpec) -> Vec<String> {
+        let found = producers(&self.agent.tools, spec);
+        if !found.is_empty() {
+            return found;
+        }
+        let lists = ["list", "search", "find", "snapshot"];
+        self.agent
+            .tools
+            .specs()
+            .iter()
+            .filter(|other| {
+                other.name != spec.name && lists.iter().any(|w| other.name.to_lowercase().contains(w))
+            })
+            .map(|other| other.name.clone())
+            .collect()
+    }
+
+    /// Refuses the call before it runs if an id argument appears nowhere the model could have read
+    /// it: the observation and how the step ended. Until one of its producers has run, the tool also
+    /// sits out the next constrained step (the grammar cannot narrow its ids yet, so it would be
+    /// guessed again).
+    pub(crate) fn refuse_unseen(
+        &mut self,
+        step: u32,
+        spec: &ToolSpec,
+        action: &Action,
+        key: &CallKey,
+    ) -> Option<(String, Outcome)> {
+        if !self.agent.config.id_provenance {
+            return None;
+        }
+        let (field, value) = unseen(spec, &action.args, &self.seen_text(false))?;
+        let producers = self.producers_of(spec);
+        let message = format!(
+            "`{field}` is '{value}', which appears in no earlier result and not in the task: `{}` was not called.",
+            spec.name
+        );
+        // Without any producer to call, sitting out would leave the model no way to retry with a
+        // value it can see (an id from the task, mistyped).
+        if !producers.is_empty() && !producers.iter().any(|p| self.outputs.contains_key(p)) {
+            self.spent_tools.insert(spec.name.clone());
+        }
+        let ctx = CallContext { refs_from: &producers, ..CallContext::default() };
+        let (observation, outcome) = self.refuse(step, action, key, ErrorCode::UnseenId, message, ctx);
+        Some((observation, outcome))
+    }
+}

@@ -1,0 +1,181 @@
+//! Reading what the page hands the engine (the agent's config, tool declarations, failure queries)
+//! into their serde types, with errors that say where, what came and what was expected.
+//!
+//! The types themselves are the one definition of what is accepted: they refuse unknown keys
+//! (`deny_unknown_fields`), and [`read`] turns serde's "unknown field `maxStep`, expected one of
+//! `maxSteps`, …" into "`maxStep`: unknown key (did you mean `maxSteps`?)", so a key added to a type
+//! is accepted, and suggested, with no list to keep in step. serde would also read an object from
+//! an array, by position; [`read`] refuses that wherever the type has an object.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::tools::closest;
+
+/// A setting that could not be read: where, and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingError {
+    /// Where, as the page spells it: `config.retry.maxAttempts`, `tools[2].timeoutMs`.
+    pub path: String,
+    /// What came and what was expected, or the unknown key and the closest known one.
+    pub message: String,
+    /// Whether the error is an unknown key (rather than a value of the wrong kind).
+    pub unknown_key: bool,
+}
+
+impl fmt::Display for SettingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for SettingError {}
+
+/// Reads `value` as a `T`. `at` names the value (`config`, `tools[0]`); `also_known` are keys the
+/// caller reads apart from `T` (removed from `value` before), offered as suggestions too.
+pub fn read<T: DeserializeOwned + Serialize>(
+    value: &Value,
+    at: &str,
+    also_known: &[&str],
+) -> Result<T, SettingError> {
+    let read: T = serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.inner().to_string();
+        let path = join(at, &e.path().to_string());
+        match unknown_key(&inner) {
+            Some((key, mut known)) => {
+                known.extend(also_known.iter().map(|k| k.to_string()));
+                // Inside an internally tagged enum (`{kind: "openai", …}`) the path stops short of
+                // the key.
+                let path = if path.ends_with(&key) { path } else { format!("{path}.{key}") };
+                let hint = match closest(&key, known.iter().map(String::as_str)).first() {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None if known.is_empty() => "it takes no keys".to_string(),
+                    None => format!("known keys: {}", known.join(", ")),
+                };
+                SettingError { path, message: format!("unknown key ({hint})"), unknown_key: true }
+            }
+            None => SettingError { path, message: plain(&inner), unknown_key: false },
+        }
+    })?;
+    // What `T` reads as an object must have been one, not an array read by position.
+    let written = serde_json::to_value(&read).unwrap_or(Value::Null);
+    if let Some(path) = array_for_object(value, &written, at.to_string()) {
+        let message = "got an array; expected an object (with named keys)".to_string();
+        return Err(SettingError { path, message, unknown_key: false });
+    }
+    Ok(read)
+}
+
+fn join(at: &str, path: &str) -> String {
+    match path {
+        "" | "." => at.to_string(),
+        p if p.starts_with('[') => format!("{at}{p}"),
+        p => format!("{at}.{p}"),
+    }
+}
+
+/// The key and the known keys of serde's "unknown field `x`, expected one of `a`, `b`" (also
+/// "expected `a` or `b`", "expected `a`", "there are no fields").
+fn unknown_key(message: &str) -> Option<(String, Vec<String>)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (key, rest) = rest.split_once('`')?;
+    let known = rest.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    Some((key.to_string(), known))
+}
+
+/// serde's wording, in the page's terms: `invalid type: floating point `1e300`, expected u32` →
+/// `got the number 1e300; expected a whole number from 0 to 4294967295`.
+fn plain(message: &str) -> String {
+    let Some((got, expected)) = message.rsplit_once(", expected ") else { return message.to_string() };
+    let got = got
+        .trim_start_matches("invalid type: ")
+        .trim_start_matches("invalid value: ")
+        .replace("floating point", "the number")
+        .replace("integer", "the number")
+        .replace("sequence", "an array")
+        .replace("map", "an object")
+        .replace("unit value", "null");
+    let expected = match expected {
+        "u8" => "a whole number from 0 to 255".to_string(),
+        "u16" => "a whole number from 0 to 65535".to_string(),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" | "usize" => "a whole number, 0 or more".to_string(),
+        "i32" | "i64" => "a whole number".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        other if other.starts_with("struct ") => "an object".to_string(),
+        other => other.to_string(),
+    };
+    if got.starts_with("unknown variant") {
+        return format!("{got}; expected {expected}");
+    }
+    format!("got {got}; expected {expected}")
+}
+
+/// Where `given` has an array and `read` (the type written back) an object, if anywhere.
+fn array_for_object(given: &Value, read: &Value, at: String) -> Option<String> {
+    match (given, read) {
+        (Value::Array(_), Value::Object(_)) => Some(at),
+        (Value::Object(given), Value::Object(read)) => {
+            given.iter().find_map(|(k, v)| array_for_object(v, read.get(k)?, format!("{at}.{k}")))
+        }
+        (Value::Array(given), Value::Array(read)) => given
+            .iter()
+            .zip(read)
+            .enumerate()
+            .find_map(|(i, (g, r))| array_for_object(g, r, format!("{at}[{i}]"))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::AgentConfig;
+    use serde_json::json;
+
+    fn config(value: Value) -> String {
+        read::<AgentConfig>(&value, "config", &["store"]).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn unknown_keys_name_the_closest_known_key_at_any_depth() {
+        assert_eq!(config(json!({"maxStep": 3})), "`config.maxStep`: unknown key (did you mean `maxSteps`?)");
+        assert_eq!(
+            config(json!({"retry": {"maxAttemps": 2}})),
+            "`config.retry.maxAttemps`: unknown key (did you mean `maxAttempts`?)"
+        );
+        assert_eq!(config(json!({"stor": "memory"})), "`config.stor`: unknown key (did you mean `store`?)");
+        assert!(config(json!({"zzzzzz": 1})).contains("known keys: maxSteps,"));
+    }
+
+    #[test]
+    fn values_of_the_wrong_kind_say_what_came_and_what_was_expected() {
+        assert_eq!(
+            config(json!({"maxSteps": -1})),
+            format!("`config.maxSteps`: got the number `-1`; expected a whole number from 0 to {}", u32::MAX)
+        );
+        assert_eq!(
+            config(json!({"maxSteps": 1e300})),
+            format!(
+                "`config.maxSteps`: got the number `1e+300`; expected a whole number from 0 to {}",
+                u32::MAX
+            )
+        );
+        assert!(config(json!({"format": "html"})).starts_with("`config.format`: unknown variant `html`"));
+        assert_eq!(config(json!({"retry": "x"})), "`config.retry`: got string \"x\"; expected an object");
+    }
+
+    #[test]
+    fn an_array_is_not_read_as_an_object_by_position() {
+        assert_eq!(config(json!([3, 5])), "`config`: got an array; expected an object (with named keys)");
+        assert_eq!(
+            config(json!({"retry": [3, 100]})),
+            "`config.retry`: got an array; expected an object (with named keys)"
+        );
+        let read: AgentConfig = read(&json!({"maxSteps": 3}), "config", &[]).unwrap();
+        assert_eq!(read.max_steps, 3);
+    }
+}

@@ -1,0 +1,49 @@
+//! What `init` carries, read into the engine's types when the agent is built: each part on its
+//! own, so that a mistake fails `init` with a code and the place it is (`tools[1].timeoutMs`,
+//! `config.retry.maxAttemps`), read by [`crate::engine::settings::read`] against the types themselves.
+
+use serde_json::Value;
+
+use super::protocol::{Init, ModelChoice};
+use crate::engine::settings::read;
+use crate::engine::AgentConfig;
+use crate::errors::RawFailure;
+use crate::tools::ToolSpec;
+
+impl Init {
+    /// The model choice, or an INVALID_CONFIG failure naming what is wrong with it.
+    pub fn read_model(&self) -> Result<ModelChoice, RawFailure> {
+        read(&self.model, "model", &[]).map_err(|e| invalid_setting("INVALID_CONFIG", e.to_string()))
+    }
+
+    /// The tool specs, or an INVALID_TOOLS failure naming the tool and the field.
+    pub fn read_tools(&self) -> Result<Vec<ToolSpec>, RawFailure> {
+        let read_one = |(i, tool): (usize, &Value)| {
+            read::<ToolSpec>(tool, &format!("tools[{i}]"), &[]).map_err(|e| {
+                let name = tool.get("name").and_then(Value::as_str).map(|n| format!(" (tool `{n}`)"));
+                invalid_setting("INVALID_TOOLS", format!("{e}{}", name.unwrap_or_default()))
+            })
+        };
+        self.tools.iter().enumerate().map(read_one).collect()
+    }
+
+    /// The agent's settings (the config less `store`, which the store reads), or an INVALID_CONFIG
+    /// failure naming the key.
+    pub fn read_config(&self) -> Result<AgentConfig, RawFailure> {
+        let config = match &self.config {
+            Value::Null => return Ok(AgentConfig::default()),
+            Value::Object(fields) => {
+                let mut fields = fields.clone();
+                fields.remove("store");
+                Value::Object(fields)
+            }
+            other => other.clone(),
+        };
+        read(&config, "config", &["store"]).map_err(|e| invalid_setting("INVALID_CONFIG", e.to_string()))
+    }
+}
+
+/// A setting the page got wrong: a TypeError with `code`.
+pub fn invalid_setting(code: &str, message: String) -> RawFailure {
+    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded(code, message) }
+}

@@ -1,0 +1,201 @@
+//! Grounded answers and honest failure text (issue 9): an answer stating values no tool gave gets
+//! one more step, then the run ends unsuccessful without presenting them; NOT_FOUND plans for
+//! names.
+
+mod support;
+
+use keel::engine::{AgentConfig, Outcome};
+use keel::errors::{ErrorCode, RawFailure};
+use keel::store::EndReason;
+use keel::tools::ToolSpec;
+use serde_json::json;
+use support::*;
+
+fn invoice_run(script: Vec<Reply>, config: AgentConfig) -> (Harness, keel::engine::RunResult) {
+    let tools = FakeTools::new()
+        .script("list_invoices", vec![Behaviour::Ok(json!("INV-1: $1,250.00\nINV-2: $980.00"))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), config);
+    let (result, _) = h.run("How much do the two invoices come to together?");
+    (h, result)
+}
+
+#[test]
+fn an_invented_value_gets_one_more_step_and_a_grounded_answer_succeeds() {
+    let (_, result) = invoice_run(
+        vec![act("list_invoices", json!({})), answer("Together: $3,100.00."), answer("Together: $2,230.00.")],
+        AgentConfig::default(),
+    );
+    assert_eq!(result.turns[1].outcome, Outcome::Failed);
+    let envelope = &result.turns[1].observation;
+    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("'3,100.00'"), "{envelope}");
+    assert_eq!(result.turns[1].reply.as_deref().map(|r| r.contains("3,100.00")), Some(true));
+    assert!(result.success, "the sum of two results is arithmetic, not invention: {}", result.answer);
+    assert_eq!(result.answer, "Together: $2,230.00.");
+    assert!(result.ungrounded.is_empty());
+    assert!(result.failures.iter().all(|f| f.recovered), "a grounded answer recovers the envelope");
+}
+
+#[test]
+fn a_model_that_persists_ends_unsuccessful_and_its_values_are_not_presented() {
+    let (_, result) = invoice_run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("Together: $3,100.00."),
+            answer("I am sure: $3,100.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(!result.success);
+    assert_eq!(result.reason, EndReason::FinalAnswer);
+    assert_eq!(result.ungrounded, ["3,100.00"]);
+    assert!(!result.answer.contains("3,100"), "{}", result.answer);
+    assert!(result
+        .answer
+        .starts_with("I could not complete the task: the answer stated values that no tool returned"));
+    assert_eq!(result.turns.last().unwrap().reply.as_deref().map(|r| r.contains("I am sure")), Some(true));
+}
+
+#[test]
+fn grounding_false_takes_the_answer_as_it_is() {
+    let config = AgentConfig { grounding: false, ..AgentConfig::default() };
+    let (_, result) =
+        invoice_run(vec![act("list_invoices", json!({})), answer("Together: $3,100.00.")], config);
+    assert!(result.success);
+    assert_eq!(result.answer, "Together: $3,100.00.");
+}
+
+#[test]
+fn after_an_unrecovered_failure_an_invented_value_is_withheld_and_the_failure_named() {
+    let script = vec![
+        act("get_weather", json!({"city": "Oslo"})),
+        answer("It is 17 degrees in Oslo."),
+        answer("It is 17 degrees in Oslo."),
+    ];
+    let down = RawFailure::coded("UNAVAILABLE", "The weather service is down.");
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Fail(down)]);
+    let config = AgentConfig {
+        retry: keel::engine::RetryPolicy { max_attempts: 1, ..Default::default() },
+        ..AgentConfig::default()
+    };
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), config);
+    let (result, _) = h.run("What is the temperature in Oslo?");
+    assert!(!result.success);
+    assert_eq!(result.ungrounded, ["17"]);
+    assert!(!result.answer.contains("17"), "{}", result.answer);
+    assert!(
+        result
+            .answer
+            .contains("The last failure was UNAVAILABLE from `get_weather`: The weather service is down."),
+        "{}",
+        result.answer
+    );
+    // An honest answer instead is kept, and still unsuccessful: the call's failure stands.
+    let script = vec![
+        act("get_weather", json!({"city": "Oslo"})),
+        answer("I could not get the weather: the service is down."),
+    ];
+    let down = RawFailure::coded("UNAVAILABLE", "The weather service is down.");
+    let h = Harness::new(
+        ScriptedModel::new(script),
+        FakeTools::new().script("get_weather", vec![Behaviour::Fail(down)]),
+        specs(),
+        classic(),
+    );
+    let (result, _) = h.run("What is the temperature in Oslo?");
+    assert_eq!(
+        (result.success, result.answer.as_str()),
+        (false, "I could not get the weather: the service is down.")
+    );
+}
+
+#[test]
+fn a_forced_answer_with_an_invented_value_says_what_failed_instead() {
+    let mut script: Vec<_> = (0..5).map(|_| act("get_weather", json!({"city": "Oslo"}))).collect();
+    script.push(answer("It is 17 degrees."));
+    let tools = FakeTools::new()
+        .script("get_weather", vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", "no such city"))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("What is the temperature in Oslo?");
+    assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
+    assert!(!result.answer.contains("17"), "{}", result.answer);
+    assert!(
+        result.answer.starts_with("I could not complete the task. 5 steps in a row failed"),
+        "{}",
+        result.answer
+    );
+    assert_eq!(result.ungrounded, ["17"]);
+}
+
+#[test]
+fn not_found_for_a_name_suggests_other_forms_and_the_list_tool() {
+    let specs = vec![
+        ToolSpec::new("list_cities", "Lists the cities it knows.", json!({"type": "object"})),
+        ToolSpec::new(
+            "get_weather",
+            "Weather.",
+            json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+        ),
+    ];
+    let script = vec![
+        act("get_weather", json!({"city": "München"})),
+        act("get_weather", json!({"city": "Munich"})),
+        answer("Munich: sunny"),
+    ];
+    let tools = FakeTools::new().script(
+        "get_weather",
+        vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", "")), Behaviour::Ok(json!("Munich: sunny"))],
+    );
+    let h = Harness::new(ScriptedModel::new(script), tools, specs, AgentConfig::default());
+    let (result, _) = h.run("Weather in München?");
+    let plan = &result.turns[0].observation;
+    assert!(plan.contains("found nothing named 'München'"), "{plan}");
+    assert!(plan.contains("another form: its English or local-language name"), "{plan}");
+    assert!(plan.contains("Or call `list_cities` to see the names it knows"), "{plan}");
+    assert!(!plan.contains("ids must come from"), "{plan}");
+    assert!(result.success);
+    // An id keeps the id plan.
+    let tools =
+        FakeTools::new().script("get_invoice", vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", ""))]);
+    let h = Harness::new(
+        ScriptedModel::new([act("get_invoice", json!({"id": "INV-7"})), answer("none")]),
+        tools,
+        support::specs(),
+        classic(),
+    );
+    let (result, _) = h.run("Get INV-7");
+    assert_eq!(result.failures[0].code, ErrorCode::NotFound);
+    assert!(
+        result.turns[0].observation.contains("Call `list_invoices` to get valid ids."),
+        "{}",
+        result.turns[0].observation
+    );
+}
+
+#[test]
+fn the_same_unreadable_reply_again_is_escalated_like_a_repeated_call() {
+    let garbage = || Reply::Text("I will check the weather now.".into());
+    let script = vec![
+        garbage(),
+        garbage(),
+        garbage(),
+        act("get_weather", json!({"city": "Oslo"})),
+        answer("Oslo: sunny"),
+    ];
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: sunny"))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Weather in Oslo?");
+    assert!(!result.turns[0].observation.contains("You already sent"));
+    assert!(
+        result.turns[1]
+            .observation
+            .contains("You already sent this exact reply 1 time; it was refused each time."),
+        "{}",
+        result.turns[1].observation
+    );
+    assert!(
+        result.turns[2].observation.contains("You already sent this exact reply 2 times;"),
+        "{}",
+        result.turns[2].observation
+    );
+    assert!(result.success);
+}
