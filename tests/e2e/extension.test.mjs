@@ -102,6 +102,7 @@ function traceOf(panel) {
       codes: [...li.querySelectorAll("li.item[data-code]")].map((i) => i.dataset.code),
       args: [...li.querySelectorAll("code.args")].map((c) => JSON.parse(c.textContent)),
       tools: [...li.querySelectorAll("code.tool")].map((c) => c.textContent),
+      observation: li.querySelector("li.item[data-kind=observation] pre")?.textContent ?? "",
     }));
     return {
       runId: list.dataset.runId,
@@ -130,22 +131,18 @@ function stored(panel, runId) {
 
 /**
  * The checks both runs share: home, the Deals link (a navigation), a snapshot of Deals, "Show code"
- * (which re-renders the list), the same ref again (stale), then a fresh ref, the code read, back
- * home. Where the runtime recovers by itself (the DOM tools' `recoverWith`, when the engine has it)
- * the stale click's observation already holds a fresh snapshot and the next step clicks; otherwise
- * the model takes the snapshot first.
+ * (which re-renders the list), the same ref again (stale: the runtime calls `snapshot` itself, the
+ * DOM tools' `recoverWith`, and the observation holds the fresh refs), the fresh ref, the code read,
+ * back home.
  */
 function assertDealsRun(trace) {
   const tools = trace.steps.map((s) => s.tools[0] ?? null);
-  const head = ["snapshot", "click", "snapshot", "click", "click"];
-  const tail = ["click", "read", "back", null];
-  const byRuntime = [...head, ...tail];
-  const byModel = [...head, "snapshot", ...tail];
-  assert.ok([byRuntime, byModel].some((t) => JSON.stringify(t) === JSON.stringify(tools)), JSON.stringify(trace.steps));
+  assert.deepEqual(tools, ["snapshot", "click", "snapshot", "click", "click", "click", "read", "back", null], JSON.stringify(trace.steps));
   assert.deepEqual(trace.steps.map((s) => s.step), tools.map((_, i) => i + 1));
   assert.deepEqual(trace.steps[3].codes, [], "the first Show code click works (and re-renders the list)");
   assert.ok(trace.steps[4].codes.includes("STALE_REFERENCE"), `the same ref again is stale: ${JSON.stringify(trace.steps[4])}`);
   assert.deepEqual(trace.steps[4].args, trace.steps[3].args, "it was the ref from before the re-render");
+  assert.match(trace.steps[4].observation, /STALE_REFERENCE[\s\S]*page "Deals"/, "the failure and the runtime's fresh snapshot");
   const fresh = trace.steps.at(-4);
   assert.deepEqual([fresh.tools[0], fresh.codes], ["click", []], "the click on the fresh ref works");
   assert.equal(trace.success, "true");
