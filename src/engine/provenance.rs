@@ -108,15 +108,25 @@ pub(crate) fn producers(tools: &ToolSet, spec: &ToolSpec) -> Vec<String> {
 
 /// The first id argument of `args` whose value appears nowhere in `seen` (lowercased task and
 /// observations): `(field, value)`.
-pub(crate) fn unseen(spec: &ToolSpec, args: &Value, seen: &str) -> Option<(String, String)> {
-    id_fields(spec).into_iter().find_map(|field| {
-        let value = match args.get(&field)? {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            _ => return None,
-        };
-        (!seen_in(seen, &value)).then_some((field, value))
-    })
+pub(crate) fn unseen(
+    spec: &ToolSpec,
+    args: &Value,
+    seen: impl FnOnce() -> String,
+) -> Option<(String, String)> {
+    let ids: Vec<(String, String)> = id_fields(spec)
+        .into_iter()
+        .filter_map(|field| match args.get(&field)? {
+            Value::String(s) => Some((field, s.clone())),
+            Value::Number(n) => Some((field, n.to_string())),
+            _ => None,
+        })
+        .collect();
+    if ids.is_empty() {
+        // Most calls carry no id: the run's whole text is not gathered for them.
+        return None;
+    }
+    let seen = seen();
+    ids.into_iter().find(|(_, value)| !seen_in(&seen, value))
 }
 
 /// For each tool with id arguments whose producer has run, the narrowing of those arguments to
@@ -206,9 +216,12 @@ mod tests {
     fn an_unseen_id_is_found_and_a_seen_one_passes() {
         let click = tool("click", "", json!({"ref": {"type": "string"}}));
         let seen = "click the buy button\ne1 link 'home'\n@e5 button 'buy'";
-        assert_eq!(unseen(&click, &json!({"ref": "e5"}), seen), None);
-        assert_eq!(unseen(&click, &json!({"ref": "@e1"}), seen), None);
-        assert_eq!(unseen(&click, &json!({"ref": "e12"}), seen), Some(("ref".into(), "e12".into())));
+        assert_eq!(unseen(&click, &json!({"ref": "e5"}), || seen.to_string()), None);
+        assert_eq!(unseen(&click, &json!({"ref": "@e1"}), || seen.to_string()), None);
+        assert_eq!(
+            unseen(&click, &json!({"ref": "e12"}), || seen.to_string()),
+            Some(("ref".into(), "e12".into()))
+        );
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl RunState<'_> {
         if !self.agent.config.id_provenance {
             return None;
         }
-        let (field, value) = unseen(spec, &action.args, &self.seen_text(false))?;
+        let (field, value) = unseen(spec, &action.args, || self.seen_text(false))?;
         let producers = self.producers_of(spec);
         let message = format!(
             "`{field}` is '{value}', which appears in no earlier result and not in the task: `{}` was not called.",
