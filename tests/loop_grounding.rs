@@ -110,12 +110,7 @@ fn after_an_unrecovered_failure_an_invented_value_is_withheld_and_the_failure_na
 
 #[test]
 fn a_forced_answer_with_an_invented_value_says_what_failed_instead() {
-    let mut script: Vec<_> = (0..5).map(|_| act("get_weather", json!({"city": "Oslo"}))).collect();
-    script.push(answer("It is 17 degrees."));
-    let tools = FakeTools::new()
-        .script("get_weather", vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", "no such city"))]);
-    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
-    let (result, _) = h.run("What is the temperature in Oslo?");
+    let result = oslo_not_found_then_answers(5, 1);
     assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
     assert!(!result.answer.contains("17"), "{}", result.answer);
     assert!(
@@ -204,14 +199,19 @@ fn the_same_unreadable_reply_again_is_escalated_like_a_repeated_call() {
 fn a_forced_answer_after_a_withheld_one_names_the_tool_failure_not_the_withheld_values() {
     // The budget ran out on an answer sent back as ungrounded: the forced answer's "last failure"
     // must be the tool's, since the UNGROUNDED_ANSWER message quotes the invented value.
-    let mut script: Vec<_> = (0..4).map(|_| act("get_weather", json!({"city": "Oslo"}))).collect();
-    script.push(answer("It is 17 degrees."));
-    script.push(answer("It is 17 degrees."));
-    let tools = FakeTools::new()
-        .script("get_weather", vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", "no such city"))]);
-    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
-    let (result, _) = h.run("What is the temperature in Oslo?");
+    let result = oslo_not_found_then_answers(4, 2);
     assert_eq!(result.reason, EndReason::ConsecutiveFailures { failures: 5 });
     assert!(!result.answer.contains("17"), "{}", result.answer);
     assert!(result.answer.contains("NOT_FOUND from `get_weather`"), "{}", result.answer);
+}
+
+/// `get_weather` fails NOT_FOUND for Oslo `calls` times, then the model answers "It is 17 degrees."
+/// (a value no tool gave) `answers` times.
+fn oslo_not_found_then_answers(calls: usize, answers: usize) -> keel::engine::RunResult {
+    let mut script: Vec<_> = (0..calls).map(|_| act("get_weather", json!({"city": "Oslo"}))).collect();
+    script.extend((0..answers).map(|_| answer("It is 17 degrees.")));
+    let tools = FakeTools::new()
+        .script("get_weather", vec![Behaviour::Fail(RawFailure::coded("NOT_FOUND", "no such city"))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    h.run("What is the temperature in Oslo?").0
 }
