@@ -5,20 +5,15 @@
 //
 //   node bench/recovery/run.mjs --python P --model M.gguf --label L [--modes a,b]
 //                               [--only id,id] [--out DIR]
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CHROMIUM, collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
-import { serve } from "../../tests/e2e/server.mjs";
-import { startLlama } from "./llama.mjs";
+import { collectErrors } from "../../tests/e2e/browser.mjs";
 import { DEFAULT_MODES, MODES } from "./modes.js";
-import { startProxy } from "./proxy.mjs";
 import { markdown, summarise } from "./report.mjs";
 import { scenarios } from "./scenarios.js";
+import { provenance, startModelBench } from "../model-bench.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const { values: opts } = parseArgs({
@@ -42,31 +37,11 @@ for (const id of only) if (!all.some((s) => s.id === id)) throw new Error(`unkno
 const chosen = only.length ? all.filter((s) => only.includes(s.id)) : all;
 const byId = new Map(all.map((s) => [s.id, s]));
 
-const sha256 = (file) =>
-  new Promise((resolve, reject) => {
-    const hash = createHash("sha256");
-    createReadStream(file)
-      .on("data", (chunk) => hash.update(chunk))
-      .on("end", () => resolve(hash.digest("hex")))
-      .on("error", reject);
-  });
 
-const sh = (cmd, args) => {
-  try {
-    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return "unknown";
-  }
-};
 
 mkdirSync(opts.out, { recursive: true });
-const llamaLog = join(ROOT, "target", `llama-server-${opts.label}.log`);
-mkdirSync(dirname(llamaLog), { recursive: true });
-process.stdout.write(`    llama_cpp.server with ${basename(opts.model)} (log: ${llamaLog})\n`);
-const llama = await startLlama({ python: opts.python, model: opts.model, log: llamaLog });
-const proxy = await startProxy({ upstream: llama.url, faultsFor: (id) => byId.get(id)?.modelFaults });
-const site = await serve(ROOT);
-const browser = await launchChromium();
+const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-${opts.label}`, faultsFor: (id) => byId.get(id)?.modelFaults });
+const { site, browser } = bench;
 const pageErrors = [];
 const results = [];
 const partial = join(opts.out, `recovery-${opts.label}.partial.json`);
@@ -111,27 +86,13 @@ try {
     }
   }
 } finally {
-  await browser.close();
-  await site.close();
-  await proxy.close();
-  await llama.close();
+  await bench.close();
 }
 
-const cpu = cpus()[0]?.model ?? "unknown";
 const report = {
   command: (process.env.KEEL_BENCH_COMMAND ?? `node bench/recovery/run.mjs ${process.argv.slice(2).join(" ")}`).trim(),
   label: opts.label,
-  // The file measured, hashed here: what the report names is what ran, whoever fetched it.
-  model: { file: basename(opts.model), sha256: await sha256(opts.model) },
-  server: `llama-cpp-python ${sh(opts.python, ["-c", "import llama_cpp; print(llama_cpp.__version__)"])}, n_ctx 8192, 2 threads, temperature 0, seed ${42}`,
-  machine: {
-    date: new Date().toISOString(),
-    cpu: `${cpu} × ${availableParallelism()}`,
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    loadavgEnd: loadavg().map((x) => Math.round(x * 100) / 100),
-    chromium: sh(CHROMIUM, ["--version"]),
-    commit: `${sh("git", ["rev-parse", "--short", "HEAD"])}${sh("git", ["status", "--porcelain"]) ? " (dirty tree)" : ""}`,
-  },
+  ...(await provenance({ python: opts.python, model: opts.model })),
   modes: Object.fromEntries(modes.map((m) => [m, MODES[m].describe])),
   elapsedMs: Date.now() - started,
   runs: { planned: chosen.length * modes.length, done: results.length },

@@ -8,20 +8,15 @@
 //
 // One llama.cpp thread by default: on the shared 2-core machine (load ~7) SmolLM2 generated 7.7
 // tokens/s with 1 thread and 0.5 with 2 (threads spin at each barrier while the other is descheduled).
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CHROMIUM, collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
+import { collectErrors } from "../../tests/e2e/browser.mjs";
 import { exposeTab } from "../../tests/e2e/dom-tab.mjs";
-import { serve } from "../../tests/e2e/server.mjs";
-import { startLlama } from "../recovery/llama.mjs";
-import { startProxy } from "../recovery/proxy.mjs";
 import { markdown, summarise } from "./report.mjs";
 import { TASKS } from "./tasks.js";
+import { provenance, startModelBench } from "../model-bench.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const { values: opts } = parseArgs({
@@ -43,30 +38,10 @@ const chosen = only.length ? TASKS.filter((t) => only.includes(t.id)) : TASKS;
 const threads = Number(opts.threads);
 if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a whole number of at least 1, not '${opts.threads}'`);
 
-const sha256 = (file) =>
-  new Promise((done, reject) => {
-    const hash = createHash("sha256");
-    createReadStream(file)
-      .on("data", (chunk) => hash.update(chunk))
-      .on("end", () => done(hash.digest("hex")))
-      .on("error", reject);
-  });
-const sh = (cmd, args) => {
-  try {
-    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return "unknown";
-  }
-};
 
 mkdirSync(opts.out, { recursive: true });
-const llamaLog = join(ROOT, "target", `llama-server-web-${opts.label}.log`);
-mkdirSync(dirname(llamaLog), { recursive: true });
-process.stdout.write(`    llama_cpp.server with ${basename(opts.model)} (log: ${llamaLog})\n`);
-const llama = await startLlama({ python: opts.python, model: opts.model, log: llamaLog, threads });
-const proxy = await startProxy({ upstream: llama.url, faultsFor: () => undefined });
-const site = await serve(ROOT);
-const browser = await launchChromium();
+const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-web-${opts.label}`, threads, faultsFor: () => undefined });
+const { site, browser } = bench;
 const pageErrors = [];
 const results = [];
 const partial = join(opts.out, `web-${opts.label}.partial.json`);
@@ -113,25 +88,13 @@ try {
     );
   }
 } finally {
-  await browser.close();
-  await site.close();
-  await proxy.close();
-  await llama.close();
+  await bench.close();
 }
 
 const report = {
   command: (process.env.KEEL_BENCH_COMMAND ?? `node bench/web/run.mjs ${process.argv.slice(2).join(" ")}`).trim(),
   label: opts.label,
-  model: { file: basename(opts.model), sha256: await sha256(opts.model) },
-  server: `llama-cpp-python ${sh(opts.python, ["-c", "import llama_cpp; print(llama_cpp.__version__)"])}, n_ctx 8192, ${threads} thread${threads === 1 ? "" : "s"}, temperature 0, seed 42`,
-  machine: {
-    date: new Date().toISOString(),
-    cpu: `${cpus()[0]?.model ?? "unknown"} × ${availableParallelism()}`,
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    loadavgEnd: loadavg().map((x) => Math.round(x * 100) / 100),
-    chromium: sh(CHROMIUM, ["--version"]),
-    commit: `${sh("git", ["rev-parse", "--short", "HEAD"])}${sh("git", ["status", "--porcelain"]) ? " (dirty tree)" : ""}`,
-  },
+  ...(await provenance({ python: opts.python, model: opts.model, threads })),
   elapsedMs: Date.now() - started,
   runs: { planned: chosen.length, done: results.length },
   summary: summarise(results),
