@@ -41,7 +41,7 @@ const byId = new Map(all.map((s) => [s.id, s]));
 
 mkdirSync(opts.out, { recursive: true });
 const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-${opts.label}`, faultsFor: (id) => byId.get(id)?.modelFaults });
-const { site, browser } = bench;
+const { site, browser, proxy } = bench;
 const pageErrors = [];
 const results = [];
 const partial = join(opts.out, `recovery-${opts.label}.partial.json`);

@@ -41,7 +41,7 @@ if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must b
 
 mkdirSync(opts.out, { recursive: true });
 const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-web-${opts.label}`, threads, faultsFor: () => undefined });
-const { site, browser } = bench;
+const { site, browser, proxy } = bench;
 const pageErrors = [];
 const results = [];
 const partial = join(opts.out, `web-${opts.label}.partial.json`);
