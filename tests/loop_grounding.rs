@@ -215,3 +215,18 @@ fn oslo_not_found_then_answers(calls: usize, answers: usize) -> keel::engine::Ru
     let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
     h.run("What is the temperature in Oslo?").0
 }
+
+#[test]
+fn the_ungrounded_plan_quotes_the_result_a_tool_already_returned() {
+    let (_, result) = invoice_run(
+        vec![act("list_invoices", json!({})), answer("Together: $3,100.00."), answer("Together: $2,230.00.")],
+        AgentConfig::default(),
+    );
+    let envelope = &result.turns[1].observation;
+    assert!(
+        envelope.contains(r#"<step n="1">`list_invoices` already returned: "INV-1: $1,250.00"#),
+        "{envelope}"
+    );
+    assert!(envelope.contains("Answer with the values exactly as that result shows them."), "{envelope}");
+    assert!(!envelope.contains("Call `list_invoices` to get these values"), "{envelope}");
+}

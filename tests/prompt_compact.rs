@@ -11,7 +11,15 @@ use serde_json::json;
 const TASK: &str = "Find the weather in every city.";
 
 fn input<'a>(tools: &'a [ToolSpec], turns: &'a [keel::engine::Turn]) -> PromptInput<'a> {
-    PromptInput { tools, task: TASK, memory: &[], turns, final_only: None, instructions: None }
+    PromptInput {
+        tools,
+        task: TASK,
+        memory: &[],
+        turns,
+        final_only: None,
+        instructions: None,
+        withheld_thoughts: &[],
+    }
 }
 
 fn build(input: &PromptInput, budget: usize) -> Vec<Message> {
@@ -252,8 +260,15 @@ fn a_realistic_four_tool_prompt_leaves_most_of_a_9k_window() {
         ),
     ];
     let task = "Find a blue rain jacket under 80 euros in size M and add it to my cart.";
-    let inp =
-        PromptInput { tools: &tools, task, memory: &[], turns: &[], final_only: None, instructions: None };
+    let inp = PromptInput {
+        tools: &tools,
+        task,
+        memory: &[],
+        turns: &[],
+        final_only: None,
+        instructions: None,
+        withheld_thoughts: &[],
+    };
     let messages = build_messages(&inp, &CharEstimate::default(), 9_000).expect("fits");
     let used = estimate(&messages, &CharEstimate::default());
     let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();

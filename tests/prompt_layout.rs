@@ -12,7 +12,15 @@ use serde_json::json;
 const BIG: usize = 100_000;
 
 fn input<'a>(tools: &'a [ToolSpec], task: &'a str) -> PromptInput<'a> {
-    PromptInput { tools, task, memory: &[], turns: &[], final_only: None, instructions: None }
+    PromptInput {
+        tools,
+        task,
+        memory: &[],
+        turns: &[],
+        final_only: None,
+        instructions: None,
+        withheld_thoughts: &[],
+    }
 }
 
 fn build(input: &PromptInput) -> Vec<Message> {

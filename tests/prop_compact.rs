@@ -117,6 +117,7 @@ proptest! {
             turns: &case.turns,
             final_only: case.final_only.as_deref(),
             instructions: case.instructions.as_deref(),
+            withheld_thoughts: &[],
         };
         let counter = counter(case.counter);
         match build_messages(&input, counter.as_ref(), case.budget) {
@@ -152,6 +153,7 @@ proptest! {
             turns: &case.turns,
             final_only: None,
             instructions: None,
+            withheld_thoughts: &[],
         };
         let counter = CharEstimate::default();
         let kept = |budget| build_messages(&input, &counter, budget).map(|m| m.len()).unwrap_or(0);

@@ -115,6 +115,7 @@ pub fn compaction(data: &[u8]) {
                 turns: &turns,
                 final_only: final_only.as_deref(),
                 instructions: instructions.as_deref(),
+                withheld_thoughts: &[],
             };
             match build_messages(&input, &counter, budget) {
                 Ok(messages) => assert!(estimate(&messages, &counter) <= budget, "over the budget"),

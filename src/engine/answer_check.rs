@@ -4,10 +4,14 @@
 //! step (`grounding.rs`); if the model persists, the run ends unsuccessful with an honest answer.
 
 use crate::errors::{CallContext, Envelope, ErrorCode, RawFailure};
+use crate::text::clip;
 
 use super::grounding::ungrounded;
 use super::run::RunState;
 use super::{Outcome, Turn};
+
+/// How much of a tool's result an `UNGROUNDED_ANSWER` plan quotes.
+const QUOTED_RESULT_CHARS: usize = 300;
 
 /// What the loop does with a final answer.
 pub(crate) enum Verdict {
@@ -99,11 +103,38 @@ impl RunState<'_> {
         );
         let suppliers = self.suppliers();
         let ctx = CallContext { refs_from: &suppliers, ..CallContext::default() };
-        let envelope = self
+        let mut envelope = self
             .envelope(ErrorCode::UngroundedAnswer, &RawFailure::message(message), None, ctx)
             .with_detail("values", values);
+        if let Some(plan) = self.answer_from_result(&suppliers) {
+            envelope.recovery = plan;
+        }
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
+    }
+
+    /// The plan for an ungrounded answer when a tool already returned something: quote the newest
+    /// successful result, where the model looks last, and ask for the answer from it. The default
+    /// plan says "call the tool", which a model that called it already reads as done (Qwen sent the
+    /// same invented answer again after `get_leave_balance` had returned 13.5).
+    fn answer_from_result(&self, suppliers: &[String]) -> Option<Vec<String>> {
+        let (tool, result) = self.turns.iter().rev().find_map(|t| match (&t.action, t.outcome) {
+            (Some(action), Outcome::Ok | Outcome::Warning) => Some((&action.tool, &t.observation)),
+            _ => None,
+        })?;
+        let mut plan = vec![
+            format!("`{tool}` already returned: \"{}\"", clip(result.trim(), QUOTED_RESULT_CHARS)),
+            "Answer with the values exactly as that result shows them.".to_string(),
+        ];
+        let others: Vec<String> = suppliers.iter().filter(|s| *s != tool).map(|s| format!("`{s}`")).collect();
+        if !others.is_empty() {
+            plan.push(format!("If it does not hold them, call {} to get them.", others.join(" or ")));
+        }
+        plan.push(
+            "If no tool gives them, answer that you could not find them: never state a value you did not read."
+                .to_string(),
+        );
+        Some(plan)
     }
 
     /// The answer a user reads when the model's own would state values no tool gave: what failed,

@@ -36,6 +36,7 @@ mod seen;
 pub mod settings;
 mod tool_turn;
 mod turn;
+mod withheld;
 
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
 pub use call_key::{digest, CallKey};

@@ -36,6 +36,7 @@ impl RunState<'_> {
                 task: &self.task,
                 memory: &self.memory,
                 turns: &self.turns,
+                withheld_thoughts: &self.withheld_thoughts,
                 final_only,
                 instructions: config.instructions.as_deref(),
             };

@@ -94,6 +94,7 @@ impl<'a> RunState<'a> {
             replies: Default::default(),
             ungrounded_warned: false,
             ungrounded: Vec::new(),
+            withheld_thoughts: Vec::new(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
@@ -103,6 +104,7 @@ impl<'a> RunState<'a> {
             }
             Err(e) => state.warn(None, format!("Could not read the session's history: {e}")),
         }
+        state.withhold_resumed_thoughts();
         state.save_run().await;
         state
     }

@@ -58,6 +58,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) ungrounded_warned: bool,
     /// The values of the answer the model persisted with though no tool gave them.
     pub(crate) ungrounded: Vec<String>,
+    /// Steps whose thought later prompts replay empty: it invented values (`withheld.rs`). Sorted.
+    pub(crate) withheld_thoughts: Vec<u32>,
 }
 
 impl<'a> RunState<'a> {
@@ -99,6 +101,7 @@ impl<'a> RunState<'a> {
             replies: Default::default(),
             ungrounded_warned: false,
             ungrounded: Vec::new(),
+            withheld_thoughts: Vec::new(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });

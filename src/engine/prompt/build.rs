@@ -20,6 +20,9 @@ pub struct PromptInput<'a> {
     pub memory: &'a [Turn],
     /// Turns of this run so far, oldest first.
     pub turns: &'a [Turn],
+    /// Steps of this run whose thought is replayed empty, sorted: it stated values no tool had
+    /// returned (see `RunState::commit`), and a small model copies earlier thoughts forward.
+    pub withheld_thoughts: &'a [u32],
     /// `Some(reason)` on the forced last call once a budget ran out: only a final answer is allowed.
     pub final_only: Option<&'a str>,
     /// The page author's extra system instructions.
@@ -85,6 +88,7 @@ pub fn build_messages(
         closing_text(input),
         input.memory,
         input.turns,
+        input.withheld_thoughts,
     );
     let minimal = layout.assemble(&layout.minimal_plan());
     let needed = estimate(&minimal, counter);

@@ -33,6 +33,8 @@ pub(super) type Piece = (String, usize);
 pub(crate) struct Layout<'a> {
     pub(super) counter: &'a dyn TokenCounter,
     pub(super) turns: &'a [Turn],
+    /// Steps whose thought is not replayed (it stated values nothing had shown), sorted.
+    withheld_thoughts: &'a [u32],
     system: String,
     /// The task, as the first user message carries it.
     task: String,
@@ -82,6 +84,7 @@ impl<'a> Layout<'a> {
         closing: Option<String>,
         memory: &[Turn],
         turns: &'a [Turn],
+        withheld_thoughts: &'a [u32],
     ) -> Self {
         let count = |s: &str| counter.count(s);
         let piece = |s: String| {
@@ -103,7 +106,7 @@ impl<'a> Layout<'a> {
         let steps = turns
             .iter()
             .map(|t| {
-                let (step, cost) = piece(step_json(t, &t.thought));
+                let (step, cost) = piece(step_json(t, replayed_thought(t, withheld_thoughts)));
                 (step, cost + OVERHEAD)
             })
             .collect();
@@ -132,6 +135,7 @@ impl<'a> Layout<'a> {
         Layout {
             counter,
             turns,
+            withheld_thoughts,
             system,
             task,
             closing,
@@ -143,6 +147,11 @@ impl<'a> Layout<'a> {
             replies,
             fixed_cost,
         }
+    }
+
+    /// The thought `turn` is replayed with: its own, or empty where it is withheld.
+    pub(super) fn thought_of<'t>(&self, turn: &'t Turn) -> &'t str {
+        replayed_thought(turn, self.withheld_thoughts)
     }
 
     /// The plan keeping only the system message, the task and the closing text.
@@ -210,6 +219,18 @@ impl<'a> Layout<'a> {
     }
 }
 
+/// A step's thought as the prompt replays it: empty when it is withheld, because it stated values
+/// that no tool had returned and the task did not give. A small model copies its earlier thoughts
+/// into later steps, so a value invented in a thought before any call (Qwen's "I have 10 vacation
+/// days left" ahead of the tool's 13.5) would otherwise become the final answer.
+fn replayed_thought<'t>(turn: &'t Turn, withheld: &[u32]) -> &'t str {
+    if withheld.binary_search(&turn.step).is_ok() {
+        ""
+    } else {
+        &turn.thought
+    }
+}
+
 /// The line standing for the oldest steps once even their summaries are dropped.
 pub(super) fn omitted_marker(omitted: usize) -> String {
     let noun = if omitted == 1 { "step" } else { "steps" };
@@ -248,6 +269,7 @@ mod tests {
             Some("Stop now.".into()),
             &memory,
             &run,
+            &[],
         );
         for target in (0..6_000).step_by(37) {
             let (plan, total) = layout.fit(target);
