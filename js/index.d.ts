@@ -286,6 +286,14 @@ export interface AgentConfig {
    * narrowed to the ids in its producer's latest output. Default true.
    */
   idProvenance: boolean;
+  /**
+   * Which of the model's earlier thoughts later prompts replay: `"grounded"` (default) replays each
+   * except those stating values (numbers, amounts, ids, e-mail addresses) that no tool returned and
+   * the task does not give, which are replayed empty — a small model copies its earlier thoughts
+   * forward word for word, invented values included; `"none"` replays every earlier thought empty;
+   * `"all"` replays them as written. The run's turns, events and store keep every thought.
+   */
+  replayThoughts: "grounded" | "none" | "all";
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }

@@ -4,7 +4,7 @@
 
 mod support;
 
-use keel::engine::{AgentConfig, Role};
+use keel::engine::{AgentConfig, Role, ThoughtReplay};
 use serde_json::json;
 use support::*;
 
@@ -52,7 +52,12 @@ fn an_invented_value_in_a_thought_is_replayed_empty_and_kept_in_the_turn() {
 }
 
 #[test]
-fn without_grounding_every_thought_is_replayed() {
-    let (prompts, _) = replayed(AgentConfig { grounding: false, ..AgentConfig::default() });
+fn replay_thoughts_all_replays_every_thought_and_none_replays_none() {
+    let (prompts, _) =
+        replayed(AgentConfig { replay_thoughts: ThoughtReplay::All, ..AgentConfig::default() });
     assert!(prompts[1][0].contains("$3,100.00, I think."), "{:?}", prompts[1]);
+    let (prompts, result) =
+        replayed(AgentConfig { replay_thoughts: ThoughtReplay::None, ..AgentConfig::default() });
+    assert!(prompts[2].iter().all(|m| m.starts_with(r#"{"thought":"","action""#)), "{:?}", prompts[2]);
+    assert_eq!(result.turns[1].thought, "INV-1 is $1,250.00 and INV-2 is $980.00.");
 }

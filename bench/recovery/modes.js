@@ -10,8 +10,15 @@ export const MODES = {
   },
   naive: {
     describe:
-      "plain one-line errors, no runtime retry, no tool choice, grounding or id provenance (the prompt-chain baseline); decoding still constrained",
-    config: { format: "plain", retry: { maxAttempts: 1 }, toolChoice: "auto", grounding: false, idProvenance: false },
+      "plain one-line errors, no runtime retry, no tool choice, grounding, id provenance or withheld thoughts (the prompt-chain baseline); decoding still constrained",
+    config: {
+      format: "plain",
+      retry: { maxAttempts: 1 },
+      toolChoice: "auto",
+      grounding: false,
+      idProvenance: false,
+      replayThoughts: "all",
+    },
     responseFormat: "jsonObject",
   },
   // Ablations: keel with one of issue 9's mechanisms off.
@@ -30,9 +37,19 @@ export const MODES = {
     config: { idProvenance: false },
     responseFormat: "jsonObject",
   },
+  "keel-thoughts-all": {
+    describe: "keel replaying every earlier thought as written (replayThoughts: \"all\")",
+    config: { replayThoughts: "all" },
+    responseFormat: "jsonObject",
+  },
+  "keel-thoughts-none": {
+    describe: "keel replaying no earlier thought (replayThoughts: \"none\")",
+    config: { replayThoughts: "none" },
+    responseFormat: "jsonObject",
+  },
   "keel-8174914": {
-    describe: "keel with all three of issue 9's settings off (toolChoice auto, no grounding, no id provenance)",
-    config: { toolChoice: "auto", grounding: false, idProvenance: false },
+    describe: "keel with issue 9's settings off (toolChoice auto, no grounding, no id provenance, every thought replayed)",
+    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all" },
     responseFormat: "jsonObject",
   },
   unconstrained: {

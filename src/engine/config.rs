@@ -51,6 +51,23 @@ pub struct AgentConfig {
     /// observation) before the call runs, and is narrowed to its producer's latest output under
     /// constrained decoding (see `engine/provenance.rs`).
     pub id_provenance: bool,
+    /// Which of the model's earlier thoughts later prompts replay (`engine/withheld.rs`).
+    pub replay_thoughts: ThoughtReplay,
+}
+
+/// Which earlier thoughts a prompt replays (`replayThoughts`). A small model copies its earlier
+/// thoughts into later steps word for word, values it invented included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThoughtReplay {
+    /// Every thought, except those stating values (numbers, amounts, ids, e-mail addresses) that no
+    /// tool returned and the task does not give: those are replayed empty (`"grounded"`).
+    #[default]
+    Grounded,
+    /// No earlier thought: each is replayed empty (`"none"`).
+    None,
+    /// Every thought as written (`"all"`).
+    All,
 }
 
 /// Whether the model must call a tool before it answers (`toolChoice`).
@@ -120,6 +137,7 @@ impl Default for AgentConfig {
             tool_choice: None,
             grounding: true,
             id_provenance: true,
+            replay_thoughts: ThoughtReplay::Grounded,
         }
     }
 }

@@ -17,7 +17,7 @@ impl RunState<'_> {
             (self.emit)(&Event::Observation { step, text: turn.observation.clone(), outcome: turn.outcome });
         }
         self.turns.push(turn.clone());
-        self.withhold_invented_thought();
+        self.withhold_thought();
         self.record.counts.steps = step;
         let record = TurnRecord {
             run_id: self.record.id.clone(),

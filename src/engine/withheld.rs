@@ -4,28 +4,34 @@
 //! vacation days left" ahead of the tool's 13.5, "23 degrees in München" before the city was found
 //! — is carried forward until it becomes the final answer. A committed thought that states values
 //! (numbers, amounts, ids, e-mail addresses) found nowhere the run has seen is replayed empty; the
-//! turn itself, its events and the store keep it as written. Part of the grounding check
-//! (`grounding`): off with it.
+//! turn itself, its events and the store keep it as written. `replayThoughts` chooses: `"grounded"`
+//! (that, the default), `"none"` (every earlier thought empty) or `"all"`.
 
 use super::grounding::ungrounded;
 use super::run::RunState;
-use super::Turn;
+use super::{ThoughtReplay, Turn};
 
 impl RunState<'_> {
-    /// Whether `turn`'s thought, judged against everything the run has seen so far (the task, the
-    /// session's and this run's observations and arguments), states values nothing supports.
-    pub(crate) fn thought_invents(&self, turn: &Turn) -> bool {
+    /// Whether later prompts replay `turn`'s thought empty: under `"grounded"`, when it states
+    /// values nothing the run has seen supports (the task, the session's and this run's
+    /// observations and arguments, so far).
+    pub(crate) fn thought_withheld(&self, turn: &Turn) -> bool {
         let stated = |c: char| c.is_ascii_digit() || c == '@';
-        self.agent.config.grounding
-            && turn.thought.chars().any(stated)
-            && !ungrounded(&turn.thought, &self.seen_text(true)).is_empty()
+        match self.agent.config.replay_thoughts {
+            ThoughtReplay::All => false,
+            ThoughtReplay::None => !turn.thought.is_empty(),
+            ThoughtReplay::Grounded => {
+                turn.thought.chars().any(stated)
+                    && !ungrounded(&turn.thought, &self.seen_text(true)).is_empty()
+            }
+        }
     }
 
-    /// Withholds the newest turn's thought from later prompts if it invents values; called once the
+    /// Withholds the newest turn's thought from later prompts if `replayThoughts` says so; called once the
     /// turn is in `turns`, so its own observation counts as seen.
-    pub(crate) fn withhold_invented_thought(&mut self) {
+    pub(crate) fn withhold_thought(&mut self) {
         let Some(turn) = self.turns.last() else { return };
-        if self.thought_invents(turn) {
+        if self.thought_withheld(turn) {
             let step = turn.step;
             if self.withheld_thoughts.last().is_none_or(|&last| last < step) {
                 self.withheld_thoughts.push(step);
@@ -36,6 +42,6 @@ impl RunState<'_> {
     /// The withheld thoughts of a resumed run's committed turns, judged against all they saw.
     pub(crate) fn withhold_resumed_thoughts(&mut self) {
         self.withheld_thoughts =
-            self.turns.iter().filter(|turn| self.thought_invents(turn)).map(|turn| turn.step).collect();
+            self.turns.iter().filter(|turn| self.thought_withheld(turn)).map(|turn| turn.step).collect();
     }
 }

@@ -84,7 +84,7 @@ pub(crate) fn not_found_name(ctx: &PlanContext<'_>, tool: &str) -> Option<Plan> 
         summary: format!("{tool} found nothing named '{name}'."),
         causes: strings([
             "The name is misspelled",
-            "The name is in another form or language than the one the tool knows (München / Munich)",
+            "The name is in another form or language than the one the tool knows (Wien / Vienna)",
             "It does not exist here",
         ]),
         recovery,
