@@ -82,13 +82,13 @@ fn number_grounded(n: f64, places: usize, known: &[f64]) -> bool {
     if known.iter().any(|k| rounded(*k)) {
         return true;
     }
-    let exact = |x: f64| rounded(x) && (places > 0 || (x - x.round()).abs() < 1e-9);
+    // Zero is grounded by no computation but an exact one: a tiny quotient (2 / 7731) rounds to 0.00.
+    let exact = |x: f64| rounded(x) && (places > 0 || (x - x.round()).abs() < 1e-9) && (n != 0.0 || x == 0.0);
     let operands = &known[..known.len().min(MAX_OPERANDS)];
     operands.iter().enumerate().any(|(i, &a)| {
         operands[i + 1..].iter().any(|&b| {
             // A number less itself, or over itself, is no computation: 0 and 1 would be grounded by
-            // any number seen twice (Qwen's "The balance is $0.00." with account 7731 seen in the
-            // task and the call, recovery bench `unrecoverable` at b9eb4d8).
+            // any number seen twice.
             let trivial = a == b;
             [a + b, a * b, a * b / 100.0]
                 .into_iter()
@@ -166,8 +166,10 @@ vacation days: 13.5";
         assert_eq!(check("You have 10 vacation days left.", days), ["10"]);
         assert!(check("You have 9.5 vacation days left.", days).is_empty());
         assert!(check("You had about 14 days.", days).is_empty());
-        // A number seen twice gives no 0 or 1 by itself.
-        let twice = "what is the balance of account 7731?\n{\"account\":\"7731\"}\nthe service is down.";
+        // A number seen twice gives no 0 or 1 by itself, nor a tiny quotient 0.00 (Qwen's "The balance
+        // is $0.00." from 2 / 7731, recovery bench `unrecoverable` at b9eb4d8).
+        let twice =
+            "what is the balance of account 7731?\nstep 2: the service is down.\n{\"account\":\"7731\"}";
         assert_eq!(check("The balance is $0.00.", twice), ["0.00"]);
         assert_eq!(check("The ratio is 1.00.", twice), ["1.00"]);
     }
