@@ -230,3 +230,23 @@ fn the_ungrounded_plan_quotes_the_result_a_tool_already_returned() {
     assert!(envelope.contains("Answer with the values exactly as that result shows them."), "{envelope}");
     assert!(!envelope.contains("Call `list_invoices` to get these values"), "{envelope}");
 }
+
+#[test]
+fn an_answer_repeating_keels_own_note_is_refused_once_more() {
+    let tools = FakeTools::new()
+        .script("list_invoices", vec![Behaviour::Ok(json!("INV-1: $1,250.00\nINV-2: $980.00"))]);
+    let script = vec![
+        act("list_invoices", json!({})),
+        act("list_invoices", json!({})),
+        answer("You made this exact call and got this same result."),
+        answer("Together: $2,230.00."),
+    ];
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("How much do the two invoices come to together?");
+    let refused = &result.turns[2];
+    assert_eq!(refused.outcome, Outcome::Failed);
+    assert!(refused.observation.contains("repeats keel's own note or plan"), "{}", refused.observation);
+    assert!(refused.observation.contains("`list_invoices` already returned"), "{}", refused.observation);
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Together: $2,230.00.");
+}

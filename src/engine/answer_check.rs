@@ -3,10 +3,11 @@
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
 //! step (`grounding.rs`); if the model persists, the run ends unsuccessful with an honest answer.
 
-use crate::errors::{CallContext, Envelope, ErrorCode, RawFailure};
+use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
 use super::grounding::ungrounded;
+use super::parrot::parroted;
 use super::run::RunState;
 use super::{Outcome, Turn};
 
@@ -85,6 +86,21 @@ impl RunState<'_> {
     ) -> Verdict {
         if !self.agent.config.grounding {
             return Verdict::Accept;
+        }
+        if parroted(answer, &self.runtime_text, &self.seen_text(false)) {
+            let message =
+                "Your final_answer repeats keel's own note or plan: it is not an answer to the task.";
+            let recovery = self.answer_from_result(&self.suppliers()).unwrap_or_else(|| {
+                vec![
+                    "Answer the task itself, from what the tools returned.".to_string(),
+                    "If they did not give what the task asks, say what you could not find.".to_string(),
+                ]
+            });
+            let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
+            let raw = RawFailure::message(message).with_hints(hints);
+            let envelope = self.envelope(ErrorCode::InvalidOutput, &raw, None, CallContext::default());
+            self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
+            return Verdict::Retry;
         }
         let values = ungrounded(answer, &self.seen_text(true));
         if values.is_empty() {

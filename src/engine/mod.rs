@@ -24,6 +24,7 @@ mod model_turn;
 mod narrowing;
 mod observation;
 pub mod output;
+mod parrot;
 pub mod prompt;
 mod provenance;
 mod recovery_call;

@@ -95,6 +95,7 @@ impl<'a> RunState<'a> {
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             withheld_thoughts: Vec::new(),
+            runtime_text: String::new(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

@@ -60,6 +60,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) ungrounded: Vec<String>,
     /// Steps whose thought later prompts replay empty: it invented values (`withheld.rs`). Sorted.
     pub(crate) withheld_thoughts: Vec<u32>,
+    /// What keel itself wrote into the prompt (notes, the causes and plans of envelopes): an
+    /// answer made of it is no answer (`parrot.rs`).
+    pub(crate) runtime_text: String,
 }
 
 impl<'a> RunState<'a> {
@@ -102,6 +105,7 @@ impl<'a> RunState<'a> {
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             withheld_thoughts: Vec::new(),
+            runtime_text: String::new(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
@@ -292,6 +296,10 @@ impl<'a> RunState<'a> {
         attempt: u32,
     ) -> usize {
         let now = self.agent.effects.clock.now_ms();
+        for line in envelope.causes.iter().chain(&envelope.recovery) {
+            self.runtime_text.push_str(line);
+            self.runtime_text.push('\n');
+        }
         let index = self.log.record(NewFailure {
             step,
             tool,

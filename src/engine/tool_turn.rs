@@ -120,6 +120,7 @@ impl RunState<'_> {
             (observation, outcome)
         } else {
             self.spent_tools.insert(key.tool.clone());
+            self.runtime_text.push_str(NO_PROGRESS);
             (observation + NO_PROGRESS, Outcome::Failed)
         }
     }

@@ -1,0 +1,61 @@
+//! A final answer that only repeats keel's own words: a small model, told "you already made this
+//! exact call and got this same result", answered with that very sentence, and the run was reported
+//! a success (Qwen, recovery bench invent-balance at 7b427ab; SmolLM2 answered with a cause from an
+//! envelope, "The id was guessed: ids must come from an earlier result", in guessed-ref at b9eb4d8).
+//! Such an answer is refused like an unreadable reply: one more step, and the failure budget ends a
+//! model that persists, unsuccessfully.
+
+use std::collections::BTreeSet;
+
+/// The fewest words an answer needs before it can be judged a repetition: "Done." is an answer.
+const MIN_WORDS: usize = 4;
+
+/// The words of `text` the check compares: lowercase runs of at least 3 letters.
+fn words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `answer` is made of the runtime's words: at least 4 words, nearly all (≥ 80%) found in
+/// `runtime` (the notes and plans keel wrote into the prompt), none found only in `sources` (the
+/// task and what the tools returned), and no digit (a number is a fact for the grounding check).
+pub(crate) fn parroted(answer: &str, runtime: &str, sources: &str) -> bool {
+    if answer.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let said = words(answer);
+    if said.len() < MIN_WORDS {
+        return false;
+    }
+    let (runtime, sources) = (words(runtime), words(sources));
+    let echoed = said.iter().filter(|w| runtime.contains(*w)).count();
+    let informed = said.iter().any(|w| sources.contains(w) && !runtime.contains(w));
+    echoed * 5 >= said.len() * 4 && !informed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parroted;
+
+    const NOTE: &str = "Note: you already made this exact call and got this same result. Use it, call another tool, or give your final_answer.";
+
+    #[test]
+    fn an_answer_repeating_a_note_or_a_plan_is_parroted() {
+        let sources = "How many vacation days do I have left this year?\nVacation: 13.5 days left of 25.";
+        assert!(parroted("You made this exact call and got this same result.", NOTE, sources));
+        let causes = "The id was guessed: ids must come from an earlier result. It has a typo.";
+        assert!(parroted("The id was guessed: ids must come from an earlier result", causes, "Click it."));
+    }
+
+    #[test]
+    fn real_answers_are_not() {
+        let sources = "What is the status of ticket 4471?\nTicket 4471: waiting for customer reply.";
+        assert!(!parroted("The ticket is waiting for a customer reply.", NOTE, sources));
+        assert!(!parroted("You have 13.5 days left.", NOTE, sources), "a number is for grounding");
+        assert!(!parroted("Use it.", NOTE, sources), "too short to judge");
+        let down = "The market data service is down. Call another tool or give your final answer.";
+        assert!(!parroted("The market data service is down.", NOTE, down), "the tool's own words");
+    }
+}
