@@ -287,11 +287,12 @@ export interface AgentConfig {
    */
   idProvenance: boolean;
   /**
-   * Which of the model's earlier thoughts later prompts replay: `"grounded"` (default) replays each
+   * Which of the model's earlier thoughts later prompts replay: `"none"` (default) replays every
+   * earlier thought empty — a small model copies its earlier thoughts forward word for word,
+   * invented values included, and repeats the call that followed them; `"grounded"` replays each
    * except those stating values (numbers, amounts, ids, e-mail addresses) that no tool returned and
-   * the task does not give, which are replayed empty — a small model copies its earlier thoughts
-   * forward word for word, invented values included; `"none"` replays every earlier thought empty;
-   * `"all"` replays them as written. The run's turns, events and store keep every thought.
+   * the task does not give; `"all"` replays them as written (for larger models). The run's turns,
+   * events and store keep every thought.
    */
   replayThoughts: "grounded" | "none" | "all";
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */

@@ -39,9 +39,13 @@ fn replayed(config: AgentConfig) -> (Vec<Vec<String>>, keel::engine::RunResult) 
     (prompts, result)
 }
 
+fn grounded() -> AgentConfig {
+    AgentConfig { replay_thoughts: ThoughtReplay::Grounded, ..AgentConfig::default() }
+}
+
 #[test]
 fn an_invented_value_in_a_thought_is_replayed_empty_and_kept_in_the_turn() {
-    let (prompts, result) = replayed(AgentConfig::default());
+    let (prompts, result) = replayed(grounded());
     assert_eq!(prompts.len(), 3);
     let first = &prompts[1][0];
     assert!(first.starts_with(r#"{"thought":"","action":{"tool":"list_invoices""#), "{first}");
@@ -52,7 +56,7 @@ fn an_invented_value_in_a_thought_is_replayed_empty_and_kept_in_the_turn() {
 }
 
 #[test]
-fn replay_thoughts_all_replays_every_thought_and_none_replays_none() {
+fn replay_thoughts_all_replays_every_thought_and_none_the_default_replays_none() {
     let (prompts, _) =
         replayed(AgentConfig { replay_thoughts: ThoughtReplay::All, ..AgentConfig::default() });
     assert!(prompts[1][0].contains("$3,100.00, I think."), "{:?}", prompts[1]);

@@ -42,9 +42,9 @@ export const MODES = {
     config: { replayThoughts: "all" },
     responseFormat: "jsonObject",
   },
-  "keel-thoughts-none": {
-    describe: "keel replaying no earlier thought (replayThoughts: \"none\")",
-    config: { replayThoughts: "none" },
+  "keel-thoughts-grounded": {
+    describe: "keel replaying earlier thoughts except those inventing values (replayThoughts: \"grounded\")",
+    config: { replayThoughts: "grounded" },
     responseFormat: "jsonObject",
   },
   "keel-8174914": {

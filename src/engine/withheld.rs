@@ -4,8 +4,9 @@
 //! vacation days left" ahead of the tool's 13.5, "23 degrees in München" before the city was found
 //! — is carried forward until it becomes the final answer. A committed thought that states values
 //! (numbers, amounts, ids, e-mail addresses) found nowhere the run has seen is replayed empty; the
-//! turn itself, its events and the store keep it as written. `replayThoughts` chooses: `"grounded"`
-//! (that, the default), `"none"` (every earlier thought empty) or `"all"`.
+//! turn itself, its events and the store keep it as written. `replayThoughts` chooses: `"none"`
+//! (every earlier thought empty, the default: it also stops the copied call that followed the
+//! copied thought), `"grounded"` (only those that invent values) or `"all"`.
 
 use super::grounding::ungrounded;
 use super::run::RunState;
