@@ -250,3 +250,18 @@ fn an_answer_repeating_keels_own_note_is_refused_once_more() {
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "Together: $2,230.00.");
 }
+
+#[test]
+fn a_placeholder_answer_is_refused_once_more() {
+    let (_, result) = invoice_run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            answer("Together: $2,230.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(result.turns[1].observation.contains("is a placeholder"), "{}", result.turns[1].observation);
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Together: $2,230.00.");
+}

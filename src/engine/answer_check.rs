@@ -7,7 +7,7 @@ use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
 use super::grounding::ungrounded;
-use super::parrot::parroted;
+use super::parrot::{parroted, placeholder};
 use super::run::RunState;
 use super::{Outcome, Turn};
 
@@ -87,9 +87,14 @@ impl RunState<'_> {
         if !self.agent.config.grounding {
             return Verdict::Accept;
         }
-        if parroted(answer, &self.runtime_text, &self.seen_text(false)) {
-            let message =
-                "Your final_answer repeats keel's own note or plan: it is not an answer to the task.";
+        let message = if placeholder(answer) {
+            Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
+        } else if parroted(answer, &self.runtime_text, &self.seen_text(false)) {
+            Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
+        } else {
+            None
+        };
+        if let Some(message) = message {
             let recovery = self.answer_from_result(&self.suppliers()).unwrap_or_else(|| {
                 vec![
                     "Answer the task itself, from what the tools returned.".to_string(),

@@ -2,8 +2,9 @@
 //! exact call and got this same result", answered with that very sentence, and the run was reported
 //! a success (Qwen, recovery bench invent-balance at 7b427ab; SmolLM2 answered with a cause from an
 //! envelope, "The id was guessed: ids must come from an earlier result", in guessed-ref at b9eb4d8).
-//! Such an answer is refused like an unreadable reply: one more step, and the failure budget ends a
-//! model that persists, unsuccessfully.
+//! A placeholder copied from the reply format ("<response to the user>", SmolLM2 at e032520) is no
+//! answer either. Such an answer is refused like an unreadable reply: one more step, and the failure
+//! budget ends a model that persists, unsuccessfully.
 
 use std::collections::BTreeSet;
 
@@ -35,9 +36,28 @@ pub(crate) fn parroted(answer: &str, runtime: &str, sources: &str) -> bool {
     echoed * 5 >= said.len() * 4 && !informed
 }
 
+/// Whether `answer` is a template placeholder, `<…>` and nothing else, like those of the reply
+/// format the system prompt shows.
+pub(crate) fn placeholder(answer: &str) -> bool {
+    let answer = answer.trim();
+    answer.len() > 2
+        && answer.starts_with('<')
+        && answer.ends_with('>')
+        && !answer[1..answer.len() - 1].contains(['<', '>'])
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parroted;
+    use super::{parroted, placeholder};
+
+    #[test]
+    fn placeholders_are_answers_in_angle_brackets_only() {
+        assert!(placeholder("<response to the user>"));
+        assert!(placeholder(" <what you found, in plain words> "));
+        assert!(!placeholder("The answer is <b>42</b>"));
+        assert!(!placeholder("<>"));
+        assert!(!placeholder("Use <Enter> to submit."));
+    }
 
     const NOTE: &str = "Note: you already made this exact call and got this same result. Use it, call another tool, or give your final_answer.";
 
