@@ -5,6 +5,9 @@
 #   browser [--no-build] [--runs N] [--warmup N] [--loads N] [--out DIR]   (the default)
 #             builds pkg/, then in headless Chromium: engine overhead per step, worker cold start,
 #             package size -> bench/results/browser.{md,json}
+#   steps [--reps N]
+#             natively, in release: the engine's cost per step at step 10/100/1,000 of one run and
+#             after 10/100/1,000 earlier runs in a session (bench/steps.rs), medians and p95
 #   size [--write] [--no-ablation]
 #             bench/size/measure.sh: the engine's wasm size per crate (same as ./build.sh size)
 #   recovery [--model smollm2|qwen] [--no-build] [--modes a,b] [--only id,id]
@@ -114,7 +117,8 @@ name=${1:-browser}
 case $name in
 browser) bench_browser "$@" ;;
 size) bash bench/size/measure.sh "$@" ;;
+steps) cargo run --quiet --release --example steps -- "$@" ;;
 recovery | web) model_bench "$name" "$@" ;;
 -h | --help | help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0" ;;
-*) die "unknown benchmark '$name' (browser | size | recovery | web)" ;;
+*) die "unknown benchmark '$name' (browser | steps | size | recovery | web)" ;;
 esac

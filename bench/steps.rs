@@ -104,13 +104,15 @@ fn history(store: &MemoryStore, session: &str, runs: u32) {
             let turn = Turn {
                 step,
                 thought: "look it up".into(),
-                action: Some(keel::engine::Action { tool: "lookup".into(), args: json!({"key": format!("k{step}")}) }),
+                action: Some(keel::engine::Action {
+                    tool: "lookup".into(),
+                    args: json!({"key": format!("k{step}")}),
+                }),
                 observation: format!("\"value of \\\"k{step}\\\" is 42\""),
                 outcome: keel::engine::Outcome::Ok,
                 reply: None,
             };
-            let record =
-                TurnRecord { run_id: format!("old-{r}"), session: session.into(), at_ms: 0, turn };
+            let record = TurnRecord { run_id: format!("old-{r}"), session: session.into(), at_ms: 0, turn };
             futures_executor::block_on(store.put_turn(&record)).expect("memory store write");
         }
     }

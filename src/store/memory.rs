@@ -100,9 +100,12 @@ impl MemoryStore {
     }
 }
 
+/// Replaces the item `same` picks, else appends. Searched newest first: a record written again is
+/// nearly always one of the last written (the step just committed, the run under way), so a write
+/// costs the same however much the store holds.
 fn upsert<T: Clone>(items: &RefCell<Vec<T>>, item: &T, same: impl Fn(&T) -> bool) {
     let mut items = items.borrow_mut();
-    match items.iter_mut().find(|i| same(i)) {
+    match items.iter_mut().rev().find(|i| same(i)) {
         Some(existing) => *existing = item.clone(),
         None => items.push(item.clone()),
     }

@@ -3,7 +3,8 @@
 
 use thiserror::Error;
 
-use super::compact::Layout;
+use super::compact::{Fixed, Layout};
+use super::history::{Earlier, Latest, MemoryLines, Transcript};
 use super::system_prompt::system_message;
 use super::transcript::{final_only_text, next_step_text};
 use super::{estimate, Message, Outcome, TokenCounter, Turn};
@@ -78,14 +79,25 @@ pub fn build_messages(
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Result<Vec<Message>, ContextError> {
-    let layout = Layout::new(
-        counter,
-        system_message(input.tools, input.instructions),
-        format!("Task: {}", input.task),
-        closing_text(input),
-        input.memory,
-        input.turns,
-    );
+    Transcript::new().build(input, counter, budget_tokens)
+}
+
+/// [`build_messages`] from the history as [`Transcript`] rendered it.
+pub(super) fn assemble_fitted(
+    input: &PromptInput,
+    counter: &dyn TokenCounter,
+    budget_tokens: usize,
+    memory: &MemoryLines,
+    earlier: &[Earlier],
+    latest: Option<Latest>,
+    base: usize,
+) -> Result<Vec<Message>, ContextError> {
+    let fixed = Fixed {
+        system: system_message(input.tools, input.instructions),
+        task: format!("Task: {}", input.task),
+        closing: closing_text(input),
+    };
+    let layout = Layout::new(counter, fixed, memory, input.turns, earlier, latest, base);
     let minimal = layout.assemble(&layout.minimal_plan());
     let needed = estimate(&minimal, counter);
     if needed > budget_tokens {
