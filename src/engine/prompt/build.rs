@@ -105,7 +105,11 @@ pub(super) fn assemble_fitted(
     }
     let mut target = budget_tokens;
     for _ in 0..REFITS {
-        let messages = layout.assemble(&layout.fit(target).0);
+        let (plan, piecewise) = layout.fit(target);
+        let messages = layout.assemble(&plan);
+        if piecewise <= budget_tokens && counter.subadditive() {
+            return Ok(messages);
+        }
         let used = estimate(&messages, counter);
         if used <= budget_tokens {
             return Ok(messages);
