@@ -58,6 +58,8 @@ struct Put<'a> {
     key: JsValue,
     /// The key as the [`Known`] records name it.
     name: String,
+    /// Whether this is a run's last write: the session is then no longer held.
+    ends_run: bool,
     value: Value,
     session: &'a str,
     counter: Counter,
@@ -70,7 +72,8 @@ impl IdbStore {
             if run.status == RunStatus::Running { Durability::Relaxed } else { Durability::Strict };
         let put = || {
             let key = JsValue::from_str(&run.id);
-            Put::new(RUNS, key, run.id.clone(), run, &run.session, Counter::Runs, durability)
+            let put = Put::new(RUNS, key, run.id.clone(), run, &run.session, Counter::Runs, durability)?;
+            Ok(Put { ends_run: run.status != RunStatus::Running, ..put })
         };
         self.write(put).await
     }
@@ -180,13 +183,10 @@ impl IdbStore {
         let records = tx.store(put.store)?;
         let sessions = tx.store(SESSIONS)?;
         let fail = |doing: &'static str| move |e: idb::Error| idb_error(doing, &e);
-        let known = match put.store {
-            RUNS => None,
-            _ => self.known.borrow_mut().remove(put.session),
-        };
-        let mut known = match known {
-            Some(known) => known,
-            None => {
+        let cached = self.known.borrow_mut().remove(put.session);
+        let mut known = match cached {
+            Some(known) if put.store != RUNS => known,
+            cached => {
                 let existing =
                     records.get(put.key.clone()).map_err(fail("read"))?.await.map_err(fail("read"))?;
                 let stored = sessions
@@ -198,7 +198,11 @@ impl IdbStore {
                 let session = stored
                     .and_then(|v| super::tx::from_js::<SessionRecord>(&v))
                     .unwrap_or_else(|| SessionRecord::new(put.session, now_ms()));
-                let mut written = HashMap::new();
+                // What this store wrote stays known if nobody else wrote the session since.
+                let mut written = match cached {
+                    Some(known) if known.session == session => known.written,
+                    _ => HashMap::new(),
+                };
                 if let Some(existing) = existing {
                     let seq = js_sys::Reflect::get(&existing, &JsValue::from_str("seq")).ok();
                     written.insert(put.name.clone(), seq.and_then(|s| s.as_f64()).map(|s| s as u64));
@@ -229,8 +233,11 @@ impl IdbStore {
         records.put(&to_js(&value)?, None).map_err(fail("write"))?;
         sessions.put(&to_js(&known.session)?, None).map_err(fail("write"))?;
         tx.done().await?;
-        // Only what committed is known; a failed write is read afresh next time.
-        self.known.borrow_mut().insert(put.session.to_string(), known);
+        // Only what committed is known, and only while a run holds the session: a failed write,
+        // and the first write after a run's end, read afresh.
+        if !put.ends_run {
+            self.known.borrow_mut().insert(put.session.to_string(), known);
+        }
         Ok(())
     }
 }
@@ -247,6 +254,6 @@ impl<'a> Put<'a> {
     ) -> Result<Self, StoreError> {
         let value =
             serde_json::to_value(record).map_err(|e| StoreError::Failed(format!("could not encode: {e}")))?;
-        Ok(Put { store, key, name, value, session, counter, durability })
+        Ok(Put { store, key, name, ends_run: false, value, session, counter, durability })
     }
 }
