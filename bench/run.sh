@@ -5,6 +5,13 @@
 #   browser [--no-build] [--runs N] [--warmup N] [--loads N] [--out DIR]   (the default)
 #             builds pkg/, then in headless Chromium: engine overhead per step, worker cold start,
 #             package size -> bench/results/browser.{md,json}
+#   growth [--no-build] [--label NAME] [--reps N]
+#             per step at step 10/100/1,000 of one run and after 10/100/1,000 earlier runs, memory
+#             and IndexedDB, beside the floor (round trips, one put), in headless Chromium
+#             -> bench/results/browser-growth.{md,json} (one column per label)
+#   steps [--reps N]
+#             natively, in release: the engine's cost per step at step 10/100/1,000 of one run and
+#             after 10/100/1,000 earlier runs in a session (bench/steps.rs), medians and p95
 #   size [--write] [--no-ablation]
 #             bench/size/measure.sh: the engine's wasm size per crate (same as ./build.sh size)
 #   recovery [--model smollm2|qwen] [--no-build] [--modes a,b] [--only id,id]
@@ -114,7 +121,14 @@ name=${1:-browser}
 case $name in
 browser) bench_browser "$@" ;;
 size) bash bench/size/measure.sh "$@" ;;
+growth)
+	build=1
+	[[ ${1:-} == --no-build ]] && build=0 && shift
+	ready_to_measure "$build"
+	node bench/browser/growth.mjs "$@"
+	;;
+steps) cargo run --quiet --release --example steps -- "$@" ;;
 recovery | web) model_bench "$name" "$@" ;;
 -h | --help | help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0" ;;
-*) die "unknown benchmark '$name' (browser | size | recovery | web)" ;;
+*) die "unknown benchmark '$name' (browser | growth | steps | size | recovery | web)" ;;
 esac

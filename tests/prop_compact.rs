@@ -6,7 +6,8 @@ mod common;
 
 use common::{assert_well_formed, two_tools};
 use keel::engine::{
-    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PromptInput, TokenCounter, Turn,
+    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PromptInput, TokenCounter,
+    Transcript, Turn,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -158,5 +159,45 @@ proptest! {
         let counter = CharEstimate::default();
         let kept = |budget| build_messages(&input, &counter, budget).map(|m| m.len()).unwrap_or(0);
         prop_assert!(kept(case.budget) <= kept(case.budget + 500));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// A run's [`Transcript`], reused step after step (the newest observation sometimes replaced
+    /// in place, as a withheld one is, and the budget sometimes lowered, as after an overflow),
+    /// gives at every step exactly the prompt a full rebuild of the same history gives.
+    #[test]
+    fn the_incremental_transcript_equals_a_full_rebuild(case in case(), withheld in any::<bool>()) {
+        let tools = two_tools();
+        let counter = counter(case.counter);
+        let mut transcript = Transcript::new();
+        let mut turns: Vec<Turn> = Vec::new();
+        let mut budget = case.budget;
+        for (k, turn) in case.turns.iter().enumerate() {
+            turns.push(turn.clone());
+            if withheld && k % 3 == 1 {
+                turns.last_mut().expect("a turn").observation = "[withheld]".into();
+            }
+            if k % 5 == 4 {
+                budget = budget * 2 / 3;
+            }
+            // Some thoughts replayed empty (`replayThoughts`), as a run decides at each commit.
+            let mut withheld: Vec<u32> = turns.iter().map(|t| t.step).filter(|s| s % 4 == 1).collect();
+            withheld.sort_unstable();
+            withheld.dedup();
+            let input = PromptInput {
+                tools: &tools[..case.tools],
+                task: &case.task,
+                memory: &case.memory,
+                turns: &turns,
+                withheld_thoughts: &withheld,
+                final_only: case.final_only.as_deref(),
+                instructions: case.instructions.as_deref(),
+            };
+            let incremental = transcript.build(&input, counter.as_ref(), budget);
+            prop_assert_eq!(incremental, build_messages(&input, counter.as_ref(), budget), "step {}", k + 1);
+        }
     }
 }

@@ -10,7 +10,9 @@ use super::{parse_step, Event, Outcome, Step, Turn};
 
 impl RunState<'_> {
     /// Ends the step: the turn is kept, shown to the page, and written with the failures it produced
-    /// before the next model call, so a killed worker loses at most the step under way.
+    /// before the next model call, so a killed worker loses at most the step under way. The run
+    /// record is not written again: it is written when the run starts and when it ends, and while
+    /// it runs its progress is its turns (stores report a `running` run's steps from them).
     pub(crate) async fn commit(&mut self, turn: Turn) {
         let step = turn.step;
         if turn.outcome != Outcome::Final {
@@ -27,7 +29,6 @@ impl RunState<'_> {
         };
         self.save_turn(record).await;
         self.save_failures().await;
-        self.save_run().await;
     }
 
     /// A budget is spent: one last call where only a final answer is allowed, then the run ends

@@ -50,7 +50,9 @@ pub use events::Event;
 pub use failure_log::{FailureLog, NewFailure};
 pub use observation::describe_output;
 pub use output::{parse_step, step_schema, FormatError, Parsed, Step};
-pub use prompt::{build_messages, estimate, CharEstimate, ContextError, PromptInput, TokenCounter};
+pub use prompt::{
+    build_messages, estimate, CharEstimate, ContextError, PromptInput, TokenCounter, Transcript,
+};
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use turn::{Action, Outcome, Turn};

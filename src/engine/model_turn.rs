@@ -8,7 +8,7 @@ use crate::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
 use super::run::{RunState, Stop};
-use super::{build_messages, ModelRequest, PromptInput, RetryDecision};
+use super::{ModelRequest, PromptInput, RetryDecision};
 
 /// Compactions allowed per model call before an overflow is fatal.
 const MAX_COMPACTIONS: u32 = 2;
@@ -40,7 +40,9 @@ impl RunState<'_> {
                 final_only,
                 instructions: config.instructions.as_deref(),
             };
-            let messages = build_messages(&input, agent.counter.as_ref(), self.context_tokens)
+            let messages = self
+                .transcript
+                .build(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
             let schema = constrain.then(|| self.current_schema(final_only.is_some()));
             let request = ModelRequest { messages, schema, max_tokens: config.reply_tokens };

@@ -16,7 +16,7 @@ use super::failure_log::FailureLog;
 use super::narrowing::Narrowings;
 use super::run::RunState;
 use super::save::Redaction;
-use super::{Event, Outcome, Repeats, Turn};
+use super::{Event, Outcome, Repeats, Transcript, Turn};
 
 impl Agent {
     /// Continues `run` (as stored, status `running`) from its committed `turns`, step 1 first: the
@@ -90,6 +90,7 @@ impl<'a> RunState<'a> {
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
+            transcript: Transcript::new(),
             outputs,
             replies: Default::default(),
             ungrounded_warned: false,

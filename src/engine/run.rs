@@ -12,7 +12,7 @@ use super::answer_check::Verdict;
 use super::failure_log::{FailureLog, NewFailure};
 use super::narrowing::Narrowings;
 use super::save::Redaction;
-use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Turn};
+use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Transcript, Turn};
 
 /// Why the loop stops early.
 pub(crate) enum Stop {
@@ -40,6 +40,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
+    /// The run's history as rendered for the prompt, kept from one step to the next.
+    pub(crate) transcript: Transcript,
     /// The prompt's token budget; lowered for the rest of the run when the model overflows.
     pub(crate) context_tokens: usize,
     /// What the store gets of the run, when the agent redacts.
@@ -100,6 +102,7 @@ impl<'a> RunState<'a> {
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
+            transcript: Transcript::new(),
             outputs: BTreeMap::new(),
             replies: Default::default(),
             ungrounded_warned: false,

@@ -1,6 +1,8 @@
 //! An in-memory [`Store`]: for tests, the native demo, and pages that want no persistence.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
@@ -13,9 +15,52 @@ use super::{FailureRecord, RunRecord, RunStatus, SavedRun, Store, StoreError, Tu
 /// Keeps everything in memory, in insertion order, upserting by id.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    runs: RefCell<Vec<RunRecord>>,
-    turns: RefCell<Vec<TurnRecord>>,
-    failures: RefCell<Vec<FailureRecord>>,
+    runs: RefCell<Table<String, RunRecord>>,
+    turns: RefCell<Table<(String, u32), TurnRecord>>,
+    failures: RefCell<Table<String, FailureRecord>>,
+}
+
+/// Records in the order first written, and where each key's record is: a write costs the same
+/// however many records the store holds.
+#[derive(Debug)]
+struct Table<K, T> {
+    items: Vec<T>,
+    at: HashMap<K, usize>,
+}
+
+impl<K, T> Default for Table<K, T> {
+    fn default() -> Self {
+        Table { items: Vec::new(), at: HashMap::new() }
+    }
+}
+
+impl<K: Hash + Eq, T: Clone> Table<K, T> {
+    fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+
+    /// Replaces the record under `key`, else appends it.
+    fn upsert(&mut self, key: K, item: &T) {
+        match self.at.get(&key) {
+            Some(&i) => self.items[i] = item.clone(),
+            None => {
+                self.at.insert(key, self.items.len());
+                self.items.push(item.clone());
+            }
+        }
+    }
+
+    /// Drops the records `gone` picks; how many went.
+    fn remove(&mut self, gone: impl Fn(&T) -> bool, key: impl Fn(&T) -> K) -> u32 {
+        let before = self.items.len();
+        self.items.retain(|i| !gone(i));
+        self.at = self.items.iter().enumerate().map(|(i, item)| (key(item), i)).collect();
+        (before - self.items.len()) as u32
+    }
+}
+
+fn turn_key(turn: &TurnRecord) -> (String, u32) {
+    (turn.run_id.clone(), turn.turn.step)
 }
 
 impl MemoryStore {
@@ -26,17 +71,17 @@ impl MemoryStore {
 
     /// Every run, in the order first written.
     pub fn runs(&self) -> Vec<RunRecord> {
-        self.runs.borrow().clone()
+        self.runs.borrow().items.clone()
     }
 
     /// Every turn, in the order written.
     pub fn turns(&self) -> Vec<TurnRecord> {
-        self.turns.borrow().clone()
+        self.turns.borrow().items.clone()
     }
 
     /// Every failure, in the order first written.
     pub fn failures(&self) -> Vec<FailureRecord> {
-        self.failures.borrow().clone()
+        self.failures.borrow().items.clone()
     }
 
     /// The failures `q` asks for, in its order (by time), up to its limit: what the IndexedDB store
@@ -86,41 +131,27 @@ impl MemoryStore {
 
     /// Deletes a session's runs, turns and failures; what went.
     pub fn clear_session(&self, session: &str) -> Pruned {
-        fn drop_matching<T>(items: &RefCell<Vec<T>>, gone: impl Fn(&T) -> bool) -> u32 {
-            let mut items = items.borrow_mut();
-            let before = items.len();
-            items.retain(|i| !gone(i));
-            (before - items.len()) as u32
-        }
         Pruned {
-            runs: drop_matching(&self.runs, |r| r.session == session),
-            turns: drop_matching(&self.turns, |t| t.session == session),
-            failures: drop_matching(&self.failures, |f| f.session == session),
+            runs: self.runs.borrow_mut().remove(|r| r.session == session, |r| r.id.clone()),
+            turns: self.turns.borrow_mut().remove(|t| t.session == session, turn_key),
+            failures: self.failures.borrow_mut().remove(|f| f.session == session, |f| f.id.clone()),
         }
-    }
-}
-
-fn upsert<T: Clone>(items: &RefCell<Vec<T>>, item: &T, same: impl Fn(&T) -> bool) {
-    let mut items = items.borrow_mut();
-    match items.iter_mut().find(|i| same(i)) {
-        Some(existing) => *existing = item.clone(),
-        None => items.push(item.clone()),
     }
 }
 
 impl Store for MemoryStore {
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        upsert(&self.runs, run, |r| r.id == run.id);
+        self.runs.borrow_mut().upsert(run.id.clone(), run);
         future::ready(Ok(())).boxed_local()
     }
 
     fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        upsert(&self.turns, turn, |t| t.run_id == turn.run_id && t.turn.step == turn.turn.step);
+        self.turns.borrow_mut().upsert(turn_key(turn), turn);
         future::ready(Ok(())).boxed_local()
     }
 
     fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        upsert(&self.failures, failure, |f| f.id == failure.id);
+        self.failures.borrow_mut().upsert(failure.id.clone(), failure);
         future::ready(Ok(())).boxed_local()
     }
 
@@ -136,11 +167,18 @@ impl Store for MemoryStore {
         let mut runs: Vec<RunRecord> =
             self.runs.borrow().iter().filter(|r| r.status == RunStatus::Running).cloned().collect();
         runs.sort_by_key(|r| r.started_ms);
+        // A running run's record is written when it starts: its progress is its turns.
+        let turns = self.turns.borrow();
+        for run in &mut runs {
+            let steps = turns.iter().filter(|t| t.run_id == run.id).map(|t| t.turn.step).max();
+            run.counts.steps = run.counts.steps.max(steps.unwrap_or(0));
+        }
         future::ready(Ok(runs)).boxed_local()
     }
 
     fn load_run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<SavedRun>, StoreError>> {
-        let run = self.runs.borrow().iter().find(|r| r.id == run_id).cloned();
+        let runs = self.runs.borrow();
+        let run = runs.at.get(run_id).map(|&i| runs.items[i].clone());
         let saved = run.map(|run| {
             let mut turns: Vec<TurnRecord> =
                 self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();

@@ -61,8 +61,9 @@ pub trait Store {
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>>;
     /// Runs still marked `running`, oldest first: cut off by a terminated worker, a reload or a
-    /// crash (or, in another tab, still under way). A store that keeps nothing across restarts
-    /// has none, which is the default.
+    /// crash (or, in another tab, still under way). The engine writes a run's record when it starts
+    /// and when it ends, so a store reports a running run's `counts.steps` from its committed
+    /// turns. A store that keeps nothing across restarts has none, which is the default.
     fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
         Box::pin(futures_util::future::ready(Ok(Vec::new())))
     }

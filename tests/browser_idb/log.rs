@@ -4,7 +4,8 @@
 use keel::errors::ErrorCode;
 use keel::store::query::{FailureQuery, Order};
 use keel::store::retention::Retention;
-use keel::store::{FailureBreakdown, FailureRecord, Store};
+use keel::store::{FailureBreakdown, FailureRecord, IdbOptions, Store};
+use keel::web::indexeddb::IdbStore;
 
 use super::{ended, failure, fresh, now, run, steps, turn};
 
@@ -200,4 +201,41 @@ pub async fn retention_drops_runs_over_the_count_and_past_the_age_with_their_rec
     }
     let left = store.export_session("s").await.unwrap();
     assert_eq!(left.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["e2", "e3"]);
+}
+
+/// A run's steps are written from what the store knows of the session (no reads), and still come
+/// back in order, once each, with the session's counts right: a step rewritten after the run's
+/// record was written again keeps its place; another store (another worker) writing the session
+/// once the run ended, and a cleared session, are read afresh.
+pub async fn steps_written_without_reads_keep_their_order_and_counts() {
+    let name = "keel-test-known";
+    let a = fresh(name, Retention::KEEP_ALL).await;
+    a.put_run(&run("r1", "s", 1_000)).await.unwrap();
+    for step in 1..=2 {
+        a.put_turn(&turn("r1", "s", step, 1_000)).await.unwrap();
+    }
+    a.put_failure(&failure("r1", "s", 1, Some("fetch"), ErrorCode::Timeout, 1_000)).await.unwrap();
+    a.put_run(&run("r1", "s", 1_000)).await.unwrap();
+    let mut again = turn("r1", "s", 1, 1_001);
+    again.turn.thought = "rewritten".into();
+    a.put_turn(&again).await.unwrap();
+    a.put_run(&ended("r1", "s", 1_000)).await.unwrap();
+    let b = IdbStore::new(IdbOptions {
+        name: name.into(),
+        retention: Retention::KEEP_ALL,
+        blocked_timeout_ms: 2_000,
+    });
+    b.put_run(&run("r2", "s", 2_000)).await.unwrap();
+    b.put_turn(&turn("r2", "s", 1, 2_000)).await.unwrap();
+    a.put_turn(&turn("r1", "s", 3, 3_000)).await.unwrap();
+    let turns = a.session_turns("s").await.unwrap();
+    let order = [("r1", 1), ("r1", 2), ("r2", 1), ("r1", 3)].map(|(r, s)| (r.to_string(), s));
+    assert_eq!(steps(&turns), order);
+    assert_eq!(turns[0], again);
+    let session = b.session("s").await.unwrap().unwrap();
+    assert_eq!((session.runs, session.turns, session.failures), (2, 4, 1));
+    a.clear_session("s").await.unwrap();
+    a.put_turn(&turn("r3", "s", 1, 4_000)).await.unwrap();
+    assert_eq!(steps(&a.session_turns("s").await.unwrap()), [("r3".to_string(), 1)]);
+    assert_eq!(a.session("s").await.unwrap().unwrap().turns, 1);
 }

@@ -3,7 +3,8 @@
 
 use thiserror::Error;
 
-use super::compact::Layout;
+use super::compact::{Fixed, Layout};
+use super::history::{Earlier, Latest, MemoryLines, Transcript};
 use super::system_prompt::system_message;
 use super::transcript::{final_only_text, next_step_text};
 use super::{estimate, Message, Outcome, TokenCounter, Turn};
@@ -20,8 +21,8 @@ pub struct PromptInput<'a> {
     pub memory: &'a [Turn],
     /// Turns of this run so far, oldest first.
     pub turns: &'a [Turn],
-    /// Steps of this run whose thought is replayed empty, sorted: it stated values no tool had
-    /// returned (see `RunState::commit`), and a small model copies earlier thoughts forward.
+    /// Steps of this run whose thought is replayed empty, sorted (`replayThoughts`, see
+    /// `engine/withheld.rs`): a small model copies earlier thoughts forward.
     pub withheld_thoughts: &'a [u32],
     /// `Some(reason)` on the forced last call once a budget ran out: only a final answer is allowed.
     pub final_only: Option<&'a str>,
@@ -81,15 +82,26 @@ pub fn build_messages(
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Result<Vec<Message>, ContextError> {
-    let layout = Layout::new(
-        counter,
-        system_message(input.tools, input.instructions),
-        format!("Task: {}", input.task),
-        closing_text(input),
-        input.memory,
-        input.turns,
-        input.withheld_thoughts,
-    );
+    Transcript::new().build(input, counter, budget_tokens)
+}
+
+/// [`build_messages`] from the history as [`Transcript`] rendered it.
+pub(super) fn assemble_fitted(
+    input: &PromptInput,
+    counter: &dyn TokenCounter,
+    budget_tokens: usize,
+    memory: &MemoryLines,
+    earlier: &[Earlier],
+    latest: Option<Latest>,
+    base: usize,
+) -> Result<Vec<Message>, ContextError> {
+    let fixed = Fixed {
+        system: system_message(input.tools, input.instructions),
+        task: format!("Task: {}", input.task),
+        closing: closing_text(input),
+    };
+    let layout =
+        Layout::new(counter, fixed, memory, input.turns, input.withheld_thoughts, earlier, latest, base);
     let minimal = layout.assemble(&layout.minimal_plan());
     let needed = estimate(&minimal, counter);
     if needed > budget_tokens {
@@ -97,7 +109,11 @@ pub fn build_messages(
     }
     let mut target = budget_tokens;
     for _ in 0..REFITS {
-        let messages = layout.assemble(&layout.fit(target).0);
+        let (plan, piecewise) = layout.fit(target);
+        let messages = layout.assemble(&plan);
+        if piecewise <= budget_tokens && counter.subadditive() {
+            return Ok(messages);
+        }
         let used = estimate(&messages, counter);
         if used <= budget_tokens {
             return Ok(messages);

@@ -9,50 +9,59 @@
 //! 6. the newest observation, then the newest thought, are cut to what fits;
 //! 7. as a last resort the newest step is summarised or omitted too.
 //!
-//! Every piece is counted once up front and a running total is kept (see [`super::shrink`]), so
-//! fitting is linear in the history plus a binary search per cut. Pieces are counted separately,
-//! which for the character estimate bounds the count of their concatenation from above; the
-//! caller still checks the assembled prompt exactly, so counters without that property cannot
-//! overflow the budget either.
+//! Every piece is counted once, when it is rendered (see [`super::history`]), and a running total
+//! is kept (see [`super::shrink`]), so fitting is linear in what the budget can hold plus a binary
+//! search per cut. Pieces are counted separately, which for the character estimate bounds the
+//! count of their concatenation from above; the caller still checks the assembled prompt exactly,
+//! so counters without that property cannot overflow the budget either.
 
+use super::history::{Earlier, Latest, MemoryLines, Piece};
 use super::shrink::Fitting;
-use super::transcript::{reply_to, step_json, summary_line};
+use super::transcript::replayed_thought;
 use super::{Message, Role, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
 
 const MEMORY_HEADER: &str = "Earlier in this conversation:";
 const STEPS_HEADER: &str = "\n\nSteps so far (summarised):";
-/// Characters of observation in a memory line before it is summarised.
-const MEMORY_OBSERVATION_CHARS: usize = 200;
-/// Characters of observation in a summary line.
-const SUMMARY_OBSERVATION_CHARS: usize = 60;
 
-/// A rendered piece of the prompt and its token count.
-pub(super) type Piece = (String, usize);
-
-/// The prompt's parts, rendered and counted once.
+/// The prompt's parts, rendered and counted.
 pub(crate) struct Layout<'a> {
     pub(super) counter: &'a dyn TokenCounter,
     pub(super) turns: &'a [Turn],
-    /// Steps whose thought is not replayed (it stated values nothing had shown), sorted.
+    /// Steps whose thought is replayed empty, sorted.
     withheld_thoughts: &'a [u32],
     system: String,
     /// The task, as the first user message carries it.
     task: String,
     /// The text closing the last user message (forced-final instruction or next-step reminder).
     closing: Option<String>,
-    /// Memory lines in full and summarised, each starting with its newline.
-    pub(super) memory: Vec<[Piece; 2]>,
+    /// Memory lines that could fit, in full and summarised, each starting with its newline.
+    pub(super) memory: &'a [[Piece; 2]],
+    /// Whether older memory lines were left out as too big to ever fit: while the plan keeps
+    /// them, nothing fits.
+    pub(super) memory_pruned: bool,
     pub(super) memory_header_cost: usize,
-    /// This run's summary lines, each starting with its newline.
-    pub(super) summaries: Vec<Piece>,
     pub(super) steps_header_cost: usize,
-    /// Per turn: the assistant message and its cost (with the message overhead).
-    pub(super) steps: Vec<Piece>,
-    /// Per turn: the user message that follows, if any, and its cost. After a final last step with
-    /// a closing text the cost is the overhead of the message that text then needs.
-    pub(super) replies: Vec<(Option<String>, usize)>,
+    /// Every step but the newest, rendered.
+    earlier: &'a [Earlier],
+    /// The newest step. Its reply's cost, when it has no reply but a closing text follows, is the
+    /// overhead of the message that text then needs.
+    latest: Option<(Latest, usize)>,
+    /// Steps before this index are too big to ever be shown: while the plan has not omitted them,
+    /// nothing fits.
+    pub(super) base: usize,
     /// System message, first user message's overhead, task and closing text.
     pub(super) fixed_cost: usize,
+}
+
+/// The form a step's user message takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ReplyForm {
+    /// As rendered.
+    Full,
+    /// The older observation's head and tail ([`Earlier::cut`]).
+    Cut,
+    /// Cut to fit what was left.
+    Fitted(String),
 }
 
 /// Which form each part takes. History is always shrunk from the oldest end, so a few counters
@@ -63,8 +72,8 @@ pub(crate) struct Plan {
     pub(super) memory_short: usize,
     /// Memory lines before this index are dropped.
     pub(super) memory_dropped: usize,
-    /// Cut replacements for turns' user messages.
-    pub(super) replies: Vec<Option<String>>,
+    /// The form of each user message from the layout's `base` on.
+    pub(super) replies: Vec<ReplyForm>,
     /// A cut replacement for the newest step's assistant message.
     pub(super) latest_step: Option<String>,
     /// Turns before this index are summary lines rather than messages.
@@ -75,60 +84,46 @@ pub(crate) struct Plan {
     pub(super) steps_section_dropped: bool,
 }
 
+/// What [`Layout::new`] is made of besides the history.
+pub(crate) struct Fixed {
+    pub(crate) system: String,
+    pub(crate) task: String,
+    pub(crate) closing: Option<String>,
+}
+
 impl<'a> Layout<'a> {
-    /// Renders and counts every part.
+    /// Counts the fixed parts around the rendered history. `earlier` renders every turn but the
+    /// newest, `latest` the newest; steps before `base` are too big to ever be shown.
     pub(crate) fn new(
         counter: &'a dyn TokenCounter,
-        system: String,
-        task: String,
-        closing: Option<String>,
-        memory: &[Turn],
+        fixed: Fixed,
+        memory: &'a MemoryLines,
         turns: &'a [Turn],
         withheld_thoughts: &'a [u32],
+        earlier: &'a [Earlier],
+        latest: Option<Latest>,
+        base: usize,
     ) -> Self {
+        let Fixed { system, task, closing } = fixed;
         let count = |s: &str| counter.count(s);
-        let piece = |s: String| {
-            let c = count(&s);
-            (s, c)
-        };
-        let memory = memory
-            .iter()
-            .map(|t| {
-                [MEMORY_OBSERVATION_CHARS, SUMMARY_OBSERVATION_CHARS]
-                    .map(|chars| piece(format!("\n- {}", summary_line(t, chars))))
-            })
-            .collect::<Vec<_>>();
-        let memory_header_cost = if memory.is_empty() { 0 } else { count(&format!("{MEMORY_HEADER}\n\n")) };
-        let summaries = turns
-            .iter()
-            .map(|t| piece(format!("\n{}. {}", t.step, summary_line(t, SUMMARY_OBSERVATION_CHARS))))
-            .collect();
-        let steps = turns
-            .iter()
-            .map(|t| {
-                let (step, cost) = piece(step_json(t, replayed_thought(t, withheld_thoughts)));
-                (step, cost + OVERHEAD)
-            })
-            .collect();
-        let last = turns.len().saturating_sub(1);
-        let replies = turns
-            .iter()
-            .enumerate()
-            .map(|(i, t)| match reply_to(t, i == last) {
-                Some(reply) => {
-                    let cost = OVERHEAD + count(&reply);
-                    (Some(reply), cost)
-                }
-                None => (None, if closing.is_some() { OVERHEAD } else { 0 }),
-            })
-            .collect::<Vec<_>>();
+        let any_memory = !memory.lines.is_empty() || memory.pruned;
+        let memory_header_cost = if any_memory { count(&format!("{MEMORY_HEADER}\n\n")) } else { 0 };
+        let latest = latest.map(|l| {
+            let cost = match &l.reply {
+                Some((_, cost)) => *cost,
+                None if closing.is_some() => OVERHEAD,
+                None => 0,
+            };
+            (l, cost)
+        });
         // What the closing adds where it lands, at the end of the newest reply when there is one:
         // counted apart, the rounding of two counts could make a prompt that fits look too big.
-        let closing_cost = match (closing.as_deref(), replies.last()) {
-            (Some(text), Some((Some(reply), _))) => {
+        let newest_reply = latest.as_ref().and_then(|(l, _)| l.reply.as_ref());
+        let closing_cost = match (closing.as_deref(), newest_reply) {
+            (Some(text), Some((reply, _))) => {
                 count(&format!("{reply}\n\n{text}")).saturating_sub(count(reply))
             }
-            (Some(text), _) => count(&format!("\n\n{text}")),
+            (Some(text), None) => count(&format!("\n\n{text}")),
             (None, _) => 0,
         };
         let fixed_cost = 2 * OVERHEAD + count(&system) + count(&task) + closing_cost;
@@ -139,13 +134,46 @@ impl<'a> Layout<'a> {
             system,
             task,
             closing,
-            memory,
+            memory: &memory.lines,
+            memory_pruned: memory.pruned,
             memory_header_cost,
-            summaries,
             steps_header_cost: count(STEPS_HEADER),
-            steps,
-            replies,
+            earlier,
+            latest,
+            base,
             fixed_cost,
+        }
+    }
+
+    /// Turn `i`'s assistant message and its cost with the overhead.
+    pub(super) fn step(&self, i: usize) -> &Piece {
+        match self.earlier.get(i) {
+            Some(e) => &e.step,
+            None => &self.latest.as_ref().expect("the newest step is rendered").0.step,
+        }
+    }
+
+    /// Turn `i`'s user message, if any, and its cost.
+    pub(super) fn reply(&self, i: usize) -> (Option<&String>, usize) {
+        match self.earlier.get(i) {
+            Some(e) => (Some(&e.reply.0), e.reply.1),
+            None => {
+                let (latest, cost) = self.latest.as_ref().expect("the newest step is rendered");
+                (latest.reply.as_ref().map(|r| &r.0), *cost)
+            }
+        }
+    }
+
+    /// Turn `i`'s cheaper cut reply, for an older step that has one.
+    pub(super) fn cut(&self, i: usize) -> Option<&Piece> {
+        self.earlier.get(i).and_then(|e| e.cut.as_ref())
+    }
+
+    /// Turn `i`'s summary line and its cost.
+    pub(super) fn summary(&self, i: usize) -> &Piece {
+        match self.earlier.get(i) {
+            Some(e) => &e.summary,
+            None => &self.latest.as_ref().expect("the newest step is rendered").0.summary,
         }
     }
 
@@ -160,7 +188,7 @@ impl<'a> Layout<'a> {
         Plan {
             memory_short: self.memory.len(),
             memory_dropped: self.memory.len(),
-            replies: vec![None; n],
+            replies: vec![ReplyForm::Full; n - self.base],
             latest_step: None,
             summarised: n,
             omitted: n,
@@ -169,7 +197,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The plan keeping as much as fits in `target` tokens, and its token count, both as counted
-    /// piecewise.
+    /// piecewise (what the budget can never hold left out of the count).
     pub(crate) fn fit(&self, target: usize) -> (Plan, usize) {
         Fitting::new(self, target).run()
     }
@@ -191,18 +219,22 @@ impl<'a> Layout<'a> {
             if plan.omitted > 0 {
                 first.push_str(&omitted_marker(plan.omitted));
             }
-            for (line, _) in self.summaries.iter().take(plan.summarised).skip(plan.omitted) {
-                first.push_str(line);
+            for i in plan.omitted..plan.summarised {
+                first.push_str(&self.summary(i).0);
             }
         }
         let mut messages =
             vec![Message::new(Role::System, self.system.clone()), Message::new(Role::User, first)];
         let last = self.turns.len().saturating_sub(1);
-        let kept = self.steps.iter().zip(&self.replies).zip(&plan.replies).enumerate().skip(plan.summarised);
-        for (i, (((step, _), (reply, _)), cut_reply)) in kept {
-            let step = plan.latest_step.as_ref().filter(|_| i == last).unwrap_or(step);
+        for i in plan.summarised..self.turns.len() {
+            let step = plan.latest_step.as_ref().filter(|_| i == last).unwrap_or(&self.step(i).0);
             messages.push(Message::new(Role::Assistant, step.clone()));
-            if let Some(reply) = cut_reply.as_ref().or(reply.as_ref()) {
+            let reply = match &plan.replies[i - self.base] {
+                ReplyForm::Full => self.reply(i).0,
+                ReplyForm::Cut => self.cut(i).map(|c| &c.0),
+                ReplyForm::Fitted(text) => Some(text),
+            };
+            if let Some(reply) = reply {
                 messages.push(Message::new(Role::User, reply.clone()));
             }
         }
@@ -219,18 +251,6 @@ impl<'a> Layout<'a> {
     }
 }
 
-/// A step's thought as the prompt replays it: empty when it is withheld, because it stated values
-/// that no tool had returned and the task did not give. A small model copies its earlier thoughts
-/// into later steps, so a value invented in a thought before any call (Qwen's "I have 10 vacation
-/// days left" ahead of the tool's 13.5) would otherwise become the final answer.
-fn replayed_thought<'t>(turn: &'t Turn, withheld: &[u32]) -> &'t str {
-    if withheld.binary_search(&turn.step).is_ok() {
-        ""
-    } else {
-        &turn.thought
-    }
-}
-
 /// The line standing for the oldest steps once even their summaries are dropped.
 pub(super) fn omitted_marker(omitted: usize) -> String {
     let noun = if omitted == 1 { "step" } else { "steps" };
@@ -240,6 +260,7 @@ pub(super) fn omitted_marker(omitted: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::prompt::history::first_shown;
     use crate::engine::{estimate, Action, CharEstimate, Outcome};
 
     fn turns(n: u32, size: usize) -> Vec<Turn> {
@@ -262,15 +283,17 @@ mod tests {
         let counter = CharEstimate::default();
         let memory = turns(5, 400);
         let run = turns(12, 900);
-        let layout = Layout::new(
-            &counter,
-            "system".repeat(50),
-            "Task: do it".into(),
-            Some("Stop now.".into()),
-            &memory,
-            &run,
-            &[],
-        );
+        let lines = MemoryLines::render(&memory, &counter, 6_000);
+        let earlier: Vec<Earlier> =
+            run[..run.len() - 1].iter().map(|t| Earlier::render(t, &t.thought, &counter)).collect();
+        let latest = run.last().map(|t| Latest::render(t, &t.thought, &counter));
+        let fixed = Fixed {
+            system: "system".repeat(50),
+            task: "Task: do it".into(),
+            closing: Some("Stop now.".into()),
+        };
+        let base = first_shown(&earlier, 6_000);
+        let layout = Layout::new(&counter, fixed, &lines, &run, &[], &earlier, latest, base);
         for target in (0..6_000).step_by(37) {
             let (plan, total) = layout.fit(target);
             let messages = layout.assemble(&plan);

@@ -3,6 +3,7 @@
 
 mod build;
 mod compact;
+mod history;
 mod shrink;
 mod system_prompt;
 mod tokens;
@@ -11,4 +12,5 @@ mod transcript;
 use super::{Message, Outcome, Role, Turn};
 
 pub use build::{build_messages, ContextError, PromptInput};
+pub use history::Transcript;
 pub use tokens::{estimate, CharEstimate, TokenCounter, MESSAGE_OVERHEAD_TOKENS};

@@ -1,22 +1,22 @@
 //! The shrinking stages of [`super::compact`], applied in order until the running total of the
 //! prompt's token count is within the target.
 
-use super::compact::{omitted_marker, Layout, Plan};
+use super::compact::{omitted_marker, Layout, Plan, ReplyForm};
 use super::transcript::{fit_cut, step_json, OBSERVATION_PREFIX};
 use super::{Outcome, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
-use crate::text::cut_middle_keeping;
 
-/// Characters of an older observation kept once it is cut: enough for a result's gist or a
-/// failure's code, message and first recovery steps.
-const OLD_OBSERVATION_CHARS: usize = 300;
-
-/// A plan being shrunk, with the running token total it implies.
+/// A plan being shrunk, with the running token total it implies. The history the budget can never
+/// hold (the layout's pruned memory lines and steps before its `base`) is left out of the total:
+/// while the plan still keeps it, nothing fits, which is what counting it would have said.
 pub(super) struct Fitting<'l, 'a> {
     layout: &'l Layout<'a>,
     plan: Plan,
-    /// Current cost of each turn's assistant message and of the user message after it.
+    /// Current cost of each turn's assistant message and of the user message after it, from the
+    /// layout's `base` on.
     step_cost: Vec<usize>,
     reply_cost: Vec<usize>,
+    /// Whether the memory lines too big to ever fit are still kept.
+    pruned_memory_kept: bool,
     total: usize,
     target: usize,
 }
@@ -25,8 +25,8 @@ impl<'l, 'a> Fitting<'l, 'a> {
     /// Starts from everything in full.
     pub(super) fn new(layout: &'l Layout<'a>, target: usize) -> Self {
         let n = layout.turns.len();
-        let step_cost: Vec<usize> = layout.steps.iter().map(|s| s.1).collect();
-        let reply_cost: Vec<usize> = layout.replies.iter().map(|r| r.1).collect();
+        let step_cost: Vec<usize> = (layout.base..n).map(|i| layout.step(i).1).collect();
+        let reply_cost: Vec<usize> = (layout.base..n).map(|i| layout.reply(i).1).collect();
         let memory_cost = layout.memory.iter().map(|m| m[0].1).sum::<usize>() + layout.memory_header_cost;
         let total = layout.fixed_cost
             + memory_cost
@@ -35,13 +35,14 @@ impl<'l, 'a> Fitting<'l, 'a> {
         let plan = Plan {
             memory_short: 0,
             memory_dropped: 0,
-            replies: vec![None; n],
+            replies: vec![ReplyForm::Full; n - layout.base],
             latest_step: None,
             summarised: 0,
             omitted: 0,
             steps_section_dropped: false,
         };
-        Fitting { layout, plan, step_cost, reply_cost, total, target }
+        let pruned_memory_kept = layout.memory_pruned;
+        Fitting { layout, plan, step_cost, reply_cost, pruned_memory_kept, total, target }
     }
 
     /// Applies the stages in order, stopping at the first that makes the prompt fit; returns the
@@ -59,7 +60,7 @@ impl<'l, 'a> Fitting<'l, 'a> {
     }
 
     fn fits(&self) -> bool {
-        self.total <= self.target
+        self.total <= self.target && !self.pruned_memory_kept && self.plan.omitted >= self.layout.base
     }
 
     fn replace(&mut self, old: usize, new: usize) {
@@ -74,26 +75,21 @@ impl<'l, 'a> Fitting<'l, 'a> {
         self.layout.turns.len().checked_sub(1)
     }
 
-    fn set_reply(&mut self, i: usize, reply: String) {
-        let cost = OVERHEAD + self.count(&reply);
-        self.replace(self.reply_cost[i], cost);
-        self.reply_cost[i] = cost;
-        self.plan.replies[i] = Some(reply);
+    /// Turn `i`'s user message takes `form`, costing `cost` with the overhead.
+    fn set_reply(&mut self, i: usize, form: ReplyForm, cost: usize) {
+        let j = i - self.layout.base;
+        self.replace(self.reply_cost[j], cost);
+        self.reply_cost[j] = cost;
+        self.plan.replies[j] = form;
     }
 
-    /// Stage 1: older observations to head and tail, oldest first.
+    /// Stage 1: older observations to head and tail, oldest first (those cut shorter were cut
+    /// when rendered; steps before `base` stay too big whatever their form).
     fn cut_older_observations(&mut self) -> bool {
-        let turns = self.layout.turns;
-        for (i, turn) in turns.iter().enumerate().take(turns.len().saturating_sub(1)) {
-            if turn.outcome == Outcome::Final {
-                continue;
-            }
-            let cut = format!(
-                "{OBSERVATION_PREFIX}{}",
-                cut_middle_keeping(&turn.observation, OLD_OBSERVATION_CHARS)
-            );
-            if OVERHEAD + self.count(&cut) < self.reply_cost[i] {
-                self.set_reply(i, cut);
+        let layout = self.layout;
+        for i in layout.base..layout.turns.len().saturating_sub(1) {
+            if let Some((_, cost)) = layout.cut(i) {
+                self.set_reply(i, ReplyForm::Cut, *cost);
                 if self.fits() {
                     return true;
                 }
@@ -104,10 +100,21 @@ impl<'l, 'a> Fitting<'l, 'a> {
 
     /// Stage 2: memory lines summarised, oldest first, then dropped, oldest first.
     fn shrink_memory(&mut self) -> bool {
-        let memory = &self.layout.memory;
+        let memory = self.layout.memory;
+        // Summarising or dropping lines newer than those too big to keep cannot make the prompt
+        // fit while those are kept: they go first of all when lines are dropped.
         for (i, [full, short]) in memory.iter().enumerate() {
             self.replace(full.1, short.1);
             self.plan.memory_short = i + 1;
+            if self.fits() {
+                return true;
+            }
+        }
+        if self.pruned_memory_kept {
+            self.pruned_memory_kept = false;
+            if memory.is_empty() {
+                self.replace(self.layout.memory_header_cost, 0);
+            }
             if self.fits() {
                 return true;
             }
@@ -138,19 +145,20 @@ impl<'l, 'a> Fitting<'l, 'a> {
     /// cut marker fits.
     fn cut_observation(&mut self, i: usize, max_cost: usize) {
         let turn = &self.layout.turns[i];
-        if self.reply_cost[i] <= max_cost || turn.outcome == Outcome::Final {
+        if self.reply_cost[i - self.layout.base] <= max_cost || turn.outcome == Outcome::Final {
             return;
         }
         let Some(room) = max_cost.checked_sub(OVERHEAD) else { return };
         let observe = |cut: &str| format!("{OBSERVATION_PREFIX}{cut}");
         if let Some(cut) = fit_cut(&turn.observation, room, self.layout.counter, observe) {
-            self.set_reply(i, cut);
+            let cost = OVERHEAD + self.count(&cut);
+            self.set_reply(i, ReplyForm::Fitted(cut), cost);
         }
     }
 
     /// Stage 4: older steps of this run to summary lines, oldest first.
     fn summarise_older_steps(&mut self) -> bool {
-        for _ in 0..self.layout.turns.len().saturating_sub(1) {
+        while self.plan.summarised < self.layout.turns.len().saturating_sub(1) {
             self.summarise_next();
             if self.fits() {
                 return true;
@@ -159,12 +167,19 @@ impl<'l, 'a> Fitting<'l, 'a> {
         false
     }
 
+    /// The oldest step still a message to its summary line; the steps before `base`, left out
+    /// of the total, all at once.
     fn summarise_next(&mut self) {
         let i = self.plan.summarised;
+        let base = self.layout.base;
         if i == 0 {
             self.replace(0, self.layout.steps_header_cost);
         }
-        self.replace(self.step_cost[i] + self.reply_cost[i], self.layout.summaries[i].1);
+        if i < base {
+            self.plan.summarised = base;
+            return;
+        }
+        self.replace(self.step_cost[i - base] + self.reply_cost[i - base], self.layout.summary(i).1);
         self.plan.summarised += 1;
     }
 
@@ -172,10 +187,15 @@ impl<'l, 'a> Fitting<'l, 'a> {
     fn omit_summaries(&mut self) -> bool {
         while self.plan.omitted < self.plan.summarised {
             let i = self.plan.omitted;
-            let old = self.layout.summaries[i].1 + self.marker_cost(i);
-            let new = self.marker_cost(i + 1);
+            // Steps before `base` are out of the total: the marker takes them at once.
+            let (summary, next) = match i < self.layout.base {
+                true => (0, self.layout.base),
+                false => (self.layout.summary(i).1, i + 1),
+            };
+            let old = summary + self.marker_cost(i);
+            let new = self.marker_cost(next);
             self.replace(old, new);
-            self.plan.omitted += 1;
+            self.plan.omitted = next;
             if self.fits() {
                 return true;
             }
@@ -196,19 +216,20 @@ impl<'l, 'a> Fitting<'l, 'a> {
         let Some(last) = self.latest().filter(|&last| self.plan.summarised <= last) else {
             return self.fits();
         };
-        let room = self.target.saturating_sub(self.total.saturating_sub(self.reply_cost[last]));
+        let j = last - self.layout.base;
+        let room = self.target.saturating_sub(self.total.saturating_sub(self.reply_cost[j]));
         self.cut_observation(last, room);
         if self.fits() {
             return true;
         }
         let turn = &self.layout.turns[last];
-        let room = self.target.saturating_sub(self.total.saturating_sub(self.step_cost[last]));
+        let room = self.target.saturating_sub(self.total.saturating_sub(self.step_cost[j]));
         let Some(room) = room.checked_sub(OVERHEAD) else { return false };
         let render = |cut: &str| step_json(turn, cut);
         if let Some(step) = fit_cut(self.layout.thought_of(turn), room, self.layout.counter, render) {
             let cost = OVERHEAD + self.count(&step);
-            self.replace(self.step_cost[last], cost);
-            self.step_cost[last] = cost;
+            self.replace(self.step_cost[j], cost);
+            self.step_cost[j] = cost;
             self.plan.latest_step = Some(step);
         }
         self.fits()

@@ -17,6 +17,13 @@ pub const MESSAGE_OVERHEAD_TOKENS: usize = 6;
 pub trait TokenCounter {
     /// The tokens `text` takes, without the per-message overhead.
     fn count(&self, text: &str) -> usize;
+
+    /// Whether a text never counts more than the pieces it is cut into, counted apart: then a
+    /// prompt whose pieces fit the budget fits whole, and is not counted again. The default,
+    /// `false`, has every assembled prompt counted whole.
+    fn subadditive(&self) -> bool {
+        false
+    }
 }
 
 /// Estimates tokens from the number of characters (Unicode scalar values, not bytes, so that
@@ -54,6 +61,11 @@ impl TokenCounter for CharEstimate {
         };
         // f64 holds any realistic char count exactly; the cast back saturates.
         (chars as f64 / ratio).ceil() as usize
+    }
+
+    /// Characters add up, and rounding up the sum never exceeds the sum of the rounded parts.
+    fn subadditive(&self) -> bool {
+        true
     }
 }
 

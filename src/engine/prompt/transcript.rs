@@ -32,6 +32,17 @@ pub(crate) fn step_json(turn: &Turn, thought: &str) -> String {
     Value::Object(step).to_string()
 }
 
+/// A step's thought as the prompt replays it: empty when it is withheld (`withheld` lists those
+/// steps, sorted; see `engine/withheld.rs`): a small model copies its earlier thoughts into later
+/// steps, invented values and the call that followed included.
+pub(crate) fn replayed_thought<'t>(turn: &'t Turn, withheld: &[u32]) -> &'t str {
+    if withheld.binary_search(&turn.step).is_ok() {
+        ""
+    } else {
+        &turn.thought
+    }
+}
+
 /// The user message following `turn`, if one does: its observation, or [`CONTINUE`] after a final
 /// answer that is not the last step.
 pub(crate) fn reply_to(turn: &Turn, is_last: bool) -> Option<String> {

@@ -3,7 +3,8 @@
 //! - [`open`]: the versioned upgrade (`store::layout::MIGRATIONS`), a bounded wait when another
 //!   tab blocks it, closing on `versionchange` (and reopening lazily on next use);
 //! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction awaited to its
-//!   `complete` before the engine goes on, with the session's counters in the same transaction;
+//!   `complete` before the engine goes on, with the session's counters in the same transaction
+//!   (read by a run's write, then kept in memory while the run holds its session's lock);
 //!   a full storage is pruned by the retention policy, harder each round, until the write fits;
 //! - `read`: the failure log (list by session / run / tool / code / time, stats, export), and
 //!   runs left `running` with their turns, for resume;
@@ -20,6 +21,7 @@ mod tx;
 mod write;
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -45,6 +47,8 @@ pub struct IdbStore {
     opening: RefCell<Option<CancelToken>>,
     writes: Cell<u64>,
     skipped: Cell<u32>,
+    /// Per session, what its last write left (see `write`): steps are written without reads.
+    known: RefCell<HashMap<String, write::Known>>,
 }
 
 impl IdbStore {
@@ -62,6 +66,7 @@ impl IdbStore {
             opening: RefCell::default(),
             writes: Cell::new(0),
             skipped: Cell::new(0),
+            known: RefCell::default(),
         }
     }
 

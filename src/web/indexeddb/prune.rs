@@ -42,6 +42,8 @@ impl IdbStore {
     }
 
     async fn prune(&self, oldest: impl Fn(u32) -> u32) -> Result<Pruned, StoreError> {
+        // What the writes know of sessions is read afresh after records are deleted.
+        self.known.borrow_mut().clear();
         let result = async {
             let tx = Tx::begin(&self.db().await?, &[RUNS, TURNS, FAILURES], Some(Durability::Relaxed))?;
             let by_start = run_ids(&tx, layout::RUNS_BY_START, &KeyRange::ALL).await?;
@@ -82,6 +84,7 @@ impl IdbStore {
 
     /// Deletes a session: its runs, turns, failures and its own record.
     pub async fn clear_session(&self, session: &str) -> Result<Pruned, StoreError> {
+        self.known.borrow_mut().remove(session);
         let result = async {
             let tx = Tx::begin(&self.db().await?, &layout::ALL_STORES, Some(Durability::Relaxed))?;
             let prefix = query(&KeyRange::prefix(&[json!(session)]))?;

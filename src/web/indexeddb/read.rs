@@ -52,11 +52,20 @@ impl IdbStore {
     /// Runs still marked `running`, oldest first, on the status index (see [`Store::unfinished_runs`]).
     ///
     /// [`Store::unfinished_runs`]: crate::store::Store::unfinished_runs
+    /// A running run's record is written when it starts, so its `steps` are counted from its turns
+    /// (one per committed step).
     pub async fn running_runs(&self) -> Result<Found<RunRecord>, StoreError> {
         let result = async {
-            let tx = Tx::begin(&self.db().await?, &[RUNS], None)?;
+            let tx = Tx::begin(&self.db().await?, &[RUNS, TURNS], None)?;
             let running = KeyRange::prefix(&[json!("running")]);
-            all(&tx, RUNS, Some(layout::RUNS_BY_STATUS), &running).await
+            let mut found = all::<RunRecord>(&tx, RUNS, Some(layout::RUNS_BY_STATUS), &running).await?;
+            let turns = tx.store(TURNS)?;
+            for run in &mut found.records {
+                let range = query(&layout::run_turns(&run.id))?;
+                let steps = turns.count(range).map_err(fail("count"))?.await.map_err(fail("count"))?;
+                run.counts.steps = run.counts.steps.max(steps);
+            }
+            Ok(found)
         }
         .await;
         self.found(result)

@@ -1,20 +1,28 @@
-//! Writes: each record is one short read-write transaction — read the existing record and the
-//! session, put both — awaited to its `complete` before the engine goes on. Only IndexedDB requests
-//! are awaited inside, so the transaction never outlives the write.
+//! Writes: each record is one short read-write transaction, awaited to its `complete` before the
+//! engine goes on. Only IndexedDB requests are awaited inside, so the transaction never outlives
+//! the write.
+//!
+//! A run record's write reads the record it replaces and the session's record, and puts both;
+//! the store then keeps the session's record, and which records it wrote since, in memory
+//! ([`Known`]). A run holds its session's lock (`web::locks`) from that first write to its last,
+//! so nobody else writes the session meanwhile, and the run's steps and failures are written
+//! without reading anything: two puts (the record and the session's counters) in one transaction.
 //!
 //! Durability, per record:
 //! - a **turn** is `strict`: it is the step the engine resumes from, and the engine spends its next
 //!   model call (seconds, and tokens) only once the step is committed; one flush per step is
 //!   nothing next to that call;
 //! - a **run** is `strict` when it ends (its final status, answer and reason are written once and
-//!   are what resume and the history view decide on) and `relaxed` while it runs (rewritten after
-//!   every step with counts the turns already carry);
+//!   are what resume and the history view decide on) and `relaxed` when it starts (it is written
+//!   again at its end, and its progress meanwhile is its turns);
 //! - a **failure** is `relaxed`: the log is for diagnosis, written per attempt (several per step),
 //!   and rewritten when `recovered` flips; losing the last ones to a power cut loses a log line,
 //!   never a step.
 //!
 //! `relaxed` still survives a closed tab, a reload, a killed worker and a browser crash: the data is
 //! the OS's once `complete` fires. Only an OS crash or power loss in the next seconds loses it.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -35,10 +43,23 @@ enum Counter {
     Failures,
 }
 
+/// A session as this store last wrote it, and the records it wrote since with their `seq` (turns)
+/// : what a write would otherwise read back. Refreshed by each run record's write, dropped when a
+/// write fails or the store prunes or clears.
+#[derive(Default)]
+pub(super) struct Known {
+    session: SessionRecord,
+    written: HashMap<String, Option<u64>>,
+}
+
 /// One upsert: the record, its key, and how it is written.
 struct Put<'a> {
     store: &'static str,
     key: JsValue,
+    /// The key as the [`Known`] records name it.
+    name: String,
+    /// Whether this is a run's last write: the session is then no longer held.
+    ends_run: bool,
     value: Value,
     session: &'a str,
     counter: Counter,
@@ -49,21 +70,45 @@ impl IdbStore {
     pub(super) async fn write_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         let durability =
             if run.status == RunStatus::Running { Durability::Relaxed } else { Durability::Strict };
-        let put = || Put::new(RUNS, JsValue::from_str(&run.id), run, &run.session, Counter::Runs, durability);
+        let put = || {
+            let key = JsValue::from_str(&run.id);
+            let put = Put::new(RUNS, key, run.id.clone(), run, &run.session, Counter::Runs, durability)?;
+            Ok(Put { ends_run: run.status != RunStatus::Running, ..put })
+        };
         self.write(put).await
     }
 
     pub(super) async fn write_turn(&self, turn: &TurnRecord) -> Result<(), StoreError> {
         let key: JsValue =
             js_sys::Array::of2(&JsValue::from_str(&turn.run_id), &JsValue::from(turn.turn.step)).into();
-        let put = || Put::new(TURNS, key.clone(), turn, &turn.session, Counter::Turns, Durability::Strict);
+        let name = format!("{}\u{0}{}", turn.run_id, turn.turn.step);
+        let put = || {
+            Put::new(
+                TURNS,
+                key.clone(),
+                name.clone(),
+                turn,
+                &turn.session,
+                Counter::Turns,
+                Durability::Strict,
+            )
+        };
         self.write(put).await
     }
 
     pub(super) async fn write_failure(&self, failure: &FailureRecord) -> Result<(), StoreError> {
         let key = JsValue::from_str(&failure.id);
         let put = || {
-            Put::new(FAILURES, key.clone(), failure, &failure.session, Counter::Failures, Durability::Relaxed)
+            let name = failure.id.clone();
+            Put::new(
+                FAILURES,
+                key.clone(),
+                name,
+                failure,
+                &failure.session,
+                Counter::Failures,
+                Durability::Relaxed,
+            )
         };
         self.write(put).await
     }
@@ -130,44 +175,70 @@ impl IdbStore {
     }
 
     /// One upsert transaction: the record keeps the `seq` it was first given (turns), and the
-    /// session's counter goes up only for a record not seen before.
+    /// session's counter goes up only for a record not seen before. A run's write reads both; a
+    /// step's or a failure's takes them from [`Known`] when the run's write left it there.
     async fn put_once(&self, put: Put<'_>) -> Result<(), StoreError> {
         let db = self.db().await?;
         let tx = Tx::begin(&db, &[SESSIONS, put.store], Some(put.durability))?;
         let records = tx.store(put.store)?;
         let sessions = tx.store(SESSIONS)?;
         let fail = |doing: &'static str| move |e: idb::Error| idb_error(doing, &e);
-        let existing = records.get(put.key.clone()).map_err(fail("read"))?.await.map_err(fail("read"))?;
-        let stored = sessions
-            .get(JsValue::from_str(put.session))
-            .map_err(fail("read"))?
-            .await
-            .map_err(fail("read"))?;
-        let now = now_ms();
-        // A session record that does not read back is rebuilt rather than failing every write.
-        let mut session = stored
-            .and_then(|v| super::tx::from_js::<SessionRecord>(&v))
-            .unwrap_or_else(|| SessionRecord::new(put.session, now));
-        session.updated_ms = now;
-        let mut value = put.value;
-        let seq = existing.as_ref().and_then(|v| js_sys::Reflect::get(v, &JsValue::from_str("seq")).ok());
-        if existing.is_none() {
-            let counter = match put.counter {
-                Counter::Runs => &mut session.runs,
-                Counter::Turns => &mut session.turns,
-                Counter::Failures => &mut session.failures,
-            };
-            if let Counter::Turns = put.counter {
-                value["seq"] = Value::from(*counter);
+        let cached = self.known.borrow_mut().remove(put.session);
+        let mut known = match cached {
+            Some(known) if put.store != RUNS => known,
+            cached => {
+                let existing =
+                    records.get(put.key.clone()).map_err(fail("read"))?.await.map_err(fail("read"))?;
+                let stored = sessions
+                    .get(JsValue::from_str(put.session))
+                    .map_err(fail("read"))?
+                    .await
+                    .map_err(fail("read"))?;
+                // A session record that does not read back is rebuilt rather than failing every write.
+                let session = stored
+                    .and_then(|v| super::tx::from_js::<SessionRecord>(&v))
+                    .unwrap_or_else(|| SessionRecord::new(put.session, now_ms()));
+                // What this store wrote stays known if nobody else wrote the session since.
+                let mut written = match cached {
+                    Some(known) if known.session == session => known.written,
+                    _ => HashMap::new(),
+                };
+                if let Some(existing) = existing {
+                    let seq = js_sys::Reflect::get(&existing, &JsValue::from_str("seq")).ok();
+                    written.insert(put.name.clone(), seq.and_then(|s| s.as_f64()).map(|s| s as u64));
+                }
+                Known { session, written }
             }
-            *counter += 1;
-        } else if let Some(seq) = seq.and_then(|s| s.as_f64()) {
-            value["seq"] = Value::from(seq as u64);
+        };
+        known.session.updated_ms = now_ms();
+        let mut value = put.value;
+        match known.written.get(&put.name) {
+            None => {
+                let counter = match put.counter {
+                    Counter::Runs => &mut known.session.runs,
+                    Counter::Turns => &mut known.session.turns,
+                    Counter::Failures => &mut known.session.failures,
+                };
+                let seq = matches!(put.counter, Counter::Turns).then_some(*counter);
+                if let Some(seq) = seq {
+                    value["seq"] = Value::from(seq);
+                }
+                *counter += 1;
+                known.written.insert(put.name.clone(), seq);
+            }
+            Some(Some(seq)) => value["seq"] = Value::from(*seq),
+            Some(None) => {}
         }
         // Requests run in order within the transaction; `done` reports any that failed.
         records.put(&to_js(&value)?, None).map_err(fail("write"))?;
-        sessions.put(&to_js(&session)?, None).map_err(fail("write"))?;
-        tx.done().await
+        sessions.put(&to_js(&known.session)?, None).map_err(fail("write"))?;
+        tx.done().await?;
+        // Only what committed is known, and only while a run holds the session: a failed write,
+        // and the first write after a run's end, read afresh.
+        if !put.ends_run {
+            self.known.borrow_mut().insert(put.session.to_string(), known);
+        }
+        Ok(())
     }
 }
 
@@ -175,6 +246,7 @@ impl<'a> Put<'a> {
     fn new(
         store: &'static str,
         key: JsValue,
+        name: String,
         record: &impl Serialize,
         session: &'a str,
         counter: Counter,
@@ -182,6 +254,6 @@ impl<'a> Put<'a> {
     ) -> Result<Self, StoreError> {
         let value =
             serde_json::to_value(record).map_err(|e| StoreError::Failed(format!("could not encode: {e}")))?;
-        Ok(Put { store, key, value, session, counter, durability })
+        Ok(Put { store, key, name, ends_run: false, value, session, counter, durability })
     }
 }

@@ -1,0 +1,135 @@
+// Per-step cost as a run and a session grow, measured on the page, with the store in memory and in
+// IndexedDB, each configuration on its own agent, database and sessions: per step at step 10, 100
+// and 1,000 of one run, and per step of a 10-step run after 10, 100 and 1,000 earlier runs of its
+// session. Beside them, the floor: postMessage round trips to a bare worker, and one IndexedDB put.
+// Also the size of what each model call carries to the page (its messages and step schema).
+// Measures; asserts nothing about speed.
+import { Agent } from "/pkg/index.js";
+import { pageSteps, timedRun } from "./steps.js";
+
+const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
+const request = (req) => new Promise((ok, no) => ((req.onsuccess = () => ok(req.result)), (req.onerror = () => no(req.error))));
+const deleteDb = (name) => request(indexedDB.deleteDatabase(name));
+
+/** Calls `lookup` with a new id until step `steps`, which answers; notes each call's payload size. */
+function model(steps, sizes) {
+  const counts = new Map();
+  return async (messages, { runId, schema }) => {
+    const n = (counts.get(runId) ?? 0) + 1;
+    counts.set(runId, n);
+    sizes.push([n, JSON.stringify({ messages, schema }).length]);
+    if (n >= steps) {
+      counts.delete(runId);
+      return JSON.stringify({ thought: "I have what I need.", final_answer: `Looked up ${n - 1} items.` });
+    }
+    return JSON.stringify({ thought: `Look up item ${n}.`, action: { tool: "lookup", args: { id: n, fields: ["name"] } } });
+  };
+}
+
+/** Instant; names the next id, so each call's id is one a result gave (id provenance). */
+const lookup = {
+  name: "lookup",
+  description: "Looks up an item of the catalogue by id.",
+  inputSchema: {
+    type: "object",
+    properties: { id: { type: "integer", minimum: 1 }, fields: { type: "array", items: { type: "string" } } },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1 }),
+};
+
+async function agentOn(store, steps, sizes) {
+  return Agent.create({
+    model: { custom: model(steps, sizes) },
+    tools: [lookup],
+    config: { format: "xml", maxSteps: Math.min(steps, 1000), store },
+  });
+}
+
+/** `db` for IndexedDB, deleted first; "memory" otherwise. */
+async function storeOf(kind, db) {
+  if (kind === "memory") return "memory";
+  await deleteDb(db);
+  return { name: db, retention: KEEP_ALL };
+}
+
+/** Steps `at`-9 ..= `at` of `reps` runs of 1,000 steps, each run on its own database and session. */
+async function longRun(kind, reps) {
+  const at = { 10: [], 100: [], 1000: [] };
+  const chars = { 10: [], 100: [], 1000: [] };
+  for (let rep = 0; rep < reps; rep++) {
+    const db = `keel-bench-long-${kind}-${rep}`;
+    const sizes = [];
+    const agent = await agentOn(await storeOf(kind, db), 1000, sizes);
+    const run = await timedRun(agent, "Look up 999 items.", `long-${rep}`);
+    if (run.result.counts.steps !== 1000) throw new Error(`the long run took ${run.result.counts.steps} steps: ${JSON.stringify(run.result.reason)} ${run.result.answer}`);
+    const { steps } = pageSteps(run);
+    for (const k of [10, 100, 1000]) {
+      // Step 1,000 answers and ends the run: its neighbours 990-999 stand for it.
+      const last = k === 1000 ? 999 : k;
+      at[k].push(...steps.slice(last - 10, last));
+      chars[k].push(...sizes.filter(([n]) => n > last - 10 && n <= last).map(([, c]) => c));
+    }
+    agent.dispose();
+    if (kind !== "memory") await deleteDb(db);
+  }
+  return { at, chars };
+}
+
+/** One session on its own database growing run by run; steps 2-10 of the 5 runs after 10, 100, 1,000. */
+async function session(kind) {
+  const db = `keel-bench-session-${kind}`;
+  const sizes = [];
+  const agent = await agentOn(await storeOf(kind, db), 10, sizes);
+  const after = { 10: [], 100: [], 1000: [] };
+  const chars = { 10: [], 100: [], 1000: [] };
+  const t0 = performance.now();
+  for (let earlier = 0; earlier < 1005; earlier++) {
+    sizes.length = 0;
+    const run = await timedRun(agent, "Look up 9 items.", "grow");
+    const mark = [10, 100, 1000].find((k) => earlier >= k && earlier < k + 5);
+    if (mark === undefined) continue;
+    after[mark].push(...pageSteps(run).steps.slice(1));
+    chars[mark].push(...sizes.slice(1).map(([, c]) => c));
+  }
+  const elapsedMs = performance.now() - t0;
+  agent.dispose();
+  if (kind !== "memory") await deleteDb(db);
+  return { after, chars, elapsedMs };
+}
+
+/** Two round trips to a bare worker per sample; and one round trip with one put, then one without. */
+async function floor(n) {
+  const worker = new Worker("./floor-worker.js", { type: "module" });
+  const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
+  const out = { roundTrips: [], strictPut: [], relaxedPut: [] };
+  for (let i = 0; i < n + 10; i++) {
+    const t0 = performance.now();
+    await ask({ n: i });
+    await ask({ n: i });
+    const t1 = performance.now();
+    await ask({ n: i, put: "strict" });
+    await ask({ n: i });
+    const t2 = performance.now();
+    await ask({ n: i, put: "relaxed" });
+    await ask({ n: i });
+    const t3 = performance.now();
+    if (i < 10) continue;
+    out.roundTrips.push(t1 - t0);
+    out.strictPut.push(t2 - t1);
+    out.relaxedPut.push(t3 - t2);
+  }
+  worker.terminate();
+  await deleteDb("keel-bench-floor");
+  return out;
+}
+
+/** Everything above, in one page: `reps` long runs per store. */
+export async function benchGrowth({ reps = 2, floorSamples = 300 } = {}) {
+  const result = { floor: await floor(floorSamples), stores: {} };
+  for (const kind of ["memory", "indexeddb"]) {
+    result.stores[kind] = { long: await longRun(kind, reps), session: await session(kind) };
+  }
+  return result;
+}

@@ -1,0 +1,119 @@
+// The growth curves in headless Chromium (bench/browser/growth.js): per step at step 10/100/1,000
+// of one run and after 10/100/1,000 earlier runs, store in memory and IndexedDB, beside the floor.
+// Records one measurement under a label into bench/results/browser-growth.json, and writes
+// browser-growth.md from every label recorded there (so a before and an after sit side by side).
+//   node bench/browser/growth.mjs --label after [--reps N] [--out DIR]
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
+import { serve } from "../../tests/e2e/server.mjs";
+import { summary } from "./stats.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const HEADERS = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
+const { values: opts } = parseArgs({
+  options: {
+    label: { type: "string", default: "this tree" },
+    reps: { type: "string", default: "2" },
+    out: { type: "string", default: join(ROOT, "bench/results") },
+  },
+});
+const git = (args) => {
+  try {
+    return execFileSync("git", args, { encoding: "utf8", cwd: ROOT }).trim();
+  } catch {
+    return "unknown";
+  }
+};
+const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
+
+const server = await serve(ROOT, { headers: HEADERS });
+const browser = await launchChromium();
+const errors = [];
+let raw;
+const loadStart = load();
+try {
+  const page = await (await browser.newContext()).newPage();
+  collectErrors(page, errors);
+  await page.goto(`${server.url}/bench/browser/growth.html`);
+  await page.waitForFunction(() => window.benchLoaded === true);
+  raw = await page.evaluate((o) => window.benchGrowth(o), { reps: Number(opts.reps) });
+} finally {
+  await browser.close();
+  await server.close();
+}
+if (errors.length) {
+  process.stderr.write(`error: the bench page reported errors:\n${errors.join("\n")}\n`);
+  process.exit(1);
+}
+const byPoint = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, summary(v)]));
+const entry = {
+  label: opts.label,
+  commit: `${git(["rev-parse", "--short", "HEAD"])}${git(["status", "--porcelain"]) ? " (dirty tree)" : ""}`,
+  date: new Date().toISOString(),
+  loadavg: { start: loadStart, end: load() },
+  floor: byPoint(raw.floor),
+  stores: Object.fromEntries(
+    Object.entries(raw.stores).map(([kind, s]) => [
+      kind,
+      {
+        step: byPoint(s.long.at),
+        stepChars: byPoint(s.long.chars),
+        after: byPoint(s.session.after),
+        afterChars: byPoint(s.session.chars),
+        sessionMs: Math.round(s.session.elapsedMs),
+      },
+    ]),
+  ),
+};
+mkdirSync(opts.out, { recursive: true });
+const jsonPath = join(opts.out, "browser-growth.json");
+const all = existsSync(jsonPath) ? JSON.parse(readFileSync(jsonPath, "utf8")) : [];
+const kept = all.filter((e) => e.label !== entry.label).concat(entry);
+writeFileSync(jsonPath, `${JSON.stringify(kept, null, 2)}\n`);
+writeFileSync(join(opts.out, "browser-growth.md"), markdown(kept));
+process.stdout.write(markdown([entry]));
+
+function markdown(entries) {
+  const ms = (s) => (s ? `${s.median.toFixed(3)} / ${s.p95.toFixed(3)}` : "–");
+  const kb = (s) => (s ? `${(s.median / 1000).toFixed(1)} KB` : "–");
+  const head = ["", ...entries.map((e) => `${e.label} (${e.commit})`)];
+  const row = (cells) => `| ${cells.join(" | ")} |`;
+  const rows = [];
+  for (const kind of ["memory", "indexeddb"]) {
+    for (const k of ["10", "100", "1000"]) rows.push([`${kind}: step ${k} of one run`, ...entries.map((e) => ms(e.stores[kind].step[k]))]);
+    for (const k of ["10", "100", "1000"]) rows.push([`${kind}: after ${k} earlier runs`, ...entries.map((e) => ms(e.stores[kind].after[k]))]);
+  }
+  rows.push(["floor: 2 postMessage round trips", ...entries.map((e) => ms(e.floor.roundTrips))]);
+  rows.push(["floor: 2 round trips + one strict put", ...entries.map((e) => ms(e.floor.strictPut))]);
+  rows.push(["floor: 2 round trips + one relaxed put", ...entries.map((e) => ms(e.floor.relaxedPut))]);
+  const size = [];
+  for (const k of ["10", "100", "1000"]) size.push([`step ${k} of one run`, ...entries.map((e) => kb(e.stores.memory.stepChars[k]))]);
+  for (const k of ["10", "100", "1000"]) size.push([`after ${k} earlier runs`, ...entries.map((e) => kb(e.stores.memory.afterChars[k]))]);
+  const machine = entries.map((e) => `- ${e.label}: ${e.commit}, ${e.date}, load average ${e.loadavg.start.join(" ")} → ${e.loadavg.end.join(" ")}`);
+  return `# keel: per-step cost as a run and a session grow (headless Chromium)
+
+Written by \`bench/browser/growth.mjs\` (\`./build.sh bench growth --label NAME\`); each label is one run of
+the page \`bench/browser/growth.js\`. An instant scripted model (\`custom\`, a new call each step) and an
+instant tool; the store in memory and in IndexedDB, each configuration on its own agent, database and
+sessions. Per step = from one \`stepStarted\` event to the next, on the page. *Step k of one run*: steps
+k-9..k of a 1,000-step run (990-999 for 1,000, the last being the answer). *After k earlier runs*: steps
+2-10 of the 5 ten-step runs after k earlier runs of the same session. Milliseconds, median / p95.
+
+${machine.join("\n")}
+
+${row(head)}
+${row(head.map(() => "---"))}
+${rows.map(row).join("\n")}
+
+What each model call carries to the page (its messages and step schema, as JSON; median, store in memory):
+
+${row(head)}
+${row(head.map(() => "---"))}
+${size.map(row).join("\n")}
+`;
+}
