@@ -55,7 +55,8 @@ export interface KeelErrorFields {
  * Every error keel hands the page (from `Agent.create`, a run, a query, the worker dying): `name`
  * "KeelError" and a `code`, a {@link KeelErrorCode} for keel's own errors (a setting, the worker,
  * a run it cannot resume) or an {@link ErrorCode} for a model's or the store's failure.
- * A run cancelled by its signal or by `dispose()` rejects with the signal's reason (an AbortError).
+ * The one exception: `dispose()` rejects what was waiting with an `AbortError` (a DOMException), as an
+ * aborted `fetch` does.
  */
 export interface KeelError extends KeelErrorFields {}
 export class KeelError extends Error {
@@ -673,7 +674,7 @@ export class Agent {
   unfinishedRuns(): Promise<RunRecord[]>;
   /**
    * Continues a cut-off run from its last committed step, under the same id. A run still live
-   * somewhere fails at once with code `RUN_LIVE` (an `InvalidStateError`); one that has ended
+   * somewhere fails at once with a KeelError, code `RUN_LIVE`; one that has ended
    * meanwhile with `RUN_FINISHED`.
    */
   resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;
