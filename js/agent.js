@@ -3,8 +3,10 @@
 // the worker asks, and streams each run's events back.
 import { openPromptApi } from "./backends/prompt-api.js";
 import { checkSendable, describe, isPlainObject } from "./checks.js";
-import { fromRawFailure, keelError, toRawFailure } from "./errors.js";
+import { KeelErrorCode } from "./codes.js";
+import { toRawFailure } from "./errors.js";
 import { FailureLog, failureQuery } from "./failure-log.js";
+import { fromRawFailure, KeelError } from "./keel-error.js";
 import { Liveness } from "./liveness.js";
 import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPromptApi } from "./options.js";
 import { pageRedaction, redactReply } from "./redact.js";
@@ -51,12 +53,12 @@ export class Agent {
   #log = new FailureLog((message) => this.#post(message));
 
   constructor(token, worker, tools, custom, session, onError, promptApi, workerTimeoutMs) {
-    if (token !== CREATE) throw new TypeError("use `await Agent.create(options)`");
+    if (token !== CREATE) throw new KeelError(KeelErrorCode.INVALID_CONFIG, "use `await Agent.create(options)`");
     this.#liveness = new Liveness(workerTimeoutMs, {
       waiting: () => this.#waiting(),
       ping: (message) => this.#post(message),
       dead: (quiet) =>
-        this.#die("WORKER_UNRESPONSIVE", `the worker has not answered for ${quiet} ms (workerTimeoutMs is ${workerTimeoutMs})`),
+        this.#die(KeelErrorCode.WORKER_UNRESPONSIVE, `the worker has not answered for ${quiet} ms (workerTimeoutMs is ${workerTimeoutMs})`),
     });
     this.#promptApi = promptApi;
     this.#worker = worker;
@@ -72,13 +74,13 @@ export class Agent {
     // A message from the worker that cannot be deserialized belongs to some request: which one
     // cannot be told, so everything waiting fails rather than wait forever.
     worker.addEventListener("messageerror", () =>
-      this.#die("PROTOCOL_ERROR", "a message from the worker could not be deserialized", "DataError"),
+      this.#die(KeelErrorCode.PROTOCOL_ERROR, "a message from the worker could not be deserialized"),
     );
     // Whoever terminates the worker (this agent's owner included), what waits on it fails at once.
     const terminate = worker.terminate.bind(worker);
     worker.terminate = () => {
       terminate();
-      this.#die("WORKER_TERMINATED", "the worker was terminated");
+      this.#die(KeelErrorCode.WORKER_TERMINATED, "the worker was terminated");
     };
   }
 
@@ -106,7 +108,7 @@ export class Agent {
       ({ choice, custom } = modelChoice(await pageModel(options.model, owned)));
     } catch (e) {
       for (const fn of owned) fn.dispose();
-      throw e;
+      throw KeelError.isInstance(e) ? e : fromRawFailure(toRawFailure(e));
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
     // Checked here first, so an unavailable model fails fast with no worker started. A worker that
@@ -165,10 +167,10 @@ export class Agent {
    * ```
    */
   run(task, options = {}) {
-    if (typeof task !== "string") throw keelError("INVALID_CONFIG", `agent.run: \`task\` must be a string; got ${describe(task)}`);
+    if (typeof task !== "string") throw new KeelError(KeelErrorCode.INVALID_CONFIG, `agent.run: \`task\` must be a string; got ${describe(task)}`);
     const { signal, session, onEvent } = runOptions(options, "agent.run");
     if (session !== undefined && typeof session !== "string") {
-      throw keelError("INVALID_CONFIG", `agent.run: \`session\` must be a string; got ${describe(session)}`);
+      throw new KeelError(KeelErrorCode.INVALID_CONFIG, `agent.run: \`session\` must be a string; got ${describe(session)}`);
     }
     const runId = `run-${this.#nextRun++}-${Math.random().toString(36).slice(2, 8)}`;
     return this.#launch({ type: "run", runId, task, session: session ?? this.#session }, signal, onEvent);
@@ -181,7 +183,7 @@ export class Agent {
    * (`id`, `session`, `task`, `counts.steps` committed…).
    */
   unfinishedRuns() {
-    if (this.#disposed) return Promise.reject(new DOMException("the agent was disposed", "InvalidStateError"));
+    if (this.#disposed) return Promise.reject(new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed"));
     if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#nextQuery++;
     return new Promise((resolve, reject) => {
@@ -194,7 +196,7 @@ export class Agent {
   /**
    * Continues a cut-off run (an id from `unfinishedRuns()`) from its last committed step, under the
    * same id: a RunHandle like `run()`'s. A run still live (its run lock is held, in another tab,
-   * another worker or this agent) is refused at once: `result` rejects with an InvalidStateError,
+   * another worker or this agent) is refused at once: `result` rejects with a KeelError,
    * code `RUN_LIVE`. Otherwise it waits for the session's lock, and a run that another tab ended
    * meanwhile fails with code `RUN_FINISHED`.
    */
@@ -212,7 +214,7 @@ export class Agent {
   }
 
   #launch(message, signal, onEvent) {
-    if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
+    if (this.#disposed) throw new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed");
     const { runId } = message;
     const cancel = () => this.#post({ type: "cancel", runId });
     const handle = new RunHandle(runId, onEvent, cancel);
@@ -299,7 +301,7 @@ export class Agent {
 
   // Builds the query (a bad one rejects) and asks the worker.
   async #ask(build) {
-    if (this.#disposed) throw new DOMException("the agent was disposed", "InvalidStateError");
+    if (this.#disposed) throw new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed");
     if (this.#dead) throw this.#dead;
     const asked = this.#log.ask(build());
     this.#watch();
@@ -316,7 +318,7 @@ export class Agent {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
     this.#liveness.stop();
-    this.#dead ??= new DOMException("the agent was disposed", "InvalidStateError");
+    this.#dead ??= new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed");
     this.#worker.terminate();
     this.#promptApi?.dispose();
     for (const fn of this.#owned) fn.dispose();
@@ -334,7 +336,8 @@ export class Agent {
     try {
       this.#post(message);
     } catch (e) {
-      fail(keelError("INVALID_CONFIG", `keel could not send the \`${message.type}\` message to its worker: ${e?.message ?? e}`, e?.name ?? "DataCloneError"));
+      const why = `keel could not send the \`${message.type}\` message to its worker: ${e?.message ?? e}`;
+      fail(new KeelError(KeelErrorCode.INVALID_CONFIG, why, { sourceName: e?.name, cause: e, runId: message.runId }));
     }
   }
 
@@ -348,9 +351,9 @@ export class Agent {
   }
 
   // The worker is gone or useless: everything waiting fails with `code`, later calls too.
-  #die(code, message, name = "KeelWorkerError") {
+  #die(code, message) {
     if (this.#dead || this.#disposed) return;
-    const error = keelError(code, `keel: ${message}; what was waiting on it has failed`, name);
+    const error = new KeelError(code, `keel: ${message}; what was waiting on it has failed`);
     this.#dead = error;
     this.#liveness.stop();
     for (const controller of this.#calls.values()) controller.abort(error);
@@ -375,7 +378,7 @@ export class Agent {
 
   #onWorkerError(event) {
     const detail = event.message || "the worker script failed to load (check that worker.js and keel_bg.wasm are served)";
-    this.#die("WORKER_FAILED", `worker error: ${detail}`);
+    this.#die(KeelErrorCode.WORKER_FAILED, `worker error: ${detail}`);
   }
 
   #onMessage(message) {
@@ -399,7 +402,7 @@ export class Agent {
         this.#runs.delete(message.runId);
         break;
       case "runFailed":
-        this.#runs.get(message.runId)?.[FAIL](fromRawFailure(message.error));
+        this.#runs.get(message.runId)?.[FAIL](fromRawFailure(message.error, { runId: message.runId }));
         this.#runs.delete(message.runId);
         break;
       case "queryResult":

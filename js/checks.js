@@ -4,7 +4,8 @@
 // The keys of what goes to the worker (config, tool declarations, failure queries) are checked
 // there, against the Rust types themselves; only the options the JS wrapper reads itself
 // (`Agent.create`'s, `run`'s) are listed here.
-import { keelError } from "./errors.js";
+import { KeelErrorCode } from "./codes.js";
+import { KeelError } from "./keel-error.js";
 
 /** How deep a value sent to the worker may nest: the worker's JSON reader stops at 128 levels, and
  * a message wraps what it carries in a few of its own. */
@@ -75,14 +76,16 @@ export function checkKeys(object, known, where) {
     if (known.includes(key)) continue;
     const near = closestKey(key, known);
     const hint = near ? `did you mean \`${near}\`?` : `known: ${known.map((k) => `\`${k}\``).join(", ")}`;
-    throw keelError("INVALID_CONFIG", `${where}: unknown option \`${key}\` (${hint})`);
+    const at = /`([^`]+)`$/.exec(where)?.[1];
+    const fields = { path: at ? `${at}.${key}` : key, suggestion: near };
+    throw new KeelError(KeelErrorCode.INVALID_CONFIG, `${where}: unknown option \`${key}\` (${hint})`, fields);
   }
 }
 
 /** Refuses anything but a plain object (or `undefined` when `optional`). */
 export function checkObject(value, where, optional = true) {
   if (value === undefined && optional) return;
-  if (!isPlainObject(value)) throw keelError("INVALID_CONFIG", `${where} must be an object; got ${describe(value)}`);
+  if (!isPlainObject(value)) throw new KeelError(KeelErrorCode.INVALID_CONFIG, `${where} must be an object; got ${describe(value)}`);
 }
 
 /**
@@ -91,21 +94,21 @@ export function checkObject(value, where, optional = true) {
  * null), class instances other than plain objects and arrays, nor nesting past
  * {@link MAX_SENT_DEPTH}. `code` is the error's code; `path` names the value in the message.
  */
-export function checkSendable(value, path, code = "INVALID_CONFIG") {
+export function checkSendable(value, path, code = KeelErrorCode.INVALID_CONFIG) {
   const seen = new Set();
   const walk = (v, at, depth) => {
     if (depth > MAX_SENT_DEPTH) {
-      throw keelError(code, `${at} nests deeper than ${MAX_SENT_DEPTH} levels, more than keel can send to its worker`);
+      throw new KeelError(code, `${at} nests deeper than ${MAX_SENT_DEPTH} levels, more than keel can send to its worker`);
     }
     if (v === null || typeof v === "string" || typeof v === "boolean" || v === undefined) return;
     if (typeof v === "number") {
-      if (!Number.isFinite(v)) throw keelError(code, `${at} is ${v}: expected a finite number`);
+      if (!Number.isFinite(v)) throw new KeelError(code, `${at} is ${v}: expected a finite number`);
       return;
     }
-    if (typeof v !== "object") throw keelError(code, `${at} is ${describe(v)}, which keel cannot send to its worker as JSON`);
-    if (seen.has(v)) throw keelError(code, `${at} refers back to itself (a cycle): keel sends plain JSON`);
+    if (typeof v !== "object") throw new KeelError(code, `${at} is ${describe(v)}, which keel cannot send to its worker as JSON`);
+    if (seen.has(v)) throw new KeelError(code, `${at} refers back to itself (a cycle): keel sends plain JSON`);
     if (!Array.isArray(v) && !isPlainObject(v)) {
-      throw keelError(code, `${at} is ${describe(v)}: expected plain JSON (objects, arrays, strings, numbers)`);
+      throw new KeelError(code, `${at} is ${describe(v)}: expected plain JSON (objects, arrays, strings, numbers)`);
     }
     seen.add(v);
     if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${at}[${i}]`, depth + 1));

@@ -125,24 +125,3 @@ export function toRawFailure(e, nowMs = Date.now()) {
     return { name: "TypeError", message: `a thrown value could not be read: ${inner}`, hints: {} };
   }
 }
-
-/**
- * An error keel raises itself, with a `code` (INVALID_CONFIG, WORKER_FAILED…, see `KeelErrorCode`
- * in index.d.ts) and a `name` (a TypeError for bad input, the default).
- */
-export function keelError(code, message, name = "TypeError") {
-  const error = new Error(message);
-  error.name = name;
-  error.code = code;
-  return error;
-}
-
-/** The structured failure as an Error for the page author: name, message, code, status, hints. */
-export function fromRawFailure(raw) {
-  const error = new Error(raw?.message ?? "unknown failure");
-  error.name = raw?.name ?? "KeelError";
-  for (const key of ["code", "status", "retryAfterMs", "hints"]) {
-    if (raw?.[key] !== undefined && raw?.[key] !== null) error[key] = raw[key];
-  }
-  return error;
-}

@@ -2,14 +2,15 @@
 // `queryResult` with the same id. The Agent's failures(), failureStats(), exportRun(),
 // exportRunOtlp(), exportSession(), clearSession() and applyRetention() are one-liners over `FailureLog.ask`.
 import { checkObject, checkSendable } from "./checks.js";
-import { fromRawFailure, keelError } from "./errors.js";
+import { KeelErrorCode } from "./codes.js";
+import { fromRawFailure, KeelError } from "./keel-error.js";
 
 // A time as ms since the epoch: a Date or a number.
 function millis(name, value) {
   if (value === undefined || value === null) return undefined;
   const ms = value instanceof Date ? value.getTime() : value;
   if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
-    throw keelError("INVALID_CONFIG", `failure query: \`${name}\` must be a Date or ms since the epoch`);
+    throw new KeelError(KeelErrorCode.INVALID_CONFIG, `failure query: \`${name}\` must be a Date or ms since the epoch`);
   }
   return Math.floor(ms);
 }
@@ -21,7 +22,7 @@ function millis(name, value) {
  */
 export function failureQuery(query = {}) {
   checkObject(query, "failure query");
-  if (Object.hasOwn(query, "kind")) throw keelError("INVALID_CONFIG", "failure query: unknown option `kind`");
+  if (Object.hasOwn(query, "kind")) throw new KeelError(KeelErrorCode.INVALID_CONFIG, "failure query: unknown option `kind`");
   checkSendable({ ...query, since: undefined, until: undefined }, "failure query");
   const out = { ...query, since: millis("since", query.since), until: millis("until", query.until) };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));

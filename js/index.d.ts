@@ -1,6 +1,7 @@
 // Types of keel-agent's JS surface (hand-written: the wrapper adds the behaviour). The engine's
 // own records mirror the Rust types in src/engine and src/store.
 
+import type { ErrorCode, KeelErrorCode } from "./codes.js";
 import type { WllamaOptions } from "./wllama.js";
 
 /** A JSON value. */
@@ -12,13 +13,7 @@ export type JsonSchema = { [key: string]: Json };
 export type FailureClass = "transient" | "persistent" | "fatal";
 export type Severity = "warning" | "error" | "critical";
 
-/** A built-in code (`TIMEOUT`, `RATE_LIMITED`, `STALE_REFERENCE`…) or a tool's own. */
-export type ErrorCode =
-  | "UNKNOWN_TOOL" | "INVALID_ARGS" | "MISSING_FIELD" | "INVALID_OUTPUT" | "TIMEOUT" | "RATE_LIMITED"
-  | "UNAVAILABLE" | "NETWORK_ERROR" | "NOT_FOUND" | "STALE_REFERENCE" | "PERMISSION_DENIED" | "CONFLICT"
-  | "QUOTA_EXCEEDED" | "CONTEXT_OVERFLOW" | "SAFETY_BLOCKED" | "UNSUPPORTED" | "MODEL_UNAVAILABLE"
-  | "ABORTED" | "INTERNAL_ERROR" | "UNSEEN_ID" | "UNGROUNDED_ANSWER" | (string & {});
-
+export { ErrorCode, KeelErrorCode } from "./codes.js";
 /** The recovery fields a tool may attach (a ToolError's), each overriding the code's default. */
 export interface FailureHints {
   class?: FailureClass;
@@ -40,32 +35,36 @@ export interface RawFailure {
   hints: FailureHints;
 }
 
-/**
- * The codes of the errors keel raises itself (rather than a tool's or a model's failure):
- * - `INVALID_CONFIG`: an option, a config key or value, a run option or a failure query is wrong.
- *   The message names where (`config.retry.maxAttemps`), what came and what was expected, and for
- *   an unknown key the closest known one (`did you mean \`maxAttempts\`?`).
- * - `INVALID_TOOLS`: a tool declaration is wrong (unknown field, out-of-range setting, schema past
- *   the limits, `refsFrom` naming no tool, duplicate or malformed name).
- * - `PROTOCOL_ERROR`: a message between the page and the worker could not be read; the request it
- *   belonged to fails with it at once (a tool whose reply could not be read is not run again).
- * - `WORKER_FAILED` (the worker script failed or crashed), `WORKER_TERMINATED` (someone called
- *   `terminate()` on it), `WORKER_UNRESPONSIVE` (it left a ping unanswered for `workerTimeoutMs`):
- *   every call, run and `Agent.create` waiting on it rejects, and so does every later call.
- * - `WASM_LOAD_FAILED`, `MODEL_UNAVAILABLE`, `RUN_LIVE`, `RUN_NOT_FOUND`, `RUN_FINISHED`,
- *   `DUPLICATE_RUN_ID`, `STORE_UNAVAILABLE`: as their names say.
- */
-export type KeelErrorCode =
-  | "INVALID_CONFIG" | "INVALID_TOOLS" | "PROTOCOL_ERROR" | "WORKER_FAILED" | "WORKER_TERMINATED"
-  | "WORKER_UNRESPONSIVE" | "WASM_LOAD_FAILED" | "MODEL_UNAVAILABLE" | "RUN_LIVE" | "RUN_NOT_FOUND"
-  | "RUN_FINISHED" | "DUPLICATE_RUN_ID" | "STORE_UNAVAILABLE";
-
-/** An error keel hands the page (init or run failures): the RawFailure's fields on an Error. */
-export interface KeelError extends Error {
-  code?: KeelErrorCode | ErrorCode;
+/** The fields of a {@link KeelError} beyond its code and message. */
+export interface KeelErrorFields {
+  /** The name of the error keel passes on (`NotSupportedError`, `DataCloneError`), when there is one. */
+  sourceName?: string;
   status?: number;
   retryAfterMs?: number;
   hints?: FailureHints;
+  /** Where a setting is wrong, as the page spells it: `config.maxStep`, `tools[1].timeoutMs`. */
+  path?: string;
+  /** For an unknown key, the closest known one (`maxSteps`). */
+  suggestion?: string;
+  /** The run the error ended. */
+  runId?: string;
+  cause?: unknown;
+}
+
+/**
+ * Every error keel hands the page (from `Agent.create`, a run, a query, the worker dying): `name`
+ * "KeelError" and a `code`, a {@link KeelErrorCode} for keel's own errors (a setting, the worker,
+ * a run it cannot resume) or an {@link ErrorCode} for a model's or the store's failure.
+ * The one exception: `dispose()` rejects what was waiting with an `AbortError` (a DOMException), as an
+ * aborted `fetch` does.
+ */
+export interface KeelError extends KeelErrorFields {}
+export class KeelError extends Error {
+  constructor(code: KeelErrorCode | ErrorCode, message: string, fields?: KeelErrorFields);
+  readonly name: "KeelError";
+  code: KeelErrorCode | ErrorCode;
+  /** Whether `error` is a KeelError, also one made by another copy of keel. */
+  static isInstance(error: unknown): error is KeelError;
 }
 
 /** The recovery fields a `ToolError` carries (and takes as options). */
@@ -105,8 +104,8 @@ export class ToolError extends Error {
 
 /** Reads any thrown value as a RawFailure (what keel does with a tool's error). */
 export function toRawFailure(error: unknown, nowMs?: number): RawFailure;
-/** A RawFailure as an Error with its fields. */
-export function fromRawFailure(raw: RawFailure): KeelError;
+/** A RawFailure as a KeelError with its fields (`fields` adds to them). */
+export function fromRawFailure(raw: RawFailure, fields?: KeelErrorFields): KeelError;
 /** A Retry-After value (seconds, a header's delta-seconds or HTTP date) in milliseconds. */
 export function parseRetryAfter(value: string | number | null | undefined, nowMs?: number): number | undefined;
 
@@ -684,7 +683,7 @@ export class Agent {
   unfinishedRuns(): Promise<RunRecord[]>;
   /**
    * Continues a cut-off run from its last committed step, under the same id. A run still live
-   * somewhere fails at once with code `RUN_LIVE` (an `InvalidStateError`); one that has ended
+   * somewhere fails at once with a KeelError, code `RUN_LIVE`; one that has ended
    * meanwhile with `RUN_FINISHED`.
    */
   resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;

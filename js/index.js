@@ -3,4 +3,6 @@
 export { Agent } from "./agent.js";
 export { RunHandle } from "./run-handle.js";
 export { ToolError } from "./tool-error.js";
-export { toRawFailure, fromRawFailure, parseRetryAfter } from "./errors.js";
+export { ErrorCode, KeelErrorCode } from "./codes.js";
+export { toRawFailure, parseRetryAfter } from "./errors.js";
+export { fromRawFailure, KeelError } from "./keel-error.js";

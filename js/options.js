@@ -2,7 +2,8 @@
 // model choice, the tool declarations, `run`'s. What goes on to the worker (the config, the tools'
 // fields, failure queries) is checked there, against the Rust types.
 import { checkKeys, checkObject, checkSendable, describe, isPlainObject } from "./checks.js";
-import { keelError } from "./errors.js";
+import { ErrorCode, KeelErrorCode } from "./codes.js";
+import { KeelError } from "./keel-error.js";
 import { pageBackend } from "./page-backends.js";
 
 // The options the JS wrapper reads itself; what goes to the worker (config, tools) is checked there.
@@ -19,17 +20,17 @@ export function createOptions(options) {
     checkKeys(options, CREATE_OPTIONS, "Agent.create");
     const { tools = [], session = "default", worker, onError, workerTimeoutMs = WORKER_TIMEOUT_MS } = options;
     if (!Array.isArray(tools)) {
-      throw keelError("INVALID_CONFIG", `Agent.create: \`tools\` must be an array of tools; got ${describe(tools)}`);
+      throw new KeelError(KeelErrorCode.INVALID_CONFIG, `Agent.create: \`tools\` must be an array of tools; got ${describe(tools)}`);
     }
     if (typeof session !== "string") {
-      throw keelError("INVALID_CONFIG", `Agent.create: \`session\` must be a string; got ${describe(session)}`);
+      throw new KeelError(KeelErrorCode.INVALID_CONFIG, `Agent.create: \`session\` must be a string; got ${describe(session)}`);
     }
     if (onError !== undefined && typeof onError !== "function") {
-      throw keelError("INVALID_CONFIG", `Agent.create: \`onError\` must be a function; got ${describe(onError)}`);
+      throw new KeelError(KeelErrorCode.INVALID_CONFIG, `Agent.create: \`onError\` must be a function; got ${describe(onError)}`);
     }
     if (!Number.isInteger(workerTimeoutMs) || workerTimeoutMs < 100 || workerTimeoutMs > MAX_WORKER_TIMEOUT_MS) {
-      throw keelError(
-        "INVALID_CONFIG",
+      throw new KeelError(
+        KeelErrorCode.INVALID_CONFIG,
         `Agent.create: \`workerTimeoutMs\` is ${describe(workerTimeoutMs)}: expected a whole number of ms from 100 to ${MAX_WORKER_TIMEOUT_MS}`,
       );
     }
@@ -43,11 +44,11 @@ export function modelChoice(model) {
   if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
   if (Array.isArray(model)) {
     if (model.length === 0) {
-      throw keelError("INVALID_CONFIG", "Agent.create: `model` is an empty array: a fallback chain needs at least one backend");
+      throw new KeelError(KeelErrorCode.INVALID_CONFIG, "Agent.create: `model` is an empty array: a fallback chain needs at least one backend");
     }
     const links = model.map(modelChoice);
     const customs = new Set(links.map((l) => l.custom).filter(Boolean));
-    if (customs.size > 1) throw new TypeError("Agent.create: a model fallback chain takes at most one custom function");
+    if (customs.size > 1) throw new KeelError(KeelErrorCode.INVALID_CONFIG, "Agent.create: a model fallback chain takes at most one custom function");
     return { choice: { kind: "fallback", chain: links.map((l) => l.choice) }, custom: [...customs][0] };
   }
   if (isPlainObject(model)) {
@@ -62,8 +63,8 @@ export function modelChoice(model) {
       return { choice: { kind: "openai", ...model.openai } };
     }
   }
-  throw keelError(
-    "INVALID_CONFIG",
+  throw new KeelError(
+    KeelErrorCode.INVALID_CONFIG,
     `Agent.create: \`model\` is ${describe(model)}; expected { custom: async (messages, { schema, signal }) => text }, ` +
       'a function, "prompt-api", { openai }, { wllama }, or an array of these',
   );
@@ -85,10 +86,11 @@ export async function pageModel(model, owned) {
   checkKeys(model, ["wllama"], "Agent.create: `model`");
   const factory = pageBackend("wllama");
   if (!factory) {
-    const error = new Error(
+    throw new KeelError(
+      ErrorCode.MODEL_UNAVAILABLE,
       'the wllama backend is not loaded: `import "keel-agent/wllama"` first (it needs the @wllama/wllama package)',
+      { sourceName: "NotSupportedError" },
     );
-    throw Object.assign(error, { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" });
   }
   const fn = factory(model.wllama);
   owned.push(fn);
@@ -104,15 +106,15 @@ export async function pageModel(model, owned) {
 export function toolSpec(tool, i) {
   const where = `Agent.create: tools[${i}]`;
   if (!isPlainObject(tool) || typeof tool.name !== "string" || typeof tool.execute !== "function") {
-    throw keelError(
-      "INVALID_TOOLS",
+    throw new KeelError(
+      KeelErrorCode.INVALID_TOOLS,
       `${where} is ${describe(tool)}${isPlainObject(tool) ? ` without a string \`name\` and an \`execute\` function` : ""}; ` +
         "each tool needs a `name` and an `execute(args, { signal })` function",
     );
   }
   const { execute, ...fields } = tool;
   const spec = { description: "", ...fields };
-  checkSendable(spec, `${where} (\`${tool.name}\`)`, "INVALID_TOOLS");
+  checkSendable(spec, `${where} (\`${tool.name}\`)`, KeelErrorCode.INVALID_TOOLS);
   return spec;
 }
 
@@ -123,10 +125,10 @@ export function runOptions(options, where, known = RUN_OPTIONS) {
   checkKeys(opts, known, where);
   const { signal, onEvent } = opts;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw keelError("INVALID_CONFIG", `${where}: \`signal\` must be an AbortSignal; got ${describe(signal)}`);
+    throw new KeelError(KeelErrorCode.INVALID_CONFIG, `${where}: \`signal\` must be an AbortSignal; got ${describe(signal)}`);
   }
   if (onEvent !== undefined && typeof onEvent !== "function") {
-    throw keelError("INVALID_CONFIG", `${where}: \`onEvent\` must be a function; got ${describe(onEvent)}`);
+    throw new KeelError(KeelErrorCode.INVALID_CONFIG, `${where}: \`onEvent\` must be a function; got ${describe(onEvent)}`);
   }
   return opts;
 }

@@ -7,6 +7,7 @@
 // engine reaches the model through the same RPC as a custom model function.
 import { Wllama, WllamaAbortError, WllamaError, WllamaRuntimeError } from "@wllama/wllama";
 import { checkKeys, checkObject } from "./checks.js";
+import { ErrorCode } from "./codes.js";
 import { registerPageBackend } from "./page-backends.js";
 
 const DEFAULTS = { nCtx: 4096, maxTokens: 320, temperature: 0 };
@@ -14,15 +15,15 @@ const DEFAULTS = { nCtx: 4096, maxTokens: 320, temperature: 0 };
 // wllama's error types → DOMException names keel classifies (see src/errors/classify.rs), plus
 // a keel code where the name alone would be vague.
 const BY_TYPE = {
-  download_error: { name: "NetworkError", code: "NETWORK_ERROR" }, // transient: retried
-  load_error: { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" }, // fatal
-  model_not_loaded: { name: "InvalidStateError", code: "UNAVAILABLE" },
-  kv_cache_full: { name: "QuotaExceededError", code: "CONTEXT_OVERFLOW" }, // compact, retry
-  inference_error: { name: "OperationError", code: "UNAVAILABLE" }, // transient
-  unknown_error: { name: "OperationError", code: "UNAVAILABLE" },
+  download_error: { name: "NetworkError", code: ErrorCode.NETWORK_ERROR }, // transient: retried
+  load_error: { name: "NotSupportedError", code: ErrorCode.MODEL_UNAVAILABLE }, // fatal
+  model_not_loaded: { name: "InvalidStateError", code: ErrorCode.UNAVAILABLE },
+  kv_cache_full: { name: "QuotaExceededError", code: ErrorCode.CONTEXT_OVERFLOW }, // compact, retry
+  inference_error: { name: "OperationError", code: ErrorCode.UNAVAILABLE }, // transient
+  unknown_error: { name: "OperationError", code: ErrorCode.UNAVAILABLE },
 };
 
-const UNLOADABLE = { name: "NotSupportedError", code: "MODEL_UNAVAILABLE" };
+const UNLOADABLE = { name: "NotSupportedError", code: ErrorCode.MODEL_UNAVAILABLE };
 
 /**
  * A wllama failure as an Error keel reads by name and code (never by message). Loading fails for
@@ -33,11 +34,11 @@ function failure(e, signal, doing, loading = false) {
   if (signal?.aborted) return signal.reason ?? new DOMException("aborted", "AbortError");
   if (e instanceof WllamaAbortError || e?.name === "AbortError") return new DOMException("aborted", "AbortError");
   const message = `wllama ${doing}: ${e?.message ?? String(e)}`;
-  let kind = loading ? UNLOADABLE : { name: "OperationError", code: "UNAVAILABLE" };
+  let kind = loading ? UNLOADABLE : { name: "OperationError", code: ErrorCode.UNAVAILABLE };
   if (e instanceof WllamaError) kind = BY_TYPE[e.type] ?? kind;
   // A crash of the wasm runtime (out of memory, a trap) leaves the instance unusable.
   else if (e instanceof WllamaRuntimeError) kind = UNLOADABLE;
-  else if (e instanceof TypeError) kind = { name: "NetworkError", code: "NETWORK_ERROR" }; // fetch failed
+  else if (e instanceof TypeError) kind = { name: "NetworkError", code: ErrorCode.NETWORK_ERROR }; // fetch failed
   const error = new Error(message, { cause: e });
   error.name = kind.name;
   error.code = kind.code;

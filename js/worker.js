@@ -2,6 +2,7 @@
 // while the wasm loads are buffered and handled first, in order. No top-level await: bundlers
 // emit workers as classic scripts by default (Vite's `worker.format` is "iife"), where it fails.
 import init, { startWorker } from "./keel.js";
+import { KeelErrorCode } from "./codes.js";
 import { toRawFailure } from "./errors.js";
 
 const early = [];
@@ -19,5 +20,5 @@ init()
   })
   .catch((e) => {
     self.removeEventListener("message", buffer);
-    self.postMessage({ type: "initFailed", error: { ...toRawFailure(e), code: "WASM_LOAD_FAILED" } });
+    self.postMessage({ type: "initFailed", error: { ...toRawFailure(e), code: KeelErrorCode.WASM_LOAD_FAILED } });
   });

@@ -3,9 +3,9 @@
 //! and clear structured failures for malformed messages.
 
 use keel::engine::{Event, Message, ModelRequest, Role, Usage};
-use keel::errors::RawFailure;
+use keel::errors::{KeelErrorCode, RawFailure};
 use keel::web::protocol::{
-    ModelChoice, ModelText, PageMessage, RedactValue, Reply, ToolValue, WorkerMessage, PROTOCOL_ERROR,
+    ModelChoice, ModelText, PageMessage, RedactValue, Reply, ToolValue, WorkerMessage,
 };
 use serde_json::{json, Value};
 
@@ -100,7 +100,10 @@ fn model_results_carry_text_and_usage() {
     assert_eq!(reply.usage, Some(Usage { prompt_tokens: 5, completion_tokens: 2 }));
     round_trip(&message);
     let without_error: Reply<ModelText> = Reply { id: 2, ok: false, payload: None, error: None };
-    assert_eq!(without_error.into_model_reply().unwrap_err().code.as_deref(), Some(PROTOCOL_ERROR));
+    assert_eq!(
+        without_error.into_model_reply().unwrap_err().code.as_deref(),
+        Some(KeelErrorCode::ProtocolError.as_str())
+    );
     let failed = Reply::<ToolValue>::failed(3, RawFailure::named("AbortError", "stop"));
     assert_eq!(failed.into_result().unwrap_err().name.as_deref(), Some("AbortError"));
 }
@@ -178,7 +181,7 @@ fn malformed_messages_become_protocol_failures_that_say_what_was_wrong() {
     ];
     for (text, mention) in cases {
         let failure = PageMessage::from_json(text).unwrap_err();
-        assert_eq!(failure.code.as_deref(), Some(PROTOCOL_ERROR), "{text}");
+        assert_eq!(failure.code.as_deref(), Some(KeelErrorCode::ProtocolError.as_str()), "{text}");
         assert_eq!(failure.name.as_deref(), Some("DataError"));
         assert!(failure.message.contains(mention), "{text}: {}", failure.message);
     }

@@ -156,3 +156,19 @@ fn did_you_mean_is_bounded_in_work_for_thousands_of_near_misses() {
     assert_eq!(issues.len(), 1);
     assert_eq!(issues[0].suggestion.as_deref(), Some("option_0007"));
 }
+
+#[test]
+fn an_unknown_key_carries_its_path_and_the_closest_known_key_as_fields() {
+    let mut w = Worker::new();
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"maxStep": 3}, "tools": []}));
+    let reply = w.next();
+    assert_eq!(reply["error"]["code"], "INVALID_CONFIG");
+    assert_eq!(
+        reply["error"]["hints"]["details"],
+        json!({"path": "config.maxStep", "suggestion": "maxSteps"})
+    );
+    // A value of the wrong kind has a place but no suggestion.
+    let mut w = Worker::new();
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"maxSteps": -1}, "tools": []}));
+    assert_eq!(w.next()["error"]["hints"]["details"], json!({"path": "config.maxSteps"}));
+}

@@ -20,6 +20,16 @@ pub(crate) enum Stop {
     Fatal { code: ErrorCode, message: String },
 }
 
+/// What one step came to: the loop goes on, the model answered, or the run stops early.
+enum StepResult {
+    /// The step is committed (or the reply refused) and the loop takes the next one.
+    Continue,
+    /// The model's final answer (checked, possibly replaced by an honest one), committed.
+    Answer(String),
+    /// The run stops early: cancelled, or a fatal failure.
+    Stop(Stop),
+}
+
 impl Stop {
     pub(crate) fn reason(self) -> EndReason {
         match self {
@@ -134,12 +144,12 @@ impl<'a> RunState<'a> {
                 return self.forced_final(EndReason::MaxSteps { steps: config.max_steps }).await;
             }
             match self.step_once().await {
-                Ok(Some(answer)) => {
+                StepResult::Answer(answer) => {
                     let success = !self.answered_after_failure() && self.ungrounded.is_empty();
                     return self.finish(answer, success, EndReason::FinalAnswer).await;
                 }
-                Ok(None) => {}
-                Err(stop) => break stop,
+                StepResult::Continue => {}
+                StepResult::Stop(stop) => break stop,
             }
         };
         let answer = match &stop {
@@ -182,11 +192,14 @@ impl<'a> RunState<'a> {
         previous.outcome == Outcome::Failed && failures_at(previous.step).any(|f| !f.recovered)
     }
 
-    /// One step: ask, parse, check, act, observe. `Some(answer)` when the model answered.
-    async fn step_once(&mut self) -> Result<Option<String>, Stop> {
+    /// One step: ask, parse, check, act, observe.
+    async fn step_once(&mut self) -> StepResult {
         let step = self.step() + 1;
         (self.emit)(&Event::StepStarted { step });
-        let text = self.ask(step, None).await?;
+        let text = match self.ask(step, None).await {
+            Ok(text) => text,
+            Err(stop) => return StepResult::Stop(stop),
+        };
         let parsed = match parse_step(&text) {
             Ok(parsed) => parsed,
             Err(error) => {
@@ -194,7 +207,7 @@ impl<'a> RunState<'a> {
                 let raw = RawFailure::message(error.summary()).with_hints(hints);
                 let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
                 self.reject_reply(step, String::new(), envelope, error.received).await;
-                return Ok(None);
+                return StepResult::Continue;
             }
         };
         if !parsed.repairs.is_empty() {
@@ -210,24 +223,24 @@ impl<'a> RunState<'a> {
             let raw = RawFailure::message(summary).with_hints(hints);
             let envelope = self.envelope(ErrorCode::InvalidOutput, &raw, None, CallContext::default());
             self.reject_reply(step, String::new(), envelope, text).await;
-            return Ok(None);
+            return StepResult::Continue;
         }
         match parsed.step {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
                 let answer = match self.check_answer(step, &thought, &answer, &text).await {
-                    Verdict::Retry => return Ok(None),
+                    Verdict::Retry => return StepResult::Continue,
                     Verdict::Accept => answer,
                     Verdict::Replace(honest) => {
                         let turn =
                             Turn { reply: Some(text), ..Turn::final_answer(step, thought, honest.clone()) };
                         self.commit(turn).await;
-                        return Ok(Some(honest));
+                        return StepResult::Answer(honest);
                     }
                 };
                 self.log.recover(None);
                 self.commit(Turn::final_answer(step, thought, answer.clone())).await;
-                Ok(Some(answer))
+                StepResult::Answer(answer)
             }
             Step::Action { thought, tool, args } => {
                 self.say_thought(step, &thought);
@@ -239,7 +252,7 @@ impl<'a> RunState<'a> {
                 };
                 self.commit(Turn { step, thought, action: Some(action), observation, outcome, reply: None })
                     .await;
-                stop.map_or(Ok(None), Err)
+                stop.map_or(StepResult::Continue, StepResult::Stop)
             }
         }
     }

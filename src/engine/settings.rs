@@ -24,6 +24,8 @@ pub struct SettingError {
     pub message: String,
     /// Whether the error is an unknown key (rather than a value of the wrong kind).
     pub unknown_key: bool,
+    /// For an unknown key, the closest known one (`maxSteps` for `maxStep`).
+    pub suggestion: Option<String>,
 }
 
 impl fmt::Display for SettingError {
@@ -50,21 +52,23 @@ pub fn read<T: DeserializeOwned + Serialize>(
                 // Inside an internally tagged enum (`{kind: "openai", …}`) the path stops short of
                 // the key.
                 let path = if path.ends_with(&key) { path } else { format!("{path}.{key}") };
-                let hint = match closest(&key, known.iter().map(String::as_str)).first() {
+                let suggestion =
+                    closest(&key, known.iter().map(String::as_str)).first().map(|s| s.to_string());
+                let hint = match &suggestion {
                     Some(near) => format!("did you mean `{near}`?"),
                     None if known.is_empty() => "it takes no keys".to_string(),
                     None => format!("known keys: {}", known.join(", ")),
                 };
-                SettingError { path, message: format!("unknown key ({hint})"), unknown_key: true }
+                SettingError { path, message: format!("unknown key ({hint})"), unknown_key: true, suggestion }
             }
-            None => SettingError { path, message: plain(&inner), unknown_key: false },
+            None => SettingError { path, message: plain(&inner), unknown_key: false, suggestion: None },
         }
     })?;
     // What `T` reads as an object must have been one, not an array read by position.
     let written = serde_json::to_value(&read).unwrap_or(Value::Null);
     if let Some(path) = array_for_object(value, &written, at.to_string()) {
         let message = "got an array; expected an object (with named keys)".to_string();
-        return Err(SettingError { path, message, unknown_key: false });
+        return Err(SettingError { path, message, unknown_key: false, suggestion: None });
     }
     Ok(read)
 }

@@ -107,6 +107,11 @@ const ALIASES: &[(&str, ErrorCode)] = &[
 ];
 
 impl ErrorCode {
+    /// The built-in codes' wire spellings, in the order the page lists them.
+    pub fn built_in() -> impl Iterator<Item = &'static str> {
+        BUILT_IN.iter().map(|(_, s)| *s)
+    }
+
     /// The wire spelling: `SCREAMING_SNAKE` for built-in codes, the tool's own spelling otherwise.
     pub fn as_str(&self) -> &str {
         match self {

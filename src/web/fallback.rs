@@ -77,7 +77,10 @@ impl Model for FallbackModel {
                 let Some(backend) = self.backends.get(index) else {
                     return Err(RawFailure {
                         name: Some("NotSupportedError".into()),
-                        ..RawFailure::coded("MODEL_UNAVAILABLE", "the model fallback chain is empty")
+                        ..RawFailure::coded(
+                            ErrorCode::ModelUnavailable.as_str(),
+                            "the model fallback chain is empty",
+                        )
                     });
                 };
                 let failure = match backend.model.complete(request).await {

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 
 use crate::engine::{Agent, AgentError, Clock, Effects, Random};
-use crate::errors::{FailureClass, RawFailure};
+use crate::errors::{FailureClass, KeelErrorCode, RawFailure};
 
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
@@ -320,5 +320,5 @@ impl WorkerHost {
 
 /// A tool spec the page got wrong.
 fn invalid_tools(message: String) -> RawFailure {
-    super::init::invalid_setting("INVALID_TOOLS", message)
+    super::init::invalid_setting(KeelErrorCode::InvalidTools, message)
 }

@@ -2,18 +2,18 @@
 //! own, so that a mistake fails `init` with a code and the place it is (`tools[1].timeoutMs`,
 //! `config.retry.maxAttemps`), read by [`crate::engine::settings::read`] against the types themselves.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::protocol::{Init, ModelChoice};
-use crate::engine::settings::read;
+use crate::engine::settings::{read, SettingError};
 use crate::engine::AgentConfig;
-use crate::errors::RawFailure;
+use crate::errors::{KeelErrorCode, RawFailure};
 use crate::tools::ToolSpec;
 
 impl Init {
     /// The model choice, or an INVALID_CONFIG failure naming what is wrong with it.
     pub fn read_model(&self) -> Result<ModelChoice, RawFailure> {
-        read(&self.model, "model", &[]).map_err(|e| invalid_setting("INVALID_CONFIG", e.to_string()))
+        read(&self.model, "model", &[]).map_err(|e| misread(KeelErrorCode::InvalidConfig, &e, ""))
     }
 
     /// The tool specs, or an INVALID_TOOLS failure naming the tool and the field.
@@ -21,7 +21,7 @@ impl Init {
         let read_one = |(i, tool): (usize, &Value)| {
             read::<ToolSpec>(tool, &format!("tools[{i}]"), &[]).map_err(|e| {
                 let name = tool.get("name").and_then(Value::as_str).map(|n| format!(" (tool `{n}`)"));
-                invalid_setting("INVALID_TOOLS", format!("{e}{}", name.unwrap_or_default()))
+                misread(KeelErrorCode::InvalidTools, &e, &name.unwrap_or_default())
             })
         };
         self.tools.iter().enumerate().map(read_one).collect()
@@ -39,11 +39,22 @@ impl Init {
             }
             other => other.clone(),
         };
-        read(&config, "config", &["store"]).map_err(|e| invalid_setting("INVALID_CONFIG", e.to_string()))
+        read(&config, "config", &["store"]).map_err(|e| misread(KeelErrorCode::InvalidConfig, &e, ""))
     }
 }
 
-/// A setting the page got wrong: a TypeError with `code`.
-pub fn invalid_setting(code: &str, message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded(code, message) }
+/// A setting the page got wrong, with `code`.
+pub fn invalid_setting(code: KeelErrorCode, message: String) -> RawFailure {
+    RawFailure::coded(code, message)
+}
+
+/// A setting that could not be read, with `code`: the message, and the place (`path`) and the
+/// closest known key (`suggestion`) in the details, which the page's `KeelError` carries as fields.
+pub fn misread(code: KeelErrorCode, error: &SettingError, note: &str) -> RawFailure {
+    let mut failure = invalid_setting(code, format!("{error}{note}"));
+    failure.hints.details.insert("path".into(), json!(error.path));
+    if let Some(near) = &error.suggestion {
+        failure.hints.details.insert("suggestion".into(), json!(near));
+    }
+    failure
 }

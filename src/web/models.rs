@@ -13,7 +13,7 @@ use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
 use crate::engine::{Clock, Event, Model, ModelReply, ModelRequest};
-use crate::errors::RawFailure;
+use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 
 use super::fallback::{Backend, FallbackModel, WarningSink};
 use super::js_model::PageModel;
@@ -90,7 +90,7 @@ pub fn check(choice: &ModelChoice) -> Result<(), RawFailure> {
             for member in chain {
                 match check(member) {
                     Ok(()) => runnable = true,
-                    Err(e) if e.code.as_deref() == Some("MODEL_UNAVAILABLE") => {}
+                    Err(e) if e.code.as_deref() == Some(ErrorCode::ModelUnavailable.as_str()) => {}
                     Err(e) => return Err(e),
                 }
             }
@@ -168,7 +168,7 @@ fn missing(what: &str) -> RawFailure {
     RawFailure {
         name: Some("NotSupportedError".into()),
         ..RawFailure::coded(
-            "MODEL_UNAVAILABLE",
+            ErrorCode::ModelUnavailable.as_str(),
             format!(
                 "{what} is not in this build of keel yet; pass `model: \"prompt-api\"`, \
                  `{{ openai: {{ baseUrl, model }} }}` or `{{ custom: async (messages, {{ schema, signal }}) => text }}`"
@@ -178,5 +178,5 @@ fn missing(what: &str) -> RawFailure {
 }
 
 fn invalid(message: String) -> RawFailure {
-    RawFailure { name: Some("TypeError".into()), ..RawFailure::coded("INVALID_MODEL", message) }
+    RawFailure::coded(KeelErrorCode::InvalidModel, message)
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::{Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
-use crate::errors::RawFailure;
+use crate::errors::{KeelErrorCode, RawFailure};
 
 use super::openai::ResponseFormat;
 use super::wire::{well_formed, Header};
@@ -395,12 +395,9 @@ pub enum WorkerMessage {
     },
 }
 
-/// The code of every failure the protocol itself produces.
-pub const PROTOCOL_ERROR: &str = "PROTOCOL_ERROR";
-
 /// A failure of the protocol (a malformed or unexpected message), as a structured failure.
 pub fn protocol_failure(message: impl Into<String>) -> RawFailure {
-    RawFailure { name: Some("DataError".into()), ..RawFailure::coded(PROTOCOL_ERROR, message) }
+    RawFailure { name: Some("DataError".into()), ..RawFailure::coded(KeelErrorCode::ProtocolError, message) }
 }
 
 impl PageMessage {

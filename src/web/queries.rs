@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use super::host::WorkerHost;
 use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMessage};
-use crate::errors::RawFailure;
+use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 use crate::store::otlp::run_to_otlp;
 use crate::store::query::FailureQuery;
 use crate::store::retention::Pruned;
@@ -131,11 +131,11 @@ impl FailureLog for super::indexeddb::IdbStore {
 /// A store failure as the page sees it: a coded `StoreError`.
 pub(crate) fn store_failure(error: &StoreError) -> RawFailure {
     let code = match error {
-        StoreError::QuotaExceeded(_) | StoreError::Pruned(_) => "QUOTA_EXCEEDED",
-        StoreError::Unavailable(_) => "UNAVAILABLE",
-        _ => "INTERNAL_ERROR",
+        StoreError::QuotaExceeded(_) | StoreError::Pruned(_) => ErrorCode::QuotaExceeded,
+        StoreError::Unavailable(_) => ErrorCode::Unavailable,
+        _ => ErrorCode::Internal,
     };
-    RawFailure { name: Some("StoreError".into()), ..RawFailure::coded(code, error.to_string()) }
+    RawFailure { name: Some("StoreError".into()), ..RawFailure::coded(code.as_str(), error.to_string()) }
 }
 
 /// Answers a `query` message: from the agent's store once `init` built it, else a protocol failure.
@@ -145,7 +145,7 @@ pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: Value) {
     let query: StoreQuery = match crate::engine::settings::read(&query, "query", &[]) {
         Ok(query) => query,
         Err(e) => {
-            let error = super::init::invalid_setting("INVALID_CONFIG", e.to_string());
+            let error = super::init::misread(KeelErrorCode::InvalidConfig, &e, "");
             return host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
         }
     };

@@ -18,7 +18,7 @@ use futures_util::future::select;
 use futures_util::FutureExt;
 
 use crate::engine::{Agent, CancelToken, Event, RunOptions, RunResult};
-use crate::errors::RawFailure;
+use crate::errors::{KeelErrorCode, RawFailure};
 
 use super::host::WorkerHost;
 use super::locks::{held_lock_names, live_run_ids, HeldLock};
@@ -111,9 +111,15 @@ impl WorkerHost {
                 match built.agent.effects().store.load_run(&run.run_id).await {
                     Ok(Some(saved)) => run.session = saved.run.session,
                     Ok(None) => {
-                        return host.refuse(&run.run_id, "RUN_NOT_FOUND", "no stored run has this id")
+                        return host.refuse(
+                            &run.run_id,
+                            KeelErrorCode::RunNotFound,
+                            "no stored run has this id",
+                        )
                     }
-                    Err(e) => return host.refuse(&run.run_id, "STORE_UNAVAILABLE", &e.to_string()),
+                    Err(e) => {
+                        return host.refuse(&run.run_id, KeelErrorCode::StoreUnavailable, &e.to_string())
+                    }
                 }
             }
             let Some((cancel, done, before)) = host.runs.admit(&run.run_id, &run.session) else {
@@ -121,7 +127,7 @@ impl WorkerHost {
                     Some(_) => host.refuse_live(&run.run_id, "in this agent"),
                     None => host.refuse(
                         &run.run_id,
-                        "DUPLICATE_RUN_ID",
+                        KeelErrorCode::DuplicateRunId,
                         "a run with this id is already under way",
                     ),
                 };
@@ -136,7 +142,7 @@ impl WorkerHost {
                     Some(_) => host.refuse_live(&run_id, "in another tab or worker"),
                     None => host.refuse(
                         &run_id,
-                        "DUPLICATE_RUN_ID",
+                        KeelErrorCode::DuplicateRunId,
                         "another tab or worker runs a run with this id",
                     ),
                 };
@@ -195,7 +201,7 @@ impl WorkerHost {
                         WorkerMessage::UnfinishedRuns { id, runs, error: None }
                     }
                     Err(e) => {
-                        let error = RawFailure::coded("STORE_UNAVAILABLE", e.to_string());
+                        let error = RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string());
                         WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) }
                     }
                 };
@@ -205,8 +211,9 @@ impl WorkerHost {
         );
     }
 
-    fn refuse(&self, run_id: &str, code: &str, message: &str) {
-        self.refuse_as(run_id, "TypeError", code, message);
+    fn refuse(&self, run_id: &str, code: KeelErrorCode, message: &str) {
+        let error = RawFailure::coded(code, format!("run `{run_id}`: {message}"));
+        self.rpc.post(&WorkerMessage::RunFailed { run_id: run_id.to_string(), error });
     }
 
     /// Refuses to resume or abandon a run that is live `where_`: it is not cut off.
@@ -215,15 +222,7 @@ impl WorkerHost {
             "it is still under way {where_}, so it was not cut off; resume or abandon it only once it \
              has stopped (it is then listed by unfinishedRuns)"
         );
-        self.refuse_as(run_id, "InvalidStateError", "RUN_LIVE", &message);
-    }
-
-    fn refuse_as(&self, run_id: &str, name: &str, code: &str, message: &str) {
-        let error = RawFailure {
-            name: Some(name.into()),
-            ..RawFailure::coded(code, format!("run `{run_id}`: {message}"))
-        };
-        self.rpc.post(&WorkerMessage::RunFailed { run_id: run_id.to_string(), error });
+        self.refuse(run_id, KeelErrorCode::RunLive, &message);
     }
 }
 
@@ -235,16 +234,16 @@ async fn resume_run(
     mode: Resume,
     options: RunOptions,
     emit: &dyn Fn(&Event),
-) -> Result<RunResult, (&'static str, String)> {
+) -> Result<RunResult, (KeelErrorCode, String)> {
     let saved = agent.effects().store.load_run(run_id).await;
     let SavedRun { run, turns } = match saved {
         Ok(Some(saved)) => saved,
-        Ok(None) => return Err(("RUN_NOT_FOUND", "no stored run has this id".into())),
-        Err(e) => return Err(("STORE_UNAVAILABLE", e.to_string())),
+        Ok(None) => return Err((KeelErrorCode::RunNotFound, "no stored run has this id".into())),
+        Err(e) => return Err((KeelErrorCode::StoreUnavailable, e.to_string())),
     };
     if run.status != RunStatus::Running {
         let status = serde_json::to_value(run.status).unwrap_or_default();
-        return Err(("RUN_FINISHED", format!("the run has already ended ({status})")));
+        return Err((KeelErrorCode::RunFinished, format!("the run has already ended ({status})")));
     }
     let turns = turns.into_iter().map(|t| t.turn).collect();
     Ok(match mode {

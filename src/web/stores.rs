@@ -12,7 +12,7 @@ use super::host::Spawner;
 use super::queries::FailureLog;
 use super::redact_hook::PageRedactor;
 use super::rpc::Rpc;
-use crate::errors::RawFailure;
+use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::redact::{RedactSetting, Redactor};
 use crate::store::{IdbOptions, MemoryStore, Store, StoreChoice};
 
@@ -48,7 +48,7 @@ pub(crate) fn redactor_for(
 
 /// A setting the page got wrong.
 pub(crate) fn invalid_config(message: String) -> RawFailure {
-    super::init::invalid_setting("INVALID_CONFIG", message)
+    super::init::invalid_setting(KeelErrorCode::InvalidConfig, message)
 }
 
 fn memory() -> Stores {

@@ -120,13 +120,13 @@ test("the failure log from the page: by tool and code, stats, export with turns,
   assert.deepEqual(r.afterClear, []);
   assert.deepEqual([r.exportAfterClear.session, r.exportAfterClear.runs], [null, []]);
   assert.equal(typeof r.retention.runs, "number");
-  assert.equal(r.badQuery, "TypeError");
-  assert.equal(r.afterDispose, "InvalidStateError");
+  assert.equal(r.badQuery, "KeelError INVALID_CONFIG");
+  assert.equal(r.afterDispose, "KeelError AGENT_DISPOSED");
 });
 
 test('model: "prompt-api" where Chrome has no usable model fails Agent.create with a clear, structured error', async () => {
   const r = await scenario("unavailableBackend");
-  assert.deepEqual([r.rejected, r.name, r.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
+  assert.deepEqual([r.rejected, r.name, r.sourceName, r.code], [true, "KeelError", "NotSupportedError", "MODEL_UNAVAILABLE"]);
   assert.match(r.message, /Chrome's built-in model is not available (on this device \(availability: unavailable\)|in this browser)/);
   assert.match(r.message, /custom/);
 });

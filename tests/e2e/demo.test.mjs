@@ -187,7 +187,7 @@ test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot l
       const tryCreate = (modelUrl) =>
         Agent.create({ model: { wllama: { modelUrl } } }).then(
           (agent) => (agent.dispose(), { rejected: false }),
-          (e) => ({ rejected: true, name: e.name, code: e.code, message: e.message }),
+          (e) => ({ rejected: true, name: e.name, sourceName: e.sourceName, code: e.code, message: e.message }),
         );
       const before = await tryCreate("/models/SmolLM2-135M-Instruct.Q4_1.gguf");
       const { wllamaModel } = await import("keel-agent/wllama");
@@ -200,10 +200,14 @@ test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot l
       }
       return { before, missing, threw };
     });
-    assert.deepEqual([r.before.rejected, r.before.name, r.before.code], [true, "NotSupportedError", "MODEL_UNAVAILABLE"]);
+    assert.deepEqual(
+      [r.before.rejected, r.before.name, r.before.sourceName, r.before.code],
+      [true, "KeelError", "NotSupportedError", "MODEL_UNAVAILABLE"],
+    );
     assert.match(r.before.message, /import "keel-agent\/wllama"/);
     assert.equal(r.missing.rejected, true);
-    assert.ok(["NetworkError", "NotSupportedError"].includes(r.missing.name), JSON.stringify(r.missing));
+    assert.equal(r.missing.name, "KeelError");
+    assert.ok(["NetworkError", "NotSupportedError"].includes(r.missing.sourceName), JSON.stringify(r.missing));
     assert.match(r.missing.message, /missing\.gguf/);
     assert.equal(r.threw, "TypeError");
   } finally {

@@ -83,7 +83,7 @@ test("a run live in another tab is not offered for resume, and resuming or aband
   assert.equal(probe.status, "running", "the store alone cannot tell it from a cut-off run");
   assert.deepEqual(probe.unfinished, [], "a live run is not unfinished");
   for (const refused of [probe.resumed, probe.abandoned]) {
-    assert.deepEqual([refused.name, refused.code], ["InvalidStateError", "RUN_LIVE"], JSON.stringify(refused));
+    assert.deepEqual([refused.name, refused.code], ["KeelError", "RUN_LIVE"], JSON.stringify(refused));
     assert.match(refused.message, /still under way in another tab or worker/);
     assert.ok(refused.ms < 1000, `refused after ${refused.ms} ms, not once the run ended`);
   }

@@ -231,7 +231,7 @@ test("the Prompt API where Chromium has no model: the run is refused with MODEL_
   }));
   assert.match(shown.answer, /could not start: Chrome's built-in model is not available/);
   assert.equal(shown.failure.length, 1);
-  assert.match(shown.failure[0], /NotSupportedError[\s\S]*MODEL_UNAVAILABLE/);
+  assert.match(shown.failure[0], /KeelError[\s\S]*MODEL_UNAVAILABLE/);
   assert.equal(await panel.locator("#run").isDisabled(), false, "the panel can run again");
   assert.deepEqual(pageErrors, []);
   await Promise.all([panel.close(), shop.close()]);

@@ -1,7 +1,7 @@
 // Page side of hardening.test.mjs: bad input through the public API and the boundary, each
 // scenario returning what came back (an error's name/code/message, a run's result, how often each
 // tool ran). Every agent uses the memory store or its own database, and is disposed.
-import { Agent, ToolError } from "/pkg/index.js";
+import { Agent, KeelError, ToolError } from "/pkg/index.js";
 
 import { act, answer, idbRequest, scripted, sleep, tool } from "./steps.js";
 
@@ -13,7 +13,15 @@ async function settle(promise, ms = 5000) {
   const timeout = sleep(ms).then(() => ({ hung: true }));
   const settled = Promise.resolve(promise).then(
     (value) => ({ ok: true, value }),
-    (e) => ({ ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) }),
+    (e) => ({
+      ok: false,
+      name: e?.name,
+      code: e?.code,
+      message: String(e?.message ?? e),
+      keelError: e instanceof KeelError && KeelError.isInstance(e),
+      path: e?.path,
+      suggestion: e?.suggestion,
+    }),
   );
   return Promise.race([settled, timeout]);
 }

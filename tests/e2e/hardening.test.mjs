@@ -12,12 +12,15 @@ const refused = (got, code, pattern) => {
   assert.equal(got.ok, false, JSON.stringify(got));
   assert.equal(got.code, code, got.message);
   assert.match(got.message, pattern);
+  assert.deepEqual([got.name, got.keelError], ["KeelError", true], JSON.stringify(got));
 };
 
 test("Agent.create refuses bad options at once, naming what was wrong", async () => {
   const r = await scenario("hardenCreate");
   refused(r.configArray, "INVALID_CONFIG", /config.* must be an object; got an array/);
   refused(r.maxStep, "INVALID_CONFIG", /`config\.maxStep`: unknown key \(did you mean `maxSteps`\?\)/);
+  assert.deepEqual([r.maxStep.path, r.maxStep.suggestion], ["config.maxStep", "maxSteps"]);
+  assert.deepEqual([r.topLevel.path, r.topLevel.suggestion], ["modle", "model"]);
   refused(r.maxAttemps, "INVALID_CONFIG", /`config\.retry\.maxAttemps`: unknown key \(did you mean `maxAttempts`\?\)/);
   refused(r.nan, "INVALID_CONFIG", /config\.maxSteps is NaN: expected a finite number/);
   refused(r.negative, "INVALID_CONFIG", /`config\.maxSteps`: got the number `-1`; expected a whole number/);

@@ -38,7 +38,7 @@ test("a redaction function on the page: asked per step; one that throws gets the
 
 test("a malformed policy fails Agent.create, naming the setting", async () => {
   const r = await scenario("badRedaction");
-  assert.deepEqual([r.rejected, r.name, r.code], [true, "TypeError", "INVALID_CONFIG"]);
+  assert.deepEqual([r.rejected, r.name, r.code], [true, "KeelError", "INVALID_CONFIG"]);
   assert.match(r.message, /`store\.redact\.keys\[1\]`/);
 });
 

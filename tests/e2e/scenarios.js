@@ -202,7 +202,7 @@ export async function unavailableBackend() {
     await Agent.create({ model: "prompt-api", tools: [] });
     return { rejected: false };
   } catch (e) {
-    return { rejected: true, name: e.name, code: e.code, message: e.message };
+    return { rejected: true, name: e.name, sourceName: e.sourceName, code: e.code, message: e.message };
   }
 }
 
@@ -245,12 +245,12 @@ export async function failureLog() {
   out.retention = await agent.applyRetention();
   out.badQuery = await agent.failures({ limit: -1 }).then(
     () => null,
-    (e) => e.name,
+    (e) => `${e.name} ${e.code}`,
   );
   agent.dispose();
   out.afterDispose = await agent.failures().then(
     () => null,
-    (e) => e.name,
+    (e) => `${e.name} ${e.code}`,
   );
   return out;
 }

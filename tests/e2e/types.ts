@@ -2,6 +2,8 @@
 // usage a page author would write, with no `any` to lean on.
 import {
   Agent,
+  KeelError,
+  KeelErrorCode,
   ToolError,
   type AgentEvent,
   type CustomModel,
@@ -137,4 +139,18 @@ export async function dom(custom: CustomModel): Promise<string> {
   domTools({ run: tab, include: ["hover"] });
   agent.dispose();
   return result.ok ? result.text : `${result.error.code}: ${result.error.recovery?.join(" ") ?? ""} ${there[0]?.recoverWith?.STALE_REFERENCE ?? ""}`;
+}
+
+// Every error keel hands the page is a KeelError, its code one of the generated enum's.
+export async function recover(custom: CustomModel): Promise<string> {
+  try {
+    await Agent.create({ model: { custom }, config: { maxStep: 3 } as never });
+    return "built";
+  } catch (e) {
+    if (!KeelError.isInstance(e)) throw e;
+    if (e.code === KeelErrorCode.INVALID_CONFIG) return `${e.path ?? ""} → ${e.suggestion ?? ""}`;
+    // @ts-expect-error: not a code of keel's
+    const wrong: KeelErrorCode = "INVALID_CONFIGG";
+    return `${e.name}: ${e.code} ${e.runId ?? ""} ${wrong}`;
+  }
 }

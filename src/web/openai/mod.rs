@@ -26,7 +26,7 @@ use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Clock, Model, ModelReply, ModelRequest};
-use crate::errors::RawFailure;
+use crate::errors::{ErrorCode, RawFailure};
 
 /// How the step schema is handed to the server (`responseFormat` of the `openai` model option).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ impl Http for NoHttp {
         let failure = RawFailure {
             name: Some("NotSupportedError".into()),
             ..RawFailure::coded(
-                "MODEL_UNAVAILABLE",
+                ErrorCode::ModelUnavailable.as_str(),
                 "this build of keel has no `fetch`: the openai backend runs in a browser",
             )
         };

@@ -13,7 +13,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::engine::{ModelReply, Usage};
-use crate::errors::{parse_retry_after, FailureHints, RawFailure};
+use crate::errors::{parse_retry_after, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
 use super::HttpResponse;
@@ -35,7 +35,7 @@ pub fn read(response: &HttpResponse, url: &str, now_ms: u64) -> Result<ModelRepl
         return Err(RawFailure {
             name: Some("SyntaxError".into()),
             ..RawFailure::coded(
-                "MODEL_UNAVAILABLE",
+                ErrorCode::ModelUnavailable.as_str(),
                 format!(
                     "{url} answered HTTP {} with a body that is not JSON ({kind}): {:?}. Check the \
                      model's baseUrl: it should be the API root, e.g. http://127.0.0.1:8080/v1",
@@ -53,7 +53,7 @@ pub fn read(response: &HttpResponse, url: &str, now_ms: u64) -> Result<ModelRepl
     let text = content(&choice["message"]["content"]);
     if finish == "content_filter" {
         let message = format!("{url}: the server's content filter stopped the reply");
-        return Err(RawFailure::coded("SAFETY_BLOCKED", message));
+        return Err(RawFailure::coded(ErrorCode::SafetyBlocked.as_str(), message));
     }
     if text.trim().is_empty() {
         let reasoning = if choice["message"]["reasoning_content"].as_str().is_some_and(|r| !r.is_empty()) {
@@ -64,7 +64,7 @@ pub fn read(response: &HttpResponse, url: &str, now_ms: u64) -> Result<ModelRepl
         let message = format!(
             "{url} answered with no content in choices[0].message (finish_reason: {finish}){reasoning}"
         );
-        return Err(RawFailure::coded("INVALID_OUTPUT", message));
+        return Err(RawFailure::coded(ErrorCode::InvalidOutput.as_str(), message));
     }
     Ok(ModelReply { text, usage: usage(&json["usage"]) })
 }
@@ -101,7 +101,7 @@ fn http_failure(response: &HttpResponse, json: Option<&Value>, url: &str, now_ms
     let tag = server_code.map_or_else(String::new, |c| format!(" ({c})"));
     RawFailure {
         status,
-        code: code.map(str::to_owned),
+        code: code.map(|c| c.as_str().to_owned()),
         retry_after_ms: retry_after(response, now_ms),
         ..RawFailure::message(format!("{shown}from {url}: {said}{tag}"))
     }
@@ -110,11 +110,11 @@ fn http_failure(response: &HttpResponse, json: Option<&Value>, url: &str, now_ms
 
 /// Server codes (OpenAI's `code`, llama.cpp's `type`) that say more than the status: the built-in
 /// code they mean. Others are left to the status (`rate_limit_exceeded` is a 429 anyway).
-fn known_code(code: Option<&str>) -> Option<&'static str> {
+fn known_code(code: Option<&str>) -> Option<ErrorCode> {
     Some(match code? {
-        "context_length_exceeded" | "exceed_context_size_error" => "CONTEXT_OVERFLOW",
+        "context_length_exceeded" | "exceed_context_size_error" => ErrorCode::ContextOverflow,
         // A spent account or an unknown model is no passing state, whatever the status says.
-        "insufficient_quota" | "model_not_found" => "MODEL_UNAVAILABLE",
+        "insufficient_quota" | "model_not_found" => ErrorCode::ModelUnavailable,
         _ => return None,
     })
 }
