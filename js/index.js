@@ -3,4 +3,5 @@
 export { Agent } from "./agent.js";
 export { RunHandle } from "./run-handle.js";
 export { ToolError } from "./tool-error.js";
+export { tool } from "./tool-schema.js";
 export { toRawFailure, fromRawFailure, parseRetryAfter } from "./errors.js";

@@ -3,6 +3,7 @@
 // fields, failure queries) is checked there, against the Rust types.
 import { checkKeys, checkObject, checkSendable, describe, isPlainObject } from "./checks.js";
 import { keelError } from "./errors.js";
+import { toJsonSchema } from "./tool-schema.js";
 import { pageBackend } from "./page-backends.js";
 
 // The options the JS wrapper reads itself; what goes to the worker (config, tools) is checked there.
@@ -112,6 +113,7 @@ export function toolSpec(tool, i) {
   }
   const { execute, ...fields } = tool;
   const spec = { description: "", ...fields };
+  if ("inputSchema" in fields) spec.inputSchema = toJsonSchema(fields.inputSchema, `${where} (\`${tool.name}\`)`);
   checkSendable(spec, `${where} (\`${tool.name}\`)`, "INVALID_TOOLS");
   return spec;
 }
