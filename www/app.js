@@ -80,7 +80,8 @@ function renderBackends() {
   );
   $("openai-fields").hidden = backend !== "openai";
   ui.backendNote.hidden = !(note && backend === "scripted");
-  ui.backendNote.textContent = note ?? "";
+  // The note's `commands` as code.
+  ui.backendNote.replaceChildren(...(note ?? "").split("`").map((part, i) => (i % 2 ? h("code", { text: part }) : part)));
   updatePill();
 }
 
