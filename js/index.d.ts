@@ -202,8 +202,8 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
 
 /**
  * A schema object a tool's `inputSchema` may be instead of JSON Schema: any Standard JSON Schema
- * (`~standard.jsonSchema`: Zod 4.2+, ArkType, Valibot through its adapter…) or a Zod 4 schema
- * (converted with its own `toJSONSchema`). Neither is a dependency of keel: they are recognised
+ * (`~standard.jsonSchema`: Zod 4.2+, ArkType 2.1.28+, Valibot 1.2+ through `toStandardJsonSchema`)
+ * or a Zod schema with its own `toJSONSchema` method. Neither is a dependency of keel: they are recognised
  * by shape. Its input JSON Schema (draft 2020-12) is what the model must produce; when it can
  * validate (`~standard.validate`), `execute` receives its output (defaults applied, transforms run),
  * and arguments it refuses fail the call with `INVALID_ARGS`.

@@ -1,6 +1,7 @@
 // A tool's `inputSchema` in the ecosystem's shapes: plain JSON Schema, or a schema library's object
 // that can give JSON Schema: any Standard JSON Schema (`~standard.jsonSchema`, which Zod 4.2+,
-// ArkType and others implement) or a Zod 4 schema (its own `toJSONSchema`). It is turned into JSON
+// ArkType 2.1.28+ and Valibot 1.2+ through `toStandardJsonSchema` implement) or a Zod schema with
+// its own `toJSONSchema` method. It is turned into JSON
 // Schema here, on the page, before the tools cross to the worker; no schema library is imported,
 // they are recognised by shape. When the schema can also validate (`~standard.validate`), the
 // arguments keel has checked against the JSON Schema are parsed by it too before `execute`, which
@@ -41,8 +42,8 @@ export function toJsonSchema(schema, where) {
     throw keelError(
       "INVALID_TOOLS",
       `${where}: \`inputSchema\` is a schema${vendor} that gives no JSON Schema: it has no ` +
-        "`~standard.jsonSchema` converter (Standard JSON Schema) and is not a Zod 4 schema; pass JSON Schema, " +
-        "e.g. from the library's own converter",
+        "`~standard.jsonSchema` converter (Standard JSON Schema: Zod 4.2+, ArkType 2.1.28+, Valibot 1.2+ through " +
+        "`toStandardJsonSchema`) nor a Zod `toJSONSchema` method; pass JSON Schema, e.g. from the library's own converter",
     );
   }
   let json;
