@@ -11,6 +11,7 @@ import { Liveness } from "./liveness.js";
 import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPromptApi } from "./options.js";
 import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
+import { parseArgs } from "./tool-schema.js";
 
 const CREATE = Symbol("keel.create");
 
@@ -463,7 +464,7 @@ export class Agent {
     if (!tool) throw new ToolMissing(name);
     const warnings = [];
     const warn = (message) => warnings.push(String(message));
-    const value = await tool.execute(args, { signal, attempt, timeoutMs, runId, warn });
+    const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, warn });
     return { value: jsonValue(value), warnings };
   }
 

@@ -186,6 +186,54 @@ export interface ToolContext {
 }
 
 /**
+ * The Standard Schema properties keel reads (https://standardschema.dev): `types` for the
+ * arguments' type, `validate` to parse them, and the Standard JSON Schema converter.
+ */
+export interface StandardSchemaProps<Input = unknown, Output = Input> {
+  readonly version: 1;
+  readonly vendor: string;
+  readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  readonly validate?: (value: unknown) => unknown;
+  readonly jsonSchema?: {
+    readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+  };
+}
+
+/**
+ * A schema object a tool's `inputSchema` may be instead of JSON Schema: any Standard JSON Schema
+ * (`~standard.jsonSchema`: Zod 4.2+, ArkType 2.1.28+, Valibot 1.2+ through `toStandardJsonSchema`)
+ * or a Zod schema with its own `toJSONSchema` method. Neither is a dependency of keel: they are recognised
+ * by shape. Its input JSON Schema (draft 2020-12) is what the model must produce; when it can
+ * validate (`~standard.validate`), `execute` receives its output (defaults applied, transforms run),
+ * and arguments it refuses fail the call with `INVALID_ARGS`.
+ */
+export interface ToolSchema<Input = unknown, Output = Input> {
+  readonly "~standard": StandardSchemaProps<Input, Output>;
+}
+
+/** The arguments `execute` receives for an `inputSchema`: a schema's output type, else JSON. */
+export type InferArgs<S> = S extends { readonly "~standard": { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly output: infer O }
+    ? O
+    : { [key: string]: Json }
+  : { [key: string]: Json };
+
+/**
+ * Declares a tool whose `execute` arguments are typed from its `inputSchema` (a Zod or other
+ * Standard Schema's output type). It returns the tool as it is.
+ * @example
+ * const weather = tool({
+ *   name: "get_weather",
+ *   description: "Weather for a city.",
+ *   inputSchema: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => `sunny in ${city}`, // city: string
+ * });
+ */
+export function tool<S extends ToolSchema | JsonSchema>(
+  definition: Omit<Tool<InferArgs<S>>, "inputSchema"> & { inputSchema: S },
+): Tool<InferArgs<S>>;
+
+/**
  * A tool. Every field but `execute` goes to the worker, which refuses an unknown one
  * (`INVALID_TOOLS`, with the closest known field) and these past their limits: a name of 1–64
  * letters, digits, `_`, `-` or `.`; a description of at most 10 000 characters; an `inputSchema`
@@ -195,7 +243,12 @@ export interface ToolContext {
 export interface Tool<Args = { [key: string]: Json }> {
   name: string;
   description: string;
-  inputSchema?: JsonSchema;
+  /**
+   * The arguments' schema: JSON Schema, or a schema object that gives it (see {@link ToolSchema}),
+   * converted on the page before the tools reach the worker. One that gives none fails
+   * `Agent.create` with `INVALID_TOOLS` naming the tool.
+   */
+  inputSchema?: JsonSchema | ToolSchema;
   execute(args: Args, context: ToolContext): unknown | Promise<unknown>;
   /** One attempt's timeout, 1 to 86 400 000 ms (a day); the agent's `toolTimeoutMs` when absent. */
   timeoutMs?: number;

@@ -6,3 +6,4 @@ export { ToolError } from "./tool-error.js";
 export { ErrorCode, KeelErrorCode } from "./codes.js";
 export { toRawFailure, parseRetryAfter } from "./errors.js";
 export { fromRawFailure, KeelError } from "./keel-error.js";
+export { tool } from "./tool-schema.js";

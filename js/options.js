@@ -4,6 +4,7 @@
 import { checkKeys, checkObject, checkSendable, describe, isPlainObject } from "./checks.js";
 import { ErrorCode, KeelErrorCode } from "./codes.js";
 import { KeelError } from "./keel-error.js";
+import { toJsonSchema } from "./tool-schema.js";
 import { pageBackend } from "./page-backends.js";
 
 // The options the JS wrapper reads itself; what goes to the worker (config, tools) is checked there.
@@ -114,6 +115,7 @@ export function toolSpec(tool, i) {
   }
   const { execute, ...fields } = tool;
   const spec = { description: "", ...fields };
+  if ("inputSchema" in fields) spec.inputSchema = toJsonSchema(fields.inputSchema, `${where} (\`${tool.name}\`)`);
   checkSendable(spec, `${where} (\`${tool.name}\`)`, KeelErrorCode.INVALID_TOOLS);
   return spec;
 }

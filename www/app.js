@@ -1,10 +1,10 @@
 // The demo page: pick a backend, switch faults on, run a task, watch the trace; the history panel
 // (history.js) lists past runs and the failure log.
 import { Agent } from "keel-agent";
-import { agentKey, agentOptions, BACKENDS, pickDefault, promptApiStatus, smolStatus } from "./backends.js";
+import { agentKey, agentOptions, BACKENDS, fallbackNote, openaiStatus, pickDefault, promptApiStatus, smolStatus } from "./backends.js";
 import { History } from "./history.js";
 import { demoTools, FAULTS } from "./tools.js";
-import { describe, h, Trace } from "./trace.js";
+import { describe, h, plural, Trace } from "./trace.js";
 
 const EXAMPLES = [
   ["Weather, newsletter, invoice", "What's the weather in Paris? Then subscribe me to the newsletter and tell me my latest invoice."],
@@ -25,6 +25,7 @@ const ui = {
   progressFill: $("progress-fill"),
   progressText: $("progress-text"),
   backendError: $("backend-error"),
+  backendNote: $("backend-note"),
   answer: $("answer"),
   badge: $("result-badge"),
 };
@@ -36,6 +37,7 @@ const faults = () => ({ ...faultState });
 const demo = demoTools(faults);
 const status = {};
 let backend = "scripted";
+let note = null;
 let agent;
 let agentKeyNow;
 let controller;
@@ -68,13 +70,18 @@ function renderBackends() {
       const s = status[key];
       const input = h("input", { type: "radio", name: "backend", value: key, checked: key === backend });
       input.addEventListener("change", () => selectBackend(key));
-      const state = s?.state ?? (key === "scripted" || key === "openai" ? "ready" : "checking");
+      // The scripted model is always ready; the others once checked (the server when picked).
+      const state = s?.state ?? (key === "scripted" ? "ready" : key === "openai" ? "unchecked" : "checking");
+      const text = s?.text ?? { ready: "ready", checking: "checking…", unchecked: "checked when picked" }[state];
       return h("label.option", { "data-backend": key }, input,
         h("span.option-text", {}, h("strong", { text: b.title }), h("span", { text: b.sub })),
-        h(`span.state.${state}`, { text: s?.text ?? (state === "checking" ? "checking…" : "ready"), title: s?.help }));
+        h(`span.state.${state}`, { text, title: s?.help }));
     }),
   );
   $("openai-fields").hidden = backend !== "openai";
+  ui.backendNote.hidden = !(note && backend === "scripted");
+  // The note's `commands` as code.
+  ui.backendNote.replaceChildren(...(note ?? "").split("`").map((part, i) => (i % 2 ? h("code", { text: part }) : part)));
   updatePill();
 }
 
@@ -88,13 +95,27 @@ function selectBackend(key) {
   backend = key;
   ui.backendError.hidden = true;
   renderBackends();
+  if (key === "openai") checkOpenai();
 }
 
-function showProgress(loaded, total) {
+// Asks the OpenAI-compatible server for its models; it is "ready" only once it answered.
+async function checkOpenai() {
+  const url = $("openai-url").value.trim();
+  status.openai = { state: "checking", text: "checking…" };
+  renderBackends();
+  const s = await openaiStatus(url);
+  if ($("openai-url").value.trim() !== url) return status.openai; // a newer check is under way
+  status.openai = s;
+  renderBackends();
+  return s;
+}
+
+// The model's download, beside the Run button: SmolLM2's bytes, or the Prompt API's fraction.
+function showProgress(loaded, total, what = "Loading SmolLM2") {
   ui.progress.hidden = false;
   const pct = total ? Math.round((100 * loaded) / total) : 0;
   ui.progressFill.style.width = `${pct}%`;
-  ui.progressText.textContent = `Loading SmolLM2 · ${(loaded / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB`;
+  ui.progressText.textContent = total === 1 ? `${what} · ${pct}%` : `${what} · ${(loaded / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB`;
 }
 
 function showBackendError(e) {
@@ -142,7 +163,12 @@ function setRunning(running) {
 
 function showResult(result, ms) {
   const ok = result.success;
-  ui.answer.textContent = result.answer || "(no answer)";
+  // A fatal stop's answer is the runtime's account of the failure, not the agent's: say so.
+  const stopped = result.reason.kind === "fatal";
+  ui.answer.textContent = stopped
+    ? `No answer: the run stopped on ${result.reason.code} before the agent answered. ${result.reason.message}`
+    : result.answer || "(no answer)";
+  ui.answer.dataset.stopped = String(stopped);
   ui.answer.className = `answer ${ok ? "ok" : "failed"}`;
   ui.badge.hidden = false;
   ui.badge.textContent = ok ? "Success" : `Not complete · ${describe(result.reason)}`;
@@ -151,6 +177,7 @@ function showResult(result, ms) {
   const s = result.stats;
   const set = (k, v) => (document.querySelector(`[data-stat="${k}"]`).textContent = v);
   set("faults", s.faults);
+  $("stats").querySelector("[data-stat=faults]").title = plural(s.failedAttempts, "failed attempt");
   set("retried", s.retried);
   set("recovered", s.recovered);
   set("rate", s.faults ? `${Math.round(100 * s.recoveryRate)}%` : "–");
@@ -161,6 +188,7 @@ function showResult(result, ms) {
 function resetResult() {
   ui.answer.textContent = "Working…";
   ui.answer.className = "answer pending";
+  delete ui.answer.dataset.stopped;
   ui.badge.hidden = true;
   delete $("answer-card").dataset.success;
   for (const dd of document.querySelectorAll("[data-stat]")) dd.textContent = "–";
@@ -173,6 +201,16 @@ async function run() {
   setRunning(true);
   resetResult();
   ui.backendError.hidden = true;
+  if (backend === "openai" && status.openai?.state !== "ready" && (await checkOpenai()).state !== "ready") {
+    const s = status.openai;
+    showBackendError({ name: "Not reachable", code: "MODEL_UNAVAILABLE", message: s.help ?? s.text });
+    ui.answer.textContent = "The run did not start: the server is not reachable (see Model).";
+    ui.answer.className = "answer failed";
+    setStatus("Server not reachable", "err");
+    controller = undefined;
+    setRunning(false);
+    return;
+  }
   trace.start(task, BACKENDS[backend].title);
   const t0 = performance.now();
   try {
@@ -180,8 +218,12 @@ async function run() {
     setStatus("Running…");
     demo.reset();
     const handle = a.run(task, { signal: controller.signal });
-    for await (const event of handle) trace.event(event);
+    for await (const event of handle) {
+      if (event.type === "modelDownload") showProgress(event.loaded, event.total, "Downloading Gemini Nano");
+      trace.event(event);
+    }
     const result = await handle.result;
+    ui.progress.hidden = true;
     showResult(result, performance.now() - t0);
     setStatus(result.success ? "Done" : describe(result.reason), result.success ? "ok" : "warn");
   } catch (e) {
@@ -212,8 +254,12 @@ renderBackends();
 const [prompt, smol] = await Promise.all([promptApiStatus(), smolStatus()]);
 status["prompt-api"] = prompt;
 status.smollm2 = smol;
-backend = new URLSearchParams(location.search).get("backend") ?? pickDefault(status);
+const asked = new URLSearchParams(location.search).get("backend");
+backend = asked ?? pickDefault(status);
+note = asked ? null : fallbackNote(status);
 renderBackends();
+if (backend === "openai") checkOpenai();
+$("openai-url").addEventListener("change", () => backend === "openai" && checkOpenai());
 if (self.crossOriginIsolated) ui.pill.title = "Cross-origin isolated: wllama may use several threads";
 await history.refresh();
 document.body.dataset.ready = "true";

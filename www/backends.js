@@ -40,6 +40,32 @@ export async function smolStatus() {
   }
 }
 
+/**
+ * `{ state, text, help }` for an OpenAI-compatible server at `baseUrl`: `ready` when its model list
+ * (`GET {baseUrl}/models`, which llama.cpp, Ollama, LM Studio and vLLM serve) answers within 3 s,
+ * else `unreachable` with what went wrong.
+ */
+export async function openaiStatus(baseUrl) {
+  const url = `${baseUrl.replace(/\/+$/, "")}/models`;
+  let response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(3000), headers: { accept: "application/json" } });
+  } catch (e) {
+    const why = e.name === "TimeoutError" ? "did not answer within 3 s" : "could not be reached";
+    return {
+      state: "unreachable",
+      text: "not reachable",
+      help: `${url} ${why}: start the server (e.g. \`llama-server -m model.gguf --port 8000\`), check the base URL, ` +
+        "and let it allow this page's origin (CORS).",
+    };
+  }
+  if (!response.ok) {
+    return { state: "unreachable", text: `HTTP ${response.status}`, help: `${url} answered HTTP ${response.status}: is the base URL an OpenAI-compatible /v1?` };
+  }
+  const ids = await response.json().then((body) => (Array.isArray(body?.data) ? body.data.map((m) => m?.id) : []), () => []);
+  return { state: "ready", text: ids.length ? `ready · serves ${ids.slice(0, 2).join(", ")}${ids.length > 2 ? "…" : ""}` : "ready" };
+}
+
 /** The default: Prompt API if available, else SmolLM2 if served, else the scripted model. */
 export function pickDefault(status) {
   if (status["prompt-api"]?.state === "available") return "prompt-api";
@@ -69,6 +95,18 @@ export function agentOptions(kind, { faults, openai, onProgress }) {
     default:
       throw new TypeError(`unknown backend ${kind}`);
   }
+}
+
+/**
+ * Why the demo fell back to the scripted model, and how to pick a real one; null when a real
+ * model was found.
+ */
+export function fallbackNote(status) {
+  if (pickDefault(status) !== "scripted") return null;
+  return `No model on this device: Chrome's built-in AI is ${status["prompt-api"]?.text ?? "unknown"} and SmolLM2 is ` +
+    `${status.smollm2?.text ?? "unknown"}, so the scripted model runs (a canned scenario). For a real model, run ` +
+    "`./build.sh demo` (it fetches SmolLM2) and reload, or start an OpenAI-compatible server " +
+    "(`llama-server -m model.gguf --port 8000`, Ollama, LM Studio) and pick it above.";
 }
 
 /** What must match for an existing agent to be reused. */

@@ -5,12 +5,11 @@
 // it the Agent class: the demo imports "keel-agent" through its import map, the extension (whose
 // CSP allows no inline import map) imports the package by its path. Given a viewer page (the demo's
 // viewer.html), each run gets a "View" link that opens it there.
-import { h } from "./trace.js";
+import { h, plural } from "./trace.js";
 
 const RUNS_SHOWN = 20;
 const FAILURES_SHOWN = 50;
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const percent = (s) => (s.faults ? `${Math.round(100 * s.recoveryRate)}%` : "–");
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -94,7 +93,8 @@ export class History {
   #render(runs, runStats, stats, failures) {
     const t = stats.totals;
     this.#part("note").textContent = runs.length ? `The last ${plural(runs.length, "run")} of session “${this.#session}”` : "";
-    for (const [key, value] of Object.entries({ runs: runs.length, faults: t.faults, retried: t.retried, recovered: t.recovered, rate: percent(t) })) {
+    const totals = { runs: runs.length, faults: t.faults, attempts: t.failedAttempts, retried: t.retried, recovered: t.recovered, rate: percent(t) };
+    for (const [key, value] of Object.entries(totals)) {
       this.#card.querySelector(`[data-total=${key}]`).textContent = String(value);
     }
     const runRows = runs.map((r, i) => {

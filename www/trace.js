@@ -88,6 +88,9 @@ export class Trace {
   #pending;
   #started = 0;
   #at = 0;
+  // The highest step shown, and the run's final-answer item (a fatal stop's failure goes before it).
+  #lastStep = 0;
+  #final;
 
   /** `live: false` replays stored events: times come from their `atMs`, nothing waits or counts down. */
   constructor(list, { live = true } = {}) {
@@ -104,6 +107,8 @@ export class Trace {
   start(task, backend, atMs = 0) {
     this.#stopCountdowns();
     this.#steps.clear();
+    this.#lastStep = 0;
+    this.#final = undefined;
     this.#list.replaceChildren();
     this.#at = atMs;
     this.#started = this.#now();
@@ -120,6 +125,7 @@ export class Trace {
         h("span.step-t", { text: `+${seconds(this.#now() - this.#started)}` })), items);
       this.#list.append(group);
       this.#steps.set(step, items);
+      this.#lastStep = Math.max(this.#lastStep, step);
       return items;
     }
     return group;
@@ -165,7 +171,9 @@ export class Trace {
 
   #item(kind, label, ...body) {
     const base = kind.split(".")[0];
-    return h(`li.item.${kind}`, { "data-kind": base }, icon(base), h("div.body", {}, h("div.label", {}, label), ...body));
+    // An incomplete final answer is not a success: no check mark.
+    const mark = kind === "final.failed" ? "failure" : base;
+    return h(`li.item.${kind}`, { "data-kind": base }, icon(mark), h("div.body", {}, h("div.label", {}, label), ...body));
   }
 
   /** One keel event (with its `atMs`, in a replay). */
@@ -222,16 +230,18 @@ export class Trace {
         break;
       }
       case "finalAnswer":
-        this.#append(e.step, this.#item(`final.${e.success ? "ok" : "failed"}`,
-          e.success ? "Final answer" : "Final answer · incomplete", h("p", { text: e.answer })));
+        // In the step under way: a run stopped by a failed model call ends in a step it never
+        // committed, and the event carries the last committed one (0 when none was).
+        this.#final = this.#append(Math.max(e.step, this.#lastStep) || null, e.success
+          ? this.#item("final.ok", "Final answer", h("p", { text: e.answer }))
+          : this.#item("final.failed", "Final answer · incomplete", h("p", { text: e.answer })));
         break;
-      case "runEnded": {
-        const s = e.stats;
+      case "runEnded":
+        if (e.reason?.kind === "fatal") this.#fatal(e.reason);
         this.#append(null, h("li.item.end", { "data-kind": "end" }, icon("end"),
           h("div.body", {}, h("div.label", { text: `Run ended · ${describe(e.reason)} · ${seconds(this.#now() - this.#started)}` }),
-            h("div.muted", { text: `${s.faults} faults · ${s.retried} retried · ${s.recovered} recovered` }))));
+            h("div.muted", { text: statsLine(e.stats) }))));
         break;
-      }
       default:
         break;
     }
@@ -274,6 +284,21 @@ export class Trace {
     });
   }
 
+  // A fatal stop: the failure that ended the run, before the runtime's answer, which is relabelled
+  // so that it does not read as the agent's.
+  #fatal(reason) {
+    const el = this.#item("failure", h("span", {}, h("span.badge.fatal", { text: "fatal", title: CLASS_HELP.fatal }), " ",
+      h("code.code", { text: reason.code }), h("span.muted", { text: " · the run stopped" })), h("p", { text: reason.message ?? "" }));
+    el.dataset.class = "fatal";
+    el.dataset.code = reason.code;
+    if (this.#final) {
+      this.#final.before(el);
+      this.#final.querySelector(".label").textContent = "No answer from the agent · the runtime's account";
+    } else {
+      this.#append(this.#lastStep || null, el);
+    }
+  }
+
   /** A failure outside any run event (the agent could not start, the run was rejected). */
   error(err) {
     this.stop();
@@ -281,6 +306,15 @@ export class Trace {
       err.code ? h("code.code", { text: err.code }) : ""), h("p", { text: err.message }),
       err.hints && Object.keys(err.hints).length ? h("pre.code", { text: json(err.hints) }) : undefined));
   }
+}
+
+/** `n word` or `n words`. */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** A run's FailureStats in words: faults, retried, recovered, and the failed attempts when more. */
+export function statsLine(s) {
+  const line = `${plural(s.faults, "fault")} · ${s.retried} retried · ${s.recovered} recovered`;
+  return s.failedAttempts > s.faults ? `${line} · ${plural(s.failedAttempts, "failed attempt")}` : line;
 }
 
 /** An EndReason in words. */

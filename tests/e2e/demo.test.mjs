@@ -10,11 +10,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { collectErrors, launchChromium } from "./browser.mjs";
 import { serveDemo } from "../../www/server.mjs";
+import { completion, openaiServer } from "./openai-server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = join(HERE, "artifacts");
 
 let server;
+let ai;
 let browser;
 let page;
 const pageErrors = [];
@@ -22,6 +24,12 @@ const pageErrors = [];
 before(async () => {
   // No model files: the test never loads the real model, and the page must cope without it.
   server = await serveDemo({ modelsDir: mkdtempSync(join(tmpdir(), "keel-models-")) });
+  // A model server whose model answers one step, then fails: at once (400) or after retries (500).
+  const step = completion({ thought: "Look it up.", action: { tool: "get_weather", args: { city: "Paris" } } });
+  ai = await openaiServer({
+    fatal: [{ status: 400, body: { error: { message: "the model exploded" } } }],
+    later: [step, { status: 500, body: { error: { message: "the model exploded" } } }],
+  });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   collectErrors(page, pageErrors);
@@ -32,6 +40,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  await ai?.close();
 });
 
 const toggle = (fault) => page.click(`label[for=fault-${fault}]`);
@@ -41,8 +50,14 @@ const items = (selector) =>
 test("the page is cross-origin isolated and finds no SmolLM2 file to offer", async () => {
   assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
   assert.match(await page.textContent('[data-backend=smollm2] .state'), /not fetched/);
-  // Nothing usable but the scripted model here: it is the default.
+  // Nothing usable but the scripted model here: it is the default, and a note says why and how
+  // to pick a real model.
   assert.equal(await page.$eval("input[name=backend]:checked", (i) => i.value), "scripted");
+  const note = await page.textContent("#backend-note:not([hidden])");
+  assert.match(note, /Chrome's built-in AI is (unavailable on this device|not in this browser) and SmolLM2 is not fetched/);
+  assert.match(note, /\.\/build\.sh demo.*OpenAI-compatible server/s);
+  // The model's download progress sits by the Run button.
+  assert.equal(await page.$eval("#progress", (p) => p.closest(".card").id), "task-card");
   // A new browser profile: the history panel has read an empty store.
   assert.match(await page.textContent("#history-card [data-part=runs]"), /No runs yet/);
   assert.equal(await page.textContent("#history-card [data-total=runs]"), "0");
@@ -175,6 +190,97 @@ test("a backend that cannot start shows its structured error", async () => {
   assert.match(await page.textContent("#backend-error"), /MODEL_UNAVAILABLE/);
   assert.match(await page.textContent("#answer"), /could not start/);
   await page.check("input[name=backend][value=scripted]");
+});
+
+test("the OpenAI backend is ready only once its server answered; an unreachable one says so and does not run", async () => {
+  // A port nothing listens on: one a server had, closed again.
+  const closed = await openaiServer({});
+  await closed.close();
+  const dead = `${closed.url}/v1`;
+  await page.check("input[name=backend][value=openai]");
+  await page.fill("#openai-url", dead);
+  await page.dispatchEvent("#openai-url", "change");
+  const state = "[data-backend=openai] .state";
+  await page.waitForFunction((sel) => !/checking/.test(document.querySelector(sel).textContent), state);
+  assert.equal(await page.textContent(state), "not reachable");
+  assert.equal((await page.getAttribute(state, "title")).split(" could")[0], `${dead}/models`);
+  assert.match(await page.getAttribute(state, "title"), /could not be reached: start the server/);
+  await page.click("#run");
+  await page.waitForSelector("#backend-error:not([hidden])");
+  assert.match(await page.textContent("#backend-error"), /could not be reached: start the server .*CORS/);
+  assert.equal(await page.textContent("#run-status"), "Server not reachable");
+
+  await page.fill("#openai-url", `${ai.url}/later/v1`);
+  await page.dispatchEvent("#openai-url", "change");
+  await page.waitForFunction((sel) => /ready/.test(document.querySelector(sel).textContent), state);
+  assert.equal(await page.textContent(state), "ready · serves local");
+  assert.ok(ai.requests.some((r) => r.method === "GET" && r.path === "/later/v1/models"));
+  // What Chromium logs for each probe of a closed port (the default URL's, then the dead one's).
+  const refused = pageErrors.filter((e) => /net::ERR_CONNECTION_REFUSED/.test(e));
+  assert.ok(refused.length >= 2, JSON.stringify(pageErrors));
+  pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((e) => !refused.includes(e)));
+});
+
+/** Runs `task` on the OpenAI backend at `route` and waits for its end. */
+async function runOn(route, task) {
+  await page.check("input[name=backend][value=openai]");
+  await page.fill("#openai-url", `${ai.url}/${route}/v1`);
+  await page.dispatchEvent("#openai-url", "change");
+  await page.waitForFunction(() => /ready/.test(document.querySelector("[data-backend=openai] .state").textContent));
+  await page.fill("#task", task);
+  await page.click("#run");
+  await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+  await page.waitForFunction(() => !document.body.classList.contains("running"));
+}
+
+test("a run whose model fails reads correctly: steps in order, no check mark, no engine error as the answer", async () => {
+  const steps = () => page.$$eval("#trace li.step", (els) => els.map((el) => Number(el.dataset.step)));
+  // No fault switched on: the only failures are the model's.
+  for (const key of await page.$$eval("input[data-fault]:checked", (els) => els.map((el) => el.dataset.fault))) await toggle(key);
+  const finalIn = () => page.$eval("#trace .item.final", (el) => Number(el.closest("li.step")?.dataset.step ?? -1));
+
+  // The first model call fails for good: no step committed, and no "Step 0" group after step 1.
+  await runOn("fatal", "What's the weather in Paris?");
+  assert.deepEqual(await steps(), [1]);
+  assert.equal(await finalIn(), 1);
+
+  // One step, then the model fails three times: the fatal stop and the runtime's account in step 2.
+  await runOn("later", "What's the weather in Paris?");
+  assert.deepEqual(await steps(), [1, 2]);
+  assert.equal(await finalIn(), 2);
+  const items = await page.$$eval("#trace li[data-step='2'] .item", (els) => els.map((el) => ({ ...el.dataset, cls: el.className, text: el.textContent })));
+  const fatal = items.findIndex((i) => i.class === "fatal");
+  assert.ok(fatal >= 0, JSON.stringify(items));
+  assert.equal(items[fatal].code, "UNAVAILABLE");
+  assert.match(items[fatal].text, /The model failed 3 time\(s\); last: HTTP 500/);
+  assert.equal(items[fatal + 1].kind, "final", "the fatal failure comes just before the runtime's account");
+  assert.match(items[fatal + 1].text, /^No answer from the agent · the runtime's account/);
+  // No green check in the red card: the incomplete answer wears the failure mark, in red.
+  const marks = await page.$eval("#trace .item.final.failed .icon", (el) => ({
+    icon: el.innerHTML,
+    failure: document.querySelector("#trace .item.failure .icon").innerHTML,
+    color: getComputedStyle(el).color,
+    bad: getComputedStyle(document.querySelector(".badge.fatal")).color,
+  }));
+  assert.equal(marks.icon, marks.failure);
+  assert.equal(marks.color, marks.bad);
+
+  // The answer card says the run stopped, not the engine's message as if the agent wrote it.
+  const answer = await page.textContent("#answer");
+  assert.match(answer, /^No answer: the run stopped on UNAVAILABLE before the agent answered\. The model failed 3 time/);
+  assert.doesNotMatch(answer, /I could not complete the task/);
+  assert.equal(await page.getAttribute("#answer-card", "data-success"), "false");
+
+  // "1 fault" in words; the failed attempts, which the failure log lists one by one, beside it.
+  const end = await page.textContent("#trace .item.end .muted");
+  assert.equal(end, "1 fault · 1 retried · 0 recovered · 3 failed attempts");
+  await page.waitForFunction(() => document.querySelectorAll("#history-card [data-part=failures] tbody tr").length >= 4);
+  const logRows = await page.$$eval("#history-card [data-part=failures] tbody tr", (rows) => rows.length);
+  const total = (k) => page.textContent(`#history-card [data-total=${k}]`);
+  assert.equal(await total("attempts"), String(logRows));
+  assert.deepEqual([await total("runs"), await total("faults"), await total("attempts")], ["2", "2", "4"]);
+  await page.check("input[name=backend][value=scripted]");
+  await page.screenshot({ path: join(ARTIFACTS, "demo-model-failed.png"), fullPage: true });
 });
 
 test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot load fails create() with a structured error", async () => {

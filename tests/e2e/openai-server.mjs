@@ -3,12 +3,13 @@
 //
 // Routes by the path's first segment: `/<route>/v1/chat/completions` answers from `routes[route]`, a
 // list of replies used in order (the last one repeats); a reply is `{ status, headers, body }` or
-// `"hang"` (never answers; the test reads whether the client aborted). Every request is recorded.
+// `"hang"` (never answers; the test reads whether the client aborted); `GET /<route>/v1/models` lists one
+// model, `local`. Every request is recorded.
 import { createServer } from "node:http";
 
 const CORS = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
   "access-control-allow-headers": "content-type, authorization, accept",
   "access-control-expose-headers": "retry-after, retry-after-ms",
 };
@@ -49,6 +50,12 @@ export function openaiServer(routes) {
         return;
       }
       const script = routes[route];
+      // The model list, which the demo asks for before it calls the server ready.
+      if (script && request.method === "GET" && path.endsWith("/v1/models")) {
+        response.writeHead(200, { ...CORS, "content-type": "application/json" });
+        response.end(JSON.stringify({ object: "list", data: [{ id: "local", object: "model" }] }));
+        return;
+      }
       if (!script || request.method !== "POST" || !path.endsWith("/v1/chat/completions")) {
         response.writeHead(404, { ...CORS, "content-type": "application/json" });
         response.end(JSON.stringify({ error: { message: `no route ${request.method} ${path}` } }));

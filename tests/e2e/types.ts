@@ -5,6 +5,7 @@ import {
   KeelError,
   KeelErrorCode,
   ToolError,
+  tool,
   type AgentEvent,
   type CustomModel,
   type FailureRecord,
@@ -19,6 +20,7 @@ import {
   type Tool,
 } from "../../js/index.js";
 import { wllamaModel, type WllamaProgress } from "../../js/wllama.js";
+import { z } from "zod";
 import { domOp, domTools, pageRunner, type DomResult, type DomRunner, type DomTool } from "../../js/dom/index.js";
 
 const weather: Tool<{ city: string }> = {
@@ -154,3 +156,21 @@ export async function recover(custom: CustomModel): Promise<string> {
     return `${e.name}: ${e.code} ${e.runId ?? ""} ${wrong}`;
   }
 }
+// A tool declared with a Zod schema: `execute`'s arguments are the schema's output type.
+const forecast = tool({
+  name: "get_forecast",
+  description: "The forecast for a city.",
+  inputSchema: z.object({ city: z.string(), days: z.number().int().default(1), unit: z.enum(["C", "F"]).optional() }),
+  execute: async ({ city, days, unit }) => {
+    const n: number = days; // the default applied: a number, not `number | undefined`
+    const u: "C" | "F" | undefined = unit;
+    // @ts-expect-error `city` is a string
+    const wrong: number = city;
+    return `${city} ${n} ${u} ${wrong}`;
+  },
+});
+// A plain JSON Schema still types the arguments as JSON; any tool fits `tools`.
+const plain = tool({ name: "ping", description: "", inputSchema: { type: "object" }, execute: (args) => Object.keys(args) });
+export const zodTools = () => Agent.create({ model: async () => "", tools: [forecast, plain, weather] });
+// @ts-expect-error a schema object without `~standard` is neither JSON Schema nor a Standard Schema
+tool({ name: "bad", description: "", inputSchema: new Map<string, number>(), execute: () => 1 });
