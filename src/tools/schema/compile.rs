@@ -74,7 +74,7 @@ impl Compiler<'_> {
             Value::Bool(false) => (Node::Nothing, None),
             Value::Object(map) => {
                 let (rules, reference) = self.rules(map, &pointer, depth)?;
-                (Node::Rules(Box::new(rules)), reference)
+                (Node::Rules(rules), reference)
             }
             other => {
                 return Err(SchemaError::NotASchema {
@@ -152,7 +152,20 @@ impl Compiler<'_> {
 /// The `index`th schema a node applies to the same value it is given.
 fn in_place_edge(node: &Node, index: usize) -> Option<NodeId> {
     let Node::Rules(rules) = node else { return None };
-    rules.reference.iter().chain(&rules.all_of).chain(&rules.any_of).chain(&rules.one_of).nth(index).copied()
+    let condition =
+        rules.condition.iter().flat_map(|&(test, then, other)| [Some(test), then, other]).flatten();
+    let dependent = rules.dependent_schemas.iter().map(|(_, id)| *id);
+    rules
+        .reference
+        .iter()
+        .chain(&rules.all_of)
+        .chain(&rules.any_of)
+        .chain(&rules.one_of)
+        .chain(&rules.not)
+        .copied()
+        .chain(condition)
+        .chain(dependent)
+        .nth(index)
 }
 
 /// The pointer one step below `pointer`, escaped as RFC 6901 asks.

@@ -37,11 +37,14 @@
 //! [`IssueKind::TooComplex`]: crate::errors::IssueKind::TooComplex
 
 mod alternatives;
+mod applicator_keywords;
+mod applicators;
 mod compile;
 mod describe;
 mod error;
 mod keywords;
 mod node;
+mod numbers;
 mod path;
 mod sent;
 #[cfg(test)]
