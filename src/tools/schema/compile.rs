@@ -102,13 +102,19 @@ impl Compiler<'_> {
     fn resolve(&mut self, reference: &str, at: &str) -> Result<NodeId, SchemaError> {
         let unresolvable =
             || SchemaError::UnresolvableRef { path: fragment(at), reference: reference.to_owned() };
-        let pointer = reference.strip_prefix('#').ok_or_else(unresolvable)?;
-        if let Some(&id) = self.at.get(pointer) {
+        let fragment_text = reference.strip_prefix('#').ok_or_else(unresolvable)?;
+        let decoded = super::pointer::percent_decode(fragment_text).ok_or_else(unresolvable)?;
+        let pointer = if decoded.is_empty() || decoded.starts_with('/') {
+            decoded
+        } else {
+            super::pointer::find_anchor(self.root, &decoded).ok_or_else(unresolvable)?
+        };
+        if let Some(&id) = self.at.get(&pointer) {
             return Ok(id);
         }
         let root = self.root;
-        let target = root.pointer(pointer).ok_or_else(unresolvable)?;
-        self.schema(target, pointer.to_owned(), 0)
+        let target = root.pointer(&pointer).ok_or_else(unresolvable)?;
+        self.schema(target, pointer, 0)
     }
 
     /// Rejects loops through `$ref`/`allOf`/`anyOf`/`oneOf` alone: checking any value against one

@@ -149,3 +149,23 @@ fn keywords_keel_cannot_check_fail_compile() {
         );
     }
 }
+
+#[test]
+fn refs_by_anchor_and_percent_encoded_pointers() {
+    let schema = json!({
+        "properties": {"a": {"$ref": "#item"}, "b": {"$ref": "#/$defs/per%25cent"}, "c": {"$ref": "#/$defs/sl~1ash"}},
+        "$defs": {"item": {"$anchor": "item", "type": "integer"}, "per%cent": {"type": "string"}, "sl/ash": {"type": "null"}}
+    });
+    assert!(issues(schema.clone(), json!({"a": 1, "b": "x", "c": null})).is_empty());
+    let wrong: Vec<String> =
+        issues(schema, json!({"a": "1", "b": 2, "c": 3})).into_iter().map(|i| i.path).collect();
+    assert_eq!(wrong, ["a", "b", "c"]);
+    assert!(matches!(
+        Schema::compile(&json!({"$ref": "#nowhere"})),
+        Err(SchemaError::UnresolvableRef { .. })
+    ));
+    assert!(matches!(
+        Schema::compile(&json!({"$ref": "#/bad%zz"})),
+        Err(SchemaError::UnresolvableRef { .. })
+    ));
+}
