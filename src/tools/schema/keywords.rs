@@ -3,6 +3,7 @@
 use regex_lite::RegexBuilder;
 use serde_json::{Map, Value};
 
+use super::applicator_keywords::Later;
 use super::compile::{child, fragment, Compiler};
 use super::error::SchemaError;
 use super::node::{Bound, NodeId, Pattern, Rules, TypeSet};
@@ -20,11 +21,12 @@ impl Compiler<'_> {
         map: &Map<String, Value>,
         pointer: &str,
         depth: usize,
-    ) -> Result<(Rules, Option<String>), SchemaError> {
-        let mut rules = Rules::default();
+    ) -> Result<(Box<Rules>, Option<String>), SchemaError> {
+        let mut rules = Box::<Rules>::default();
         let mut reference = None;
         let (mut minimum, mut maximum) = (None, None);
         let (mut draft4_exclusive_min, mut draft4_exclusive_max) = (false, false);
+        let mut later = Later::default();
         for (keyword, value) in map {
             let at = child(pointer, keyword);
             let wrong = |expected| SchemaError::WrongKeywordType {
@@ -88,11 +90,13 @@ impl Compiler<'_> {
                 "anyOf" => rules.any_of = self.list(value, &at, depth, true)?,
                 "oneOf" => rules.one_of = self.list(value, &at, depth, true)?,
                 "$ref" => reference = Some(value.as_str().ok_or_else(|| wrong("a string"))?.to_owned()),
-                // Annotations, `format`, and keywords keel does not check: ignoring them accepts more,
-                // never less, and the tool still sees the arguments.
-                _ => {}
+                // The applicators and counts added for draft 2020-12, in their own (not inlined)
+                // function so that this one's stack frame, paid per nesting level, stays small.
+                _ => self.applicator(&mut rules, &mut later, keyword, value, at, depth)?,
             }
         }
+        rules.condition = later.test.map(|test| (test, later.then, later.other));
+        rules.contains = later.contains.map(|id| (id, later.min_contains.unwrap_or(1), later.max_contains));
         let inclusive = |value, exclusive| Bound { value, exclusive };
         rules.lower = stricter(rules.lower, minimum.map(|m| inclusive(m, draft4_exclusive_min)), f64::gt);
         rules.upper = stricter(rules.upper, maximum.map(|m| inclusive(m, draft4_exclusive_max)), f64::lt);
@@ -106,7 +110,12 @@ impl Compiler<'_> {
     }
 
     /// A sub-schema where `true` means "no constraint", stored as `None`.
-    fn optional(&mut self, value: &Value, at: String, depth: usize) -> Result<Option<NodeId>, SchemaError> {
+    pub(super) fn optional(
+        &mut self,
+        value: &Value,
+        at: String,
+        depth: usize,
+    ) -> Result<Option<NodeId>, SchemaError> {
         match value {
             Value::Bool(true) => Ok(None),
             _ => self.schema(value, at, depth + 1).map(Some),
@@ -137,7 +146,7 @@ impl Compiler<'_> {
 }
 
 /// What a length keyword must be.
-const COUNT: &str = "a non-negative integer";
+pub(super) const COUNT: &str = "a non-negative integer";
 
 /// `type`: one name or a non-empty array of names.
 fn types(value: &Value, at: &str) -> Result<TypeSet, SchemaError> {
@@ -169,7 +178,7 @@ fn exclusive(value: &Value) -> Option<Option<Bound>> {
 }
 
 /// A count: a non-negative integer, written `3` or `3.0`.
-fn count(value: &Value) -> Option<u64> {
+pub(super) fn count(value: &Value) -> Option<u64> {
     value.as_u64().or_else(|| {
         value.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f <= u64::MAX as f64).map(|f| f as u64)
     })
@@ -196,7 +205,7 @@ const MAX_PATTERN_BYTES: usize = 64 * 1024;
 
 impl Compiler<'_> {
     /// Compiles a `pattern` once per schema, or skips it when it uses syntax only ECMAScript has.
-    fn pattern(&mut self, source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
+    pub(super) fn pattern(&mut self, source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
         if let Some(compiled) = self.patterns.get(source) {
             return Ok(compiled.clone());
         }

@@ -1,19 +1,25 @@
 //! JSON Schema validation of tool arguments that reports every problem at once, in words a small
 //! model can act on (see [`FieldIssue`]).
 //!
-//! Keywords checked — what Zod v4's `toJSONSchema` and the Prompt API's tool declarations produce:
-//! `type` (a name or an array of names; `integer` accepts `3.0`), `properties`, `required`,
-//! `additionalProperties` (`false`, a schema, or absent = allowed), `enum`, `const`, `items`,
-//! `prefixItems` (and draft 4's array-form `items`), `minimum`, `maximum`, `exclusiveMinimum` and
-//! `exclusiveMaximum` (numbers, or draft 4's booleans), `minLength`/`maxLength` (in characters),
-//! `pattern`, `minItems`/`maxItems`, `allOf`, `anyOf`, `oneOf`, local `$ref` (`#`, `#/$defs/…`,
-//! `#/definitions/…`, any JSON pointer), and the boolean schemas `true` and `false`.
+//! Keywords checked (draft 2020-12, with draft 4–7 spellings where they differ): `type` (a name
+//! or an array of names; `integer` accepts `3.0`), `properties`, `required`, `additionalProperties`,
+//! `patternProperties`, `propertyNames`, `minProperties`/`maxProperties`, `dependentRequired`,
+//! `dependentSchemas` (and draft 7's `dependencies`), `enum`, `const`, `items`, `prefixItems` (and
+//! draft 4's array-form `items`), `contains`/`minContains`/`maxContains`, `uniqueItems`,
+//! `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum` (numbers, or draft 4's booleans),
+//! `multipleOf` (exact for integers, beyond 2^53 too), `minLength`/`maxLength` (in characters),
+//! `pattern`, `minItems`/`maxItems`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, local
+//! `$ref` (`#`, `#/$defs/…`, any JSON pointer, percent-encoded or not, and `#name` for a
+//! `"$anchor": "name"`), and the boolean schemas `true` and `false`. `tests/schema_suite.rs` runs
+//! the official JSON-Schema-Test-Suite's draft 2020-12 tests against it.
 //!
-//! Everything else is ignored: annotations (`description` is kept only to explain missing
-//! properties), `format`, `default`, and keywords keel does not check (`not`, `if`/`then`/`else`,
-//! `patternProperties`, `multipleOf`, `uniqueItems`…). Ignoring a keyword accepts more arguments,
-//! never fewer, and the tool still gets to reject them. A `pattern` using syntax only ECMAScript
-//! has (lookaround, backreferences, `\p{…}`) is skipped for the same reason.
+//! Keywords that change what is valid but that keel does not check fail compile with
+//! [`SchemaError::Unsupported`] (`unevaluatedProperties`, `unevaluatedItems`, `$dynamicRef`,
+//! `$recursiveRef`), as do refs that are not a local fragment ([`SchemaError::UnresolvableRef`]).
+//! Annotations (`title`, `description` — kept to explain missing properties —, `default`,
+//! `examples`, `format`, …) and keywords no draft defines are ignored. A `pattern` using syntax
+//! only ECMAScript has (lookaround, backreferences, `\p{…}`) is skipped: Zod emits such patterns
+//! for `z.email()`, and refusing the whole tool would be worse.
 //!
 //! For each value: a failed `enum`/`const` is reported alone (the options say everything), then a
 //! wrong `type` alone (bounds on the wrong type mean nothing), otherwise every failed bound, every
@@ -37,12 +43,16 @@
 //! [`IssueKind::TooComplex`]: crate::errors::IssueKind::TooComplex
 
 mod alternatives;
+mod applicator_keywords;
+mod applicators;
 mod compile;
 mod describe;
 mod error;
 mod keywords;
 mod node;
+mod numbers;
 mod path;
+mod pointer;
 mod sent;
 #[cfg(test)]
 mod tests;

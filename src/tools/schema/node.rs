@@ -62,6 +62,28 @@ pub(super) struct Rules {
     pub one_of: Vec<NodeId>,
     /// `$ref`, resolved.
     pub reference: Option<NodeId>,
+    /// `not`.
+    pub not: Option<NodeId>,
+    /// `if`, with `then` and `else` (each `None` when absent).
+    pub condition: Option<(NodeId, Option<NodeId>, Option<NodeId>)>,
+    /// `multipleOf`.
+    pub multiple_of: Option<Value>,
+    /// `patternProperties`, in schema order.
+    pub pattern_properties: Vec<(Pattern, NodeId)>,
+    /// `propertyNames`.
+    pub property_names: Option<NodeId>,
+    /// `minProperties`.
+    pub min_properties: Option<u64>,
+    /// `maxProperties`.
+    pub max_properties: Option<u64>,
+    /// `dependentRequired` (and draft 7's array-form `dependencies`): names required when a key is present.
+    pub dependent_required: Vec<(String, Vec<String>)>,
+    /// `dependentSchemas` (and draft 7's schema-form `dependencies`): schemas applied when a key is present.
+    pub dependent_schemas: Vec<(String, NodeId)>,
+    /// `contains`, with `minContains` (default 1) and `maxContains`.
+    pub contains: Option<(NodeId, u64, Option<u64>)>,
+    /// `uniqueItems: true`.
+    pub unique_items: bool,
 }
 
 impl Rules {

@@ -58,11 +58,11 @@ pub(super) struct Checker<'a> {
     /// Issues found so far.
     pub issues: Vec<FieldIssue>,
     /// Checks made so far.
-    steps: usize,
+    pub steps: usize,
     /// Whether the step budget ran out.
     pub exhausted: bool,
     /// What is left of the suggestions' budget.
-    suggestions: usize,
+    pub suggestions: usize,
 }
 
 impl<'a> Checker<'a> {
@@ -114,6 +114,7 @@ impl<'a> Checker<'a> {
         if !rules.one_of.is_empty() {
             self.alternatives(&rules.one_of, true, value, depth);
         }
+        self.check_conditions(rules, value, depth);
         if !self.allowed_value(rules, value) || !self.right_type(rules, value) {
             return;
         }
@@ -121,7 +122,10 @@ impl<'a> Checker<'a> {
             Value::Number(number) => self.check_number(rules, number, value),
             Value::String(text) => self.check_string(rules, text, value),
             Value::Array(items) => self.check_items(rules, items, value, depth),
-            Value::Object(map) => self.check_properties(rules, map, depth),
+            Value::Object(map) => {
+                self.check_properties(rules, map, depth);
+                self.check_object(rules, map, value, depth);
+            }
             Value::Null | Value::Bool(_) => {}
         }
     }
@@ -180,6 +184,11 @@ impl<'a> Checker<'a> {
 
     /// The numeric bounds.
     fn check_number(&mut self, rules: &Rules, number: &Number, value: &'a Value) {
+        if rules.multiple_of.as_ref().is_some_and(|m| !super::numbers::multiple_of(number, m)) {
+            let noun = describe::number_noun(rules);
+            let step = rules.multiple_of.as_ref().map(Value::to_string).unwrap_or_default();
+            self.report(IssueKind::OutOfRange, format!("{noun} that is a multiple of {step}"), Some(value));
+        }
         let Some(x) = number.as_f64() else { return };
         let below = rules.lower.is_some_and(|b| if b.exclusive { x <= b.value } else { x < b.value });
         let above = rules.upper.is_some_and(|b| if b.exclusive { x >= b.value } else { x > b.value });
@@ -211,6 +220,7 @@ impl<'a> Checker<'a> {
                 format!("an array of {}", describe::length(rules.min_items, rules.max_items, "item"));
             self.report(IssueKind::Length, expected, Some(value));
         }
+        self.check_array(rules, items, value, depth);
         for (index, item) in items.iter().enumerate() {
             if let Some(schema) = rules.prefix_items.get(index).copied().or(rules.items) {
                 self.path.push(Segment::Index(index));
@@ -224,8 +234,16 @@ impl<'a> Checker<'a> {
     fn check_properties(&mut self, rules: &'a Rules, map: &'a Map<String, Value>, depth: usize) {
         for (key, item) in map {
             self.path.push(Segment::Key(key));
+            let mut matched = false;
+            for (pattern, id) in &rules.pattern_properties {
+                if pattern.regex.is_match(key) {
+                    matched = true;
+                    self.check(*id, item, depth);
+                }
+            }
             match (rules.property(key), rules.additional) {
                 (Some(id), _) => self.check(id, item, depth),
+                (None, _) if matched => {}
                 (None, Some(id)) if matches!(self.nodes.get(id), Some(Node::Nothing)) => {
                     self.unknown_key(rules, key, item, map);
                 }

@@ -94,6 +94,7 @@ fn all_of_reports_each_member_once() {
         issues(ranges, json!(1.5)),
         [
             issue("", OutOfRange, "a number at least 2", Some(json!(1.5))),
+            issue("", OutOfRange, "a number that is a multiple of 7", Some(json!(1.5))),
             issue("", OutOfRange, "a number at most 1", Some(json!(1.5)))
         ]
     );
