@@ -100,8 +100,7 @@ pub(super) fn assemble_fitted(
         task: format!("Task: {}", input.task),
         closing: closing_text(input),
     };
-    let layout =
-        Layout::new(counter, fixed, memory, input.turns, input.withheld_thoughts, earlier, latest, base);
+    let layout = Layout::new(counter, fixed, memory, input.turns, earlier, latest, base);
     let minimal = layout.assemble(&layout.minimal_plan());
     let needed = estimate(&minimal, counter);
     if needed > budget_tokens {

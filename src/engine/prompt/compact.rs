@@ -17,7 +17,6 @@
 
 use super::history::{Earlier, Latest, MemoryLines, Piece};
 use super::shrink::Fitting;
-use super::transcript::replayed_thought;
 use super::{Message, Role, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
 
 const MEMORY_HEADER: &str = "Earlier in this conversation:";
@@ -27,8 +26,6 @@ const STEPS_HEADER: &str = "\n\nSteps so far (summarised):";
 pub(crate) struct Layout<'a> {
     pub(super) counter: &'a dyn TokenCounter,
     pub(super) turns: &'a [Turn],
-    /// Steps whose thought is replayed empty, sorted.
-    withheld_thoughts: &'a [u32],
     system: String,
     /// The task, as the first user message carries it.
     task: String,
@@ -99,7 +96,6 @@ impl<'a> Layout<'a> {
         fixed: Fixed,
         memory: &'a MemoryLines,
         turns: &'a [Turn],
-        withheld_thoughts: &'a [u32],
         earlier: &'a [Earlier],
         latest: Option<Latest>,
         base: usize,
@@ -130,7 +126,6 @@ impl<'a> Layout<'a> {
         Layout {
             counter,
             turns,
-            withheld_thoughts,
             system,
             task,
             closing,
@@ -177,9 +172,9 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// The thought `turn` is replayed with: its own, or empty where it is withheld.
-    pub(super) fn thought_of<'t>(&self, turn: &'t Turn) -> &'t str {
-        replayed_thought(turn, self.withheld_thoughts)
+    /// The thought the newest step is replayed with: its own, or empty where it is withheld.
+    pub(super) fn latest_thought(&self) -> &str {
+        self.latest.as_ref().map_or("", |(l, _)| l.thought.as_str())
     }
 
     /// The plan keeping only the system message, the task and the closing text.
@@ -293,7 +288,7 @@ mod tests {
             closing: Some("Stop now.".into()),
         };
         let base = first_shown(&earlier, 6_000);
-        let layout = Layout::new(&counter, fixed, &lines, &run, &[], &earlier, latest, base);
+        let layout = Layout::new(&counter, fixed, &lines, &run, &earlier, latest, base);
         for target in (0..6_000).step_by(37) {
             let (plan, total) = layout.fit(target);
             let messages = layout.assemble(&plan);

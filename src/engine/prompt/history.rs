@@ -49,6 +49,8 @@ pub(super) struct Latest {
     pub(super) reply: Option<Piece>,
     /// Its summary line.
     pub(super) summary: Piece,
+    /// The thought it is replayed with (empty where it is withheld), for a cut of the step.
+    pub(super) thought: String,
 }
 
 /// Memory lines that could fit, oldest first, in full and summarised.
@@ -177,7 +179,12 @@ impl Latest {
             let (text, cost) = piece(reply, counter);
             (text, cost + OVERHEAD)
         });
-        Latest { step: (step, cost + OVERHEAD), reply, summary: summary_piece(turn, counter) }
+        Latest {
+            step: (step, cost + OVERHEAD),
+            reply,
+            summary: summary_piece(turn, counter),
+            thought: thought.to_string(),
+        }
     }
 }
 

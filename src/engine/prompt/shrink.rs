@@ -226,7 +226,7 @@ impl<'l, 'a> Fitting<'l, 'a> {
         let room = self.target.saturating_sub(self.total.saturating_sub(self.step_cost[j]));
         let Some(room) = room.checked_sub(OVERHEAD) else { return false };
         let render = |cut: &str| step_json(turn, cut);
-        if let Some(step) = fit_cut(self.layout.thought_of(turn), room, self.layout.counter, render) {
+        if let Some(step) = fit_cut(self.layout.latest_thought(), room, self.layout.counter, render) {
             let cost = OVERHEAD + self.count(&step);
             self.replace(self.step_cost[j], cost);
             self.step_cost[j] = cost;
