@@ -38,11 +38,14 @@ pub(crate) fn parroted(answer: &str, runtime: &str, sources: &str) -> bool {
 
 /// Whether `answer` is a template placeholder, `<…>` and nothing else, like those of the reply
 /// format the system prompt shows.
+/// Also when escaped as the XML envelope's `<you_sent>` shows it and wrapped in stray quotes or
+/// braces (SmolLM2's next reply: `&lt;response to the call&gt;"`, `{<response here>}`).
 pub(crate) fn placeholder(answer: &str) -> bool {
-    let answer = answer.trim();
+    let decoded = answer.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
+    let answer = decoded.trim().trim_matches(|c: char| c == '"' || c == '{' || c == '}' || c.is_whitespace());
     answer.len() > 2
         && answer.starts_with('<')
-        && answer.ends_with('>')
+        && answer.ends_with(['>', '<'])
         && !answer[1..answer.len() - 1].contains(['<', '>'])
 }
 
@@ -54,6 +57,9 @@ mod tests {
     fn placeholders_are_answers_in_angle_brackets_only() {
         assert!(placeholder("<response to the user>"));
         assert!(placeholder(" <what you found, in plain words> "));
+        assert!(placeholder("&lt;response to the call&gt;\""));
+        assert!(placeholder("{<response here>}"));
+        assert!(placeholder("<what you found, in plain words&lt;"));
         assert!(!placeholder("The answer is <b>42</b>"));
         assert!(!placeholder("<>"));
         assert!(!placeholder("Use <Enter> to submit."));
