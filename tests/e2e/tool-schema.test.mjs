@@ -24,7 +24,7 @@ test("a Zod-declared tool: its JSON Schema reaches the model and the validator, 
 test("an inputSchema that gives no JSON Schema fails Agent.create with INVALID_TOOLS naming the tool", async () => {
   const r = await scenario("unconvertibleSchemas");
   for (const [what, e] of Object.entries(r)) {
-    assert.deepEqual([e.rejected, e.name, e.code], [true, "TypeError", "INVALID_TOOLS"], `${what}: ${JSON.stringify(e)}`);
+    assert.deepEqual([e.rejected, e.name, e.code], [true, "KeelError", "INVALID_TOOLS"], `${what}: ${JSON.stringify(e)}`);
     assert.match(e.message, /tools\[0\] \(`lookup`\): `inputSchema`/, what);
   }
   assert.match(r.map.message, /neither JSON Schema \(a plain object\) nor a schema that gives JSON Schema/);

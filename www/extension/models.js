@@ -55,7 +55,9 @@ export async function agentModel(choice, { gguf }) {
     case "scripted": {
       const delayMs = Number(choice.delayMs ?? 300);
       if (!Number.isFinite(delayMs) || delayMs < 0) throw new TypeError(`scripted delayMs must be ≥ 0, got ${choice.delayMs}`);
-      return { model: { custom: shopScript({ delayMs }) }, config: { format: "text" } };
+      // The script knows where it is from its own earlier thoughts in the prompt, which keel
+      // replays empty by default (replayThoughts "none", for small models that copy them).
+      return { model: { custom: shopScript({ delayMs }) }, config: { format: "text", replayThoughts: "all" } };
     }
     default:
       throw new TypeError(`unknown model choice ${JSON.stringify(choice?.kind)}: use ${Object.keys(MODELS).join(", ")}`);
