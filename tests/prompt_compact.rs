@@ -260,15 +260,7 @@ fn a_realistic_four_tool_prompt_leaves_most_of_a_9k_window() {
         ),
     ];
     let task = "Find a blue rain jacket under 80 euros in size M and add it to my cart.";
-    let inp = PromptInput {
-        tools: &tools,
-        task,
-        memory: &[],
-        turns: &[],
-        final_only: None,
-        instructions: None,
-        withheld_thoughts: &[],
-    };
+    let inp = PromptInput { task, ..input(&tools, &[]) };
     let messages = build_messages(&inp, &CharEstimate::default(), 9_000).expect("fits");
     let used = estimate(&messages, &CharEstimate::default());
     let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();

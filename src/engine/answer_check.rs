@@ -89,7 +89,7 @@ impl RunState<'_> {
         }
         let message = if placeholder(answer) {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
-        } else if parroted(answer, &self.runtime_text, &self.seen_text(false)) {
+        } else if parroted(answer, &self.runtime_text, || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else {
             None

@@ -22,7 +22,9 @@ fn words(text: &str) -> BTreeSet<String> {
 /// Whether `answer` is made of the runtime's words: at least 4 words, nearly all (≥ 80%) found in
 /// `runtime` (the notes and plans keel wrote into the prompt), none found only in `sources` (the
 /// task and what the tools returned), and no digit (a number is a fact for the grounding check).
-pub(crate) fn parroted(answer: &str, runtime: &str, sources: &str) -> bool {
+/// `sources` is asked for only when the answer is made of the runtime's words (it is the whole
+/// run's text: building it for every answer would be work on each final step for nothing).
+pub(crate) fn parroted(answer: &str, runtime: &str, sources: impl FnOnce() -> String) -> bool {
     if answer.chars().any(|c| c.is_ascii_digit()) {
         return false;
     }
@@ -30,10 +32,13 @@ pub(crate) fn parroted(answer: &str, runtime: &str, sources: &str) -> bool {
     if said.len() < MIN_WORDS {
         return false;
     }
-    let (runtime, sources) = (words(runtime), words(sources));
+    let runtime = words(runtime);
     let echoed = said.iter().filter(|w| runtime.contains(*w)).count();
-    let informed = said.iter().any(|w| sources.contains(w) && !runtime.contains(w));
-    echoed * 5 >= said.len() * 4 && !informed
+    if echoed * 5 < said.len() * 4 {
+        return false;
+    }
+    let sources = words(&sources());
+    !said.iter().any(|w| sources.contains(w) && !runtime.contains(w))
 }
 
 /// Whether `answer` is a template placeholder, `<…>` and nothing else, like those of the reply
@@ -70,18 +75,19 @@ mod tests {
     #[test]
     fn an_answer_repeating_a_note_or_a_plan_is_parroted() {
         let sources = "How many vacation days do I have left this year?\nVacation: 13.5 days left of 25.";
-        assert!(parroted("You made this exact call and got this same result.", NOTE, sources));
+        assert!(parroted("You made this exact call and got this same result.", NOTE, || sources.into()));
         let causes = "The id was guessed: ids must come from an earlier result. It has a typo.";
-        assert!(parroted("The id was guessed: ids must come from an earlier result", causes, "Click it."));
+        assert!(parroted("The id was guessed: ids must come from an earlier result", causes, || "Click it."
+            .into()));
     }
 
     #[test]
     fn real_answers_are_not() {
         let sources = "What is the status of ticket 4471?\nTicket 4471: waiting for customer reply.";
-        assert!(!parroted("The ticket is waiting for a customer reply.", NOTE, sources));
-        assert!(!parroted("You have 13.5 days left.", NOTE, sources), "a number is for grounding");
-        assert!(!parroted("Use it.", NOTE, sources), "too short to judge");
+        assert!(!parroted("The ticket is waiting for a customer reply.", NOTE, || sources.into()));
+        assert!(!parroted("You have 13.5 days left.", NOTE, || sources.into()), "a number is for grounding");
+        assert!(!parroted("Use it.", NOTE, || sources.into()), "too short to judge");
         let down = "The market data service is down. Call another tool or give your final answer.";
-        assert!(!parroted("The market data service is down.", NOTE, down), "the tool's own words");
+        assert!(!parroted("The market data service is down.", NOTE, || down.into()), "the tool's own words");
     }
 }
