@@ -10,7 +10,7 @@ export const MODES = {
   },
   naive: {
     describe:
-      "plain one-line errors, no runtime retry, no tool choice, grounding, id provenance or withheld thoughts (the prompt-chain baseline); decoding still constrained",
+      "plain one-line errors, no runtime retry, no tool choice, grounding, id provenance, withheld thoughts or recovery before the answer (the prompt-chain baseline); decoding still constrained",
     config: {
       format: "plain",
       retry: { maxAttempts: 1 },
@@ -18,6 +18,7 @@ export const MODES = {
       grounding: false,
       idProvenance: false,
       replayThoughts: "all",
+      recoverBeforeAnswer: false,
     },
     responseFormat: "jsonObject",
   },
@@ -37,6 +38,11 @@ export const MODES = {
     config: { idProvenance: false },
     responseFormat: "jsonObject",
   },
+  "keel-no-recover-first": {
+    describe: "keel without recovery before the answer (recoverBeforeAnswer: false)",
+    config: { recoverBeforeAnswer: false },
+    responseFormat: "jsonObject",
+  },
   "keel-thoughts-all": {
     describe: "keel replaying every earlier thought as written (replayThoughts: \"all\")",
     config: { replayThoughts: "all" },
@@ -49,7 +55,7 @@ export const MODES = {
   },
   "keel-8174914": {
     describe: "keel with issue 9's settings off (toolChoice auto, no grounding, no id provenance, every thought replayed)",
-    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all" },
+    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false },
     responseFormat: "jsonObject",
   },
   unconstrained: {

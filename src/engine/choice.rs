@@ -18,12 +18,23 @@ pub(crate) enum Allowed {
     CallFirst,
     /// Call this tool; no answer yet (`{ tool }`, before its first call).
     Only(String),
+    /// Call one of these tools; no answer yet: a failed call waits for its fix
+    /// (`recoverBeforeAnswer`, `recovering.rs`).
+    Recover(Vec<String>),
 }
 
 impl RunState<'_> {
+    /// What the model may do now: the tool choice, then a failed call waiting for its fix.
+    pub(crate) fn allowed(&self) -> Allowed {
+        match self.chosen() {
+            Allowed::Any => self.held_to().map_or(Allowed::Any, Allowed::Recover),
+            chosen => chosen,
+        }
+    }
+
     /// What the tool choice allows now: `required` and `{ tool }` bind the steps before the
     /// model's first call (to any existing tool, or to that tool), whatever that call's outcome.
-    pub(crate) fn allowed(&self) -> Allowed {
+    fn chosen(&self) -> Allowed {
         let tools = &self.agent.tools;
         let called = |name: Option<&str>| {
             self.turns.iter().filter_map(|t| t.action.as_ref()).any(|a| match name {
@@ -67,6 +78,10 @@ impl RunState<'_> {
                 let only: Vec<_> = specs.iter().filter(|s| s.name == name).cloned().collect();
                 self.narrowings.step_schema(&only, &self.spent_tools, &ids, false)
             }
+            Allowed::Recover(names) => {
+                let offered: Vec<_> = specs.iter().filter(|s| names.contains(&s.name)).cloned().collect();
+                self.narrowings.step_schema(&offered, &self.spent_tools, &ids, false)
+            }
             allowed => self.narrowings.step_schema(specs, &self.spent_tools, &ids, allowed == Allowed::Any),
         }
     }
@@ -85,6 +100,14 @@ impl RunState<'_> {
                 vec![
                     "Call the tool from available_actions that gets what the task asks for.".to_string(),
                     "Answer only from what the tools return.".to_string(),
+                ],
+            )),
+            (Allowed::Recover(names), None) => Some((
+                "A failed call is not fixed yet, so the answer was not accepted: follow its recovery steps first."
+                    .to_string(),
+                vec![
+                    format!("Call {} as the recovery steps above say.", crate::errors::quoted(&names)),
+                    "If that fails too, answer and say plainly what failed.".to_string(),
                 ],
             )),
             (Allowed::Only(name), called) if called != Some(name.as_str()) => Some((

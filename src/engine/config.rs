@@ -53,6 +53,12 @@ pub struct AgentConfig {
     pub id_provenance: bool,
     /// Which of the model's earlier thoughts later prompts replay (`engine/withheld.rs`).
     pub replay_thoughts: ThoughtReplay,
+    /// Whether, after a failed call the model can fix with another call (bad arguments, an unseen,
+    /// unknown or stale id or name, a missing permission a tool grants), its next steps must be calls
+    /// until a call to that tool succeeds, for at most [`super::recovering::HOLD_STEPS`] steps: small
+    /// models otherwise answer straight after the failure, with a value they made up
+    /// (`engine/recovering.rs`).
+    pub recover_before_answer: bool,
 }
 
 /// Which earlier thoughts a prompt replays (`replayThoughts`). A small model copies its earlier
@@ -141,6 +147,7 @@ impl Default for AgentConfig {
             grounding: true,
             id_provenance: true,
             replay_thoughts: ThoughtReplay::None,
+            recover_before_answer: true,
         }
     }
 }

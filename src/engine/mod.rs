@@ -27,6 +27,7 @@ pub mod output;
 mod parrot;
 pub mod prompt;
 mod provenance;
+mod recovering;
 mod recovery_call;
 mod repeats;
 mod resume;

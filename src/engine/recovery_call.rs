@@ -50,6 +50,7 @@ impl RunState<'_> {
                          Use the values in it (not older ones) and call `{tool}` again."
                     ),
                 );
+                let text = self.with_fix_notes(&spec.name, text);
                 (true, format!("\n\nFresh result of {named}, called by the runtime:\n{text}"))
             }
             ToolEnd::Advisory(failed) | ToolEnd::Failed(failed, _) => {

@@ -97,6 +97,7 @@ impl<'a> RunState<'a> {
             ungrounded: Vec::new(),
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
+            unfixed: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

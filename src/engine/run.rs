@@ -11,6 +11,7 @@ use super::agent::{Agent, RunOptions, RunResult};
 use super::answer_check::Verdict;
 use super::failure_log::{FailureLog, NewFailure};
 use super::narrowing::Narrowings;
+use super::recovering::UnfixedCalls;
 use super::save::Redaction;
 use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Transcript, Turn};
 
@@ -75,6 +76,8 @@ pub(crate) struct RunState<'a> {
     /// What keel itself wrote into the prompt (notes, the causes and plans of envelopes): an
     /// answer made of it is no answer (`parrot.rs`).
     pub(crate) runtime_text: String,
+    /// Calls that failed and that no later call of their tool fixed (`recovering.rs`).
+    pub(crate) unfixed: UnfixedCalls,
 }
 
 impl<'a> RunState<'a> {
@@ -119,6 +122,7 @@ impl<'a> RunState<'a> {
             ungrounded: Vec::new(),
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
+            unfixed: UnfixedCalls::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
@@ -315,6 +319,9 @@ impl<'a> RunState<'a> {
         for line in envelope.causes.iter().chain(&envelope.recovery) {
             self.runtime_text.push_str(line);
             self.runtime_text.push('\n');
+        }
+        if let Some(tool) = tool {
+            self.unfixed.failed(step, tool, envelope);
         }
         let index = self.log.record(NewFailure {
             step,

@@ -68,18 +68,19 @@ impl RunState<'_> {
         match self.run_tool(step, spec, &action.args, &key).await {
             Err(stop) => Err(("The run was cancelled during this call.".to_string(), stop)),
             Ok(ToolEnd::Done(output)) => {
-                self.log.recover(Some(&spec.name));
+                self.call_worked(&spec.name);
                 for warning in &output.warnings {
                     self.warn(Some(step), format!("`{}`: {warning}", spec.name));
                 }
                 let observation = describe_output(&output, agent.config.observation_chars);
                 self.outputs.insert(spec.name.clone(), observation.clone());
+                let observation = self.with_fix_notes(&spec.name, observation);
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
                 let result = digest(&json!([output.value, output.warnings]));
                 Ok(self.progress(&key, &result, observation, outcome))
             }
             Ok(ToolEnd::Advisory(envelope)) => {
-                self.log.recover(Some(&spec.name));
+                self.call_worked(&spec.name);
                 self.warn(Some(step), format!("`{}`: {}", spec.name, envelope.message));
                 let result = digest(&json!([envelope.code.as_str(), envelope.message]));
                 Ok(self.progress(&key, &result, self.show(&envelope), Outcome::Warning))

@@ -9,6 +9,7 @@ mod fitting_plans;
 mod issue;
 mod keel_code;
 mod plans;
+pub(crate) use plans::quoted;
 mod raw;
 pub mod render;
 

@@ -254,14 +254,15 @@ pub fn specs() -> Vec<ToolSpec> {
     ]
 }
 
-/// The settings before tool choice, grounded answers and id provenance: for tests that pin the
+/// The settings before tool choice, grounded answers, id provenance and recovery before the answer: for tests that pin the
 /// mechanisms under them with scripted steps that answer at once, use made-up ids or state values
-/// no fake tool returned. Each of the three has tests of its own (loop_recovery.rs).
+/// no fake tool returned. Each has tests of its own (loop_recovery.rs).
 pub fn classic() -> AgentConfig {
     AgentConfig {
         tool_choice: Some(keel::engine::ToolChoice::Auto),
         grounding: false,
         id_provenance: false,
+        recover_before_answer: false,
         ..AgentConfig::default()
     }
 }

@@ -1,0 +1,233 @@
+//! Recovery before the answer (`recoverBeforeAnswer`). After a call fails in a way another call can
+//! fix (bad arguments, an id or name the tool does not know, a stale reference, a permission another
+//! tool grants), the model's next steps must be calls — to the tools the failure's plan offers —
+//! until a call to the failed tool succeeds, for at most [`HOLD_STEPS`] steps. And while that call
+//! waits for its fix, a result that holds the fix says so: the stale ref's element under its new
+//! ref, the name that was not found in the spelling a listing gives.
+//!
+//! Why (recovery bench, Qwen2.5-Coder-0.5B at 364ea66, `bench/results/recovery-issue9.md`): of the
+//! 11 scenarios keel mode failed, 7 ended with an answer written straight after a failed call, or
+//! straight after the listing its plan asked for, instead of the call that would have fixed it; the
+//! answer either invented the value or was the listing's first line.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::errors::{Envelope, ErrorCode};
+use crate::tools::closest;
+
+use super::run::RunState;
+use super::Outcome;
+
+/// The most steps after a fixable failure that must be calls. Three covers the longest plan the
+/// runtime writes (list the ids, call again) with one step to spare; after it the model may answer
+/// (and say what failed).
+pub const HOLD_STEPS: u32 = 3;
+
+/// A tool whose latest call failed, with no later call of it that succeeded.
+#[derive(Debug, Clone)]
+struct Unfixed {
+    /// The step of the first failure since the tool last worked.
+    since: u32,
+    /// The step of its latest failure.
+    last: u32,
+    /// The latest failure's code.
+    code: ErrorCode,
+    /// The arguments of the latest failed call.
+    sent: Option<Value>,
+    /// The tools the latest failure's envelope offered next.
+    actions: Vec<String>,
+}
+
+impl Unfixed {
+    /// Whether another call can fix it. A permission or conflict (or a tool's own code) only when
+    /// its envelope offers a tool besides the one that failed (`request_access`).
+    fn fixable(&self, tool: &str) -> bool {
+        match self.code {
+            ErrorCode::UnknownTool
+            | ErrorCode::InvalidArgs
+            | ErrorCode::MissingField
+            | ErrorCode::NotFound
+            | ErrorCode::StaleReference
+            | ErrorCode::UnseenId => true,
+            ErrorCode::Permission | ErrorCode::Conflict | ErrorCode::Custom(_) => {
+                self.actions.iter().any(|a| a != tool)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The run's failed calls that no later call of their tool fixed, by tool.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct UnfixedCalls(BTreeMap<String, Unfixed>);
+
+impl UnfixedCalls {
+    /// A call to `tool` (possibly a name no tool has) failed at `step` with `envelope`.
+    pub(crate) fn failed(&mut self, step: u32, tool: &str, envelope: &Envelope) {
+        let since = self.0.get(tool).map_or(step, |u| u.since);
+        let unfixed = Unfixed {
+            since,
+            last: step,
+            code: envelope.code.clone(),
+            sent: envelope.sent.clone(),
+            actions: envelope.available_actions.clone(),
+        };
+        self.0.insert(tool.to_string(), unfixed);
+    }
+
+    /// A call to `tool` worked: its failures are fixed, and so is a call to a tool that does not
+    /// exist (any valid call is its fix).
+    pub(crate) fn fixed(&mut self, tool: &str) {
+        self.0.remove(tool);
+        self.0.retain(|_, u| u.code != ErrorCode::UnknownTool);
+    }
+
+    /// The most recent failure still unfixed.
+    fn latest(&self) -> Option<(&String, &Unfixed)> {
+        self.0.iter().max_by_key(|(_, u)| u.last)
+    }
+}
+
+impl RunState<'_> {
+    /// A call to `tool` succeeded: the failure log and the unfixed calls learn it.
+    pub(crate) fn call_worked(&mut self, tool: &str) {
+        self.log.recover(Some(tool));
+        self.unfixed.fixed(tool);
+    }
+
+    /// The tools the next step must call one of, while a failed call waits for its fix; `None` when
+    /// the model may answer.
+    pub(crate) fn held_to(&self) -> Option<Vec<String>> {
+        if !self.agent.config.recover_before_answer {
+            return None;
+        }
+        let (tool, unfixed) = self.unfixed.latest()?;
+        if !unfixed.fixable(tool) || self.step() + 1 - unfixed.since > HOLD_STEPS {
+            return None;
+        }
+        let tools = &self.agent.tools;
+        let mut offered: Vec<String> = Vec::new();
+        for name in unfixed.actions.iter().chain(std::iter::once(tool)) {
+            if tools.get(name).is_some() && !self.spent_tools.contains(name) && !offered.contains(name) {
+                offered.push(name.clone());
+            }
+        }
+        (!offered.is_empty()).then_some(offered)
+    }
+
+    /// `observation`, a new result of `producer`, with [`RunState::fix_notes`] under it (also kept
+    /// as keel's own words, which an answer must not be made of).
+    pub(crate) fn with_fix_notes(&mut self, producer: &str, observation: String) -> String {
+        let notes = self.fix_notes(producer, &observation);
+        self.runtime_text.push_str(&notes);
+        observation + &notes
+    }
+
+    /// What a new result of `producer` tells about a call still waiting for its fix, as notes for
+    /// the model under the result: a ref that went stale is shown under its new ref (the same
+    /// element, found by the rest of its line in the earlier result), a name that was not found in
+    /// the closest spelling the result holds. Empty when it tells nothing.
+    pub(crate) fn fix_notes(&self, producer: &str, text: &str) -> String {
+        let mut notes = String::new();
+        let mut unfixed: Vec<_> = self.unfixed.0.iter().filter(|(tool, _)| *tool != producer).collect();
+        unfixed.sort_by_key(|(_, u)| std::cmp::Reverse(u.last));
+        for (tool, u) in unfixed {
+            if !matches!(u.code, ErrorCode::StaleReference | ErrorCode::NotFound | ErrorCode::UnseenId) {
+                continue;
+            }
+            let Some(Value::Object(sent)) = &u.sent else { continue };
+            for value in sent.values().filter_map(Value::as_str) {
+                let value = value.trim();
+                if value.chars().count() < 2 || value.len() > 200 || has_token(text, value) {
+                    continue;
+                }
+                if let Some((label, fresh)) = self.moved(value, text) {
+                    notes.push_str(&format!(
+                        "\nNote: `{value}` ({label}), which `{tool}` could not use, is `{fresh}` in this result."
+                    ));
+                } else if let Some(near) = nearest_item(value, text) {
+                    notes.push_str(&format!(
+                        "\nNote: '{near}' in this result is the closest to '{value}', which `{tool}` did not find."
+                    ));
+                }
+            }
+        }
+        notes
+    }
+
+    /// `value`'s element in `text`: the line of an earlier successful result that held `value`,
+    /// without it, is the label; the one line of `text` that holds the label and one other token
+    /// gives the fresh ref.
+    fn moved(&self, value: &str, text: &str) -> Option<(String, String)> {
+        let earlier = self
+            .memory
+            .iter()
+            .chain(&self.turns)
+            .rev()
+            .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning));
+        let line = earlier.flat_map(|t| t.observation.lines()).find(|line| has_token(line, value))?;
+        let label = line.replacen(value, "", 1).trim().to_string();
+        if label.chars().filter(|c| c.is_alphanumeric()).count() < 3 {
+            return None;
+        }
+        let mut fresh = text.lines().filter_map(|line| {
+            let rest = line.replacen(&label, "", 1);
+            let rest = rest.trim();
+            (line.contains(&label)
+                && !rest.is_empty()
+                && !rest.contains(char::is_whitespace)
+                && rest != value)
+                .then(|| rest.to_string())
+        });
+        match (fresh.next(), fresh.next()) {
+            (Some(one), None) => Some((label, one)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `token` occurs in `text` with no letter, digit, `-` or `_` right before or after it.
+fn has_token(text: &str, token: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    text.match_indices(token).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + token.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// The item of `text` (its lines, or the comma- or semicolon-separated parts of a line) closest to
+/// `value`, when one is a plausible misspelling or another casing of it.
+fn nearest_item(value: &str, text: &str) -> Option<String> {
+    if value.chars().count() < 4 {
+        return None;
+    }
+    let items: Vec<&str> = text
+        .lines()
+        .flat_map(|line| line.split([',', ';']))
+        .map(str::trim)
+        .filter(|item| !item.is_empty() && item.len() <= 200)
+        .collect();
+    closest(value, items.iter().copied()).first().map(|s| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_matched_whole() {
+        assert!(has_token("e7 link 'Home'\ne2 button", "e2"));
+        assert!(!has_token("e21 button 'Subscribe'", "e2"));
+        assert!(!has_token("ORD-5521", "5521"));
+    }
+
+    #[test]
+    fn the_nearest_item_is_a_plausible_misspelling() {
+        let list = "Smithsonian Castle, National Gallery of Art, Air and Space Museum";
+        assert_eq!(nearest_item("Smithsonion Castle", list).as_deref(), Some("Smithsonian Castle"));
+        assert_eq!(nearest_item("Louvre", list), None);
+    }
+}

@@ -1,0 +1,169 @@
+//! Recovery before the answer (`recoverBeforeAnswer`, `engine/recovering.rs`): after a failure another
+//! call can fix, the next steps must be calls until the failed tool works (at most `HOLD_STEPS`), and
+//! a result that holds the fix says so.
+
+mod support;
+
+use keel::engine::{AgentConfig, Event};
+use keel::errors::{ErrorCode, RawFailure};
+use serde_json::json;
+use support::*;
+
+fn not_found() -> RawFailure {
+    RawFailure::coded("NOT_FOUND", "Invoice INV-9 not found.")
+}
+
+fn steps_offered(h: &Harness, request: usize) -> String {
+    h.model.requests.borrow()[request].schema.clone().expect("constrained").to_string()
+}
+
+#[test]
+fn an_answer_right_after_a_fixable_failure_waits_for_the_fix() {
+    let model = ScriptedModel::new([
+        act("get_invoice", json!({"id": "INV-9"})),
+        answer("The invoice total is $120.00."),
+        act("list_invoices", json!({})),
+        act("get_invoice", json!({"id": "INV-7"})),
+        answer("The total is $80.00."),
+    ]);
+    let tools = FakeTools::new()
+        .script("get_invoice", vec![Behaviour::Fail(not_found()), Behaviour::Ok(json!("INV-7: $80.00"))])
+        .script("list_invoices", vec![Behaviour::Ok(json!("INV-7"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("What is the total of invoice INV-9?");
+    // The step after the failure could only be a call (to the tools its envelope offers: all here).
+    let schema = steps_offered(&h, 1);
+    assert!(!schema.contains("final_answer"), "{schema}");
+    assert!(schema.contains("list_invoices") && schema.contains("get_invoice"), "{schema}");
+    // The scripted model ignored the schema: its answer was refused, not taken.
+    assert_eq!(result.turns[1].action, None);
+    assert!(
+        result.turns[1].observation.contains("A failed call is not fixed yet"),
+        "{}",
+        result.turns[1].observation
+    );
+    assert_eq!(h.tools.calls_to("get_invoice"), 2);
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "The total is $80.00.");
+    // Once the call worked, the model may answer again.
+    assert!(steps_offered(&h, 4).contains("final_answer"));
+}
+
+#[test]
+fn without_it_the_answer_after_the_failure_is_taken() {
+    let model = ScriptedModel::new([act("get_invoice", json!({"id": "INV-9"})), answer("$120.00")]);
+    let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(not_found())]);
+    let config = AgentConfig { recover_before_answer: false, ..AgentConfig::default() };
+    let h = Harness::new(model, tools, specs(), config);
+    let (result, _) = h.run("What is the total of invoice INV-9?");
+    assert!(steps_offered(&h, 1).contains("final_answer"));
+    assert_eq!(result.turns.len(), 2, "answered at step 2");
+}
+
+#[test]
+fn the_hold_ends_after_hold_steps_and_the_answer_says_what_failed() {
+    let model = ScriptedModel::new([
+        act("get_invoice", json!({"id": "INV-9"})),
+        answer("a"),
+        answer("b"),
+        answer("c"),
+        answer("I could not find invoice INV-9."),
+    ]);
+    let tools = FakeTools::new().script("get_invoice", vec![Behaviour::Fail(not_found())]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("What is the total of invoice INV-9?");
+    let held: Vec<bool> = (1..5).map(|i| !steps_offered(&h, i).contains("final_answer")).collect();
+    assert_eq!(held, [true, true, true, false], "steps 2-4 held, step 5 free");
+    assert_eq!(result.turns.len(), 5);
+    assert_eq!(result.answer, "I could not find invoice INV-9.");
+    assert!(!result.success, "an answer after an unfixed failure is no success");
+}
+
+#[test]
+fn a_failure_no_call_can_fix_does_not_hold_the_answer() {
+    let down = RawFailure::coded("UNAVAILABLE", "The service is down until tomorrow.");
+    let model = ScriptedModel::new([act("get_weather", json!({"city": "Oslo"})), answer("It is down.")]);
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Fail(down)]);
+    let config = AgentConfig {
+        retry: keel::engine::RetryPolicy { max_attempts: 1, ..Default::default() },
+        ..AgentConfig::default()
+    };
+    let h = Harness::new(model, tools, specs(), config);
+    let (result, _) = h.run("Weather in Oslo?");
+    assert!(steps_offered(&h, 1).contains("final_answer"));
+    assert_eq!(result.turns.len(), 2);
+}
+
+#[test]
+fn a_fresh_result_names_the_stale_refs_new_ref() {
+    let model = ScriptedModel::new([
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e2"})),
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e8"})),
+        answer("Order KX-4417 placed."),
+    ]);
+    let tools = FakeTools::new()
+        .script(
+            "snapshot",
+            vec![
+                Behaviour::Ok(json!("e1 link 'Home'\ne2 button 'Place order'")),
+                Behaviour::Ok(json!("e7 link 'Home'\ne8 button 'Place order'")),
+            ],
+        )
+        .script(
+            "click",
+            vec![
+                Behaviour::Fail(RawFailure::coded("STALE_REFERENCE", "Element e2 is stale.")),
+                Behaviour::Ok(json!("Order KX-4417 placed.")),
+            ],
+        );
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Place the order and tell me its number.");
+    let seen = &result.turns[2].observation;
+    assert!(
+        seen.ends_with(
+            "\nNote: `e2` (button 'Place order'), which `click` could not use, is `e8` in this result."
+        ),
+        "{seen}"
+    );
+    assert!(result.success, "{}", result.answer);
+    // Once the click worked, a later snapshot carries no note.
+    assert!(!result.turns[0].observation.contains("Note:"));
+}
+
+#[test]
+fn a_listing_names_the_closest_spelling_of_a_name_not_found() {
+    let museums = vec![
+        keel::tools::ToolSpec::new(
+            "museum_hours",
+            "Opening hours of a museum by name.",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+        ),
+        keel::tools::ToolSpec::new("list_museums", "Lists the museums.", json!({"type": "object"})),
+    ];
+    let model = ScriptedModel::new([
+        act("museum_hours", json!({"name": "Smithsonion Castle"})),
+        act("list_museums", json!({})),
+        act("museum_hours", json!({"name": "Smithsonian Castle"})),
+        answer("10:00 to 17:30"),
+    ]);
+    let tools = FakeTools::new()
+        .script(
+            "museum_hours",
+            vec![
+                Behaviour::Fail(RawFailure::coded("NOT_FOUND", "No museum named 'Smithsonion Castle'.")),
+                Behaviour::Ok(json!("Smithsonian Castle: 10:00 to 17:30")),
+            ],
+        )
+        .script("list_museums", vec![Behaviour::Ok(json!("Smithsonian Castle, National Gallery of Art"))]);
+    let h = Harness::new(model, tools, museums, AgentConfig::default());
+    let (result, events) = h.run("When is the Smithsonion Castle open today?");
+    let seen = &result.turns[1].observation;
+    assert!(
+        seen.contains("Note: 'Smithsonian Castle' in this result is the closest to 'Smithsonion Castle', which `museum_hours` did not find."),
+        "{seen}"
+    );
+    assert!(result.success, "{}", result.answer);
+    assert!(events.iter().any(|e| matches!(e, Event::Failure { code: ErrorCode::NotFound, .. })));
+}
