@@ -260,11 +260,7 @@ export interface Tool<Args = { [key: string]: Json }> {
    * (`UNSEEN_ID`). Each must be one of the agent's tools (`INVALID_TOOLS` otherwise).
    */
   refsFrom?: string[];
-  /**
-   * The tool only reads: no side effect. Only read-only tools may be called by the runtime itself,
-   * and only they run again when the model repeats the call that just worked (a polling tool must
-   * be read-only); any other tool's repeat gets the earlier result back, not run. Default false.
-   */
+  /** The tool only reads: no side effect. Only read-only tools may be called by the runtime itself. Default false. */
   readOnly?: boolean;
   /**
    * Recovery the runtime runs itself: when this tool fails with one of these codes (e.g.

@@ -238,7 +238,7 @@ fn an_answer_repeating_keels_own_note_is_refused_once_more() {
     let script = vec![
         act("list_invoices", json!({})),
         act("list_invoices", json!({})),
-        answer("You made this exact call and it worked, so it was not run again."),
+        answer("You made this exact call and got this same result."),
         answer("Together: $2,230.00."),
     ];
     let h = Harness::new(ScriptedModel::new(script), tools, specs(), AgentConfig::default());

@@ -167,3 +167,25 @@ fn a_listing_names_the_closest_spelling_of_a_name_not_found() {
     assert!(result.success, "{}", result.answer);
     assert!(events.iter().any(|e| matches!(e, Event::Failure { code: ErrorCode::NotFound, .. })));
 }
+
+#[test]
+fn a_call_to_a_tool_the_plan_does_not_name_that_works_lets_the_failure_go() {
+    // The tool's own plan names no tool: the model moved on to another, which worked.
+    let failed = RawFailure::coded("NOT_FOUND", "No invoice INV-9.").with_hints(keel::errors::FailureHints {
+        recovery: Some(vec!["Try another id.".to_string()]),
+        ..Default::default()
+    });
+    let model = ScriptedModel::new([
+        act("get_invoice", json!({"id": "INV-9"})),
+        act("get_weather", json!({"city": "Oslo"})),
+        answer("Oslo is sunny; invoice INV-9 was not found."),
+    ]);
+    let tools = FakeTools::new()
+        .script("get_invoice", vec![Behaviour::Fail(failed)])
+        .script("get_weather", vec![Behaviour::Ok(json!("Oslo: sunny"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Weather in Oslo, and invoice INV-9?");
+    assert!(!steps_offered(&h, 1).contains("final_answer"), "held after the failure");
+    assert!(steps_offered(&h, 2).contains("final_answer"), "let go after the other call worked");
+    assert_eq!(result.turns.len(), 3);
+}

@@ -86,11 +86,7 @@ fn the_same_call_with_a_new_result_is_progress() {
     let pages: Vec<_> = (1..=6).map(|i| Behaviour::Ok(json!(format!("page {i}: INV-{i}")))).collect();
     let model = ScriptedModel::new([poll(), poll(), poll(), poll(), poll(), poll(), answer("done")]);
     let tools = FakeTools::new().script("list_invoices", pages);
-    // A polling tool is declared read-only: one that is not does not run twice in a row with the
-    // same arguments (loop_budgets.rs).
-    let polled: Vec<_> =
-        specs().into_iter().map(|s| if s.name == "list_invoices" { s.read_only() } else { s }).collect();
-    let h = Harness::new(model, tools, polled, AgentConfig::default());
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
     let (result, _) = h.run("x");
     assert!(result.turns[..6].iter().all(|t| t.outcome == Outcome::Ok));
     assert_eq!(result.reason, EndReason::FinalAnswer);

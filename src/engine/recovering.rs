@@ -25,7 +25,8 @@ use super::Outcome;
 /// (and say what failed).
 pub const HOLD_STEPS: u32 = 3;
 
-/// A tool whose latest call failed, with no later call of it that succeeded.
+/// A tool whose latest call failed, with no later call of it (nor of a tool its plan names) that
+/// succeeded.
 #[derive(Debug, Clone)]
 struct Unfixed {
     /// The step of the first failure since the tool last worked.
@@ -38,6 +39,9 @@ struct Unfixed {
     sent: Option<Value>,
     /// The tools the latest failure's envelope offered next.
     actions: Vec<String>,
+    /// The tools its recovery steps name: a call to another tool that works means the model moved
+    /// on, and the failed call no longer holds the answer.
+    named: Vec<String>,
 }
 
 impl Unfixed {
@@ -67,21 +71,25 @@ impl UnfixedCalls {
     /// A call to `tool` (possibly a name no tool has) failed at `step` with `envelope`.
     pub(crate) fn failed(&mut self, step: u32, tool: &str, envelope: &Envelope) {
         let since = self.0.get(tool).map_or(step, |u| u.since);
+        let plan = envelope.recovery.join("\n");
+        let named = envelope.available_actions.iter().filter(|a| has_token(&plan, a)).cloned().collect();
         let unfixed = Unfixed {
             since,
             last: step,
             code: envelope.code.clone(),
             sent: envelope.sent.clone(),
             actions: envelope.available_actions.clone(),
+            named,
         };
         self.0.insert(tool.to_string(), unfixed);
     }
 
     /// A call to `tool` worked: its failures are fixed, and so is a call to a tool that does not
-    /// exist (any valid call is its fix).
+    /// exist (any valid call is its fix); a failed call whose recovery steps do not name `tool` is
+    /// let go (the model moved on).
     pub(crate) fn fixed(&mut self, tool: &str) {
         self.0.remove(tool);
-        self.0.retain(|_, u| u.code != ErrorCode::UnknownTool);
+        self.0.retain(|_, u| u.code != ErrorCode::UnknownTool && u.named.iter().any(|n| n == tool));
     }
 
     /// The most recent failure still unfixed.

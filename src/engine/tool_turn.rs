@@ -25,10 +25,6 @@ pub(crate) enum ToolEnd {
     Failed(Envelope, u32),
 }
 
-/// Under the repeated result of a call that was not run again.
-const NOT_RUN_AGAIN: &str =
-    "\nNote: you made this exact call at the step before and it worked, so it was not run again: its result is above. Use it, call another tool, or give your final_answer.";
-
 const NO_PROGRESS: &str =
     "\nNote: you already made this exact call and got this same result. Use it, call another tool, or give your final_answer.";
 
@@ -60,13 +56,6 @@ impl RunState<'_> {
         };
         if let Some(refused) = self.refuse_unseen(step, spec, action, &key) {
             return Ok(refused);
-        }
-        if let Some(repeated) = self.just_worked(spec, action) {
-            // A tool that may have side effects is not run twice in a row with the same arguments
-            // (both small models repeat the call that just worked: a second booking, a second order).
-            self.spent_tools.insert(spec.name.clone());
-            self.runtime_text.push_str(NOT_RUN_AGAIN);
-            return Ok((repeated + NOT_RUN_AGAIN, Outcome::Failed));
         }
         let now = agent.effects.clock.now_ms();
         if let Some(envelope) = self.repeats.blocked(&key, now) {
@@ -116,17 +105,6 @@ impl RunState<'_> {
                 Ok((observation, Outcome::Failed))
             }
         }
-    }
-
-    /// The result of this same call to a tool not declared read-only, when the steps just before
-    /// all made it and one of them worked: the call is not run again.
-    fn just_worked(&self, spec: &ToolSpec, action: &Action) -> Option<String> {
-        if spec.read_only {
-            return None;
-        }
-        let same = self.turns.iter().rev().take_while(|t| t.action.as_ref() == Some(action));
-        let worked = same.filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning)).last()?;
-        Some(worked.observation.clone())
     }
 
     /// A successful call's observation, or a failed step if the same call already gave the same
