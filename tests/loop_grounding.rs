@@ -265,3 +265,23 @@ fn a_placeholder_answer_is_refused_once_more() {
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "Together: $2,230.00.");
 }
+
+#[test]
+fn a_second_answer_that_is_no_answer_ends_the_run_unsuccessful() {
+    let (_, result) = invoice_run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            answer("&lt;response to the task&gt;\""),
+            answer("Together: $2,230.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert_eq!(result.turns.len(), 3, "ended at the second, not at the failure budget");
+    assert!(!result.success);
+    assert!(
+        result.answer.starts_with("I could not complete the task: the model gave no answer to it"),
+        "{}",
+        result.answer
+    );
+}

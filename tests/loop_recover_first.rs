@@ -164,6 +164,12 @@ fn a_listing_names_the_closest_spelling_of_a_name_not_found() {
         seen.contains("Note: 'Smithsonian Castle' in this result is the closest to 'Smithsonion Castle', which `museum_hours` did not find."),
         "{seen}"
     );
+    // The name argument is narrowed to the names the listing gives.
+    let schema = steps_offered(&h, 2);
+    assert!(
+        schema.contains(r#""name":{"enum":["Smithsonian Castle","National Gallery of Art"]}"#),
+        "{schema}"
+    );
     assert!(result.success, "{}", result.answer);
     assert!(events.iter().any(|e| matches!(e, Event::Failure { code: ErrorCode::NotFound, .. })));
 }
@@ -188,4 +194,34 @@ fn a_call_to_a_tool_the_plan_does_not_name_that_works_lets_the_failure_go() {
     assert!(!steps_offered(&h, 1).contains("final_answer"), "held after the failure");
     assert!(steps_offered(&h, 2).contains("final_answer"), "let go after the other call worked");
     assert_eq!(result.turns.len(), 3);
+}
+
+#[test]
+fn a_ref_the_tool_did_not_find_is_not_offered_again() {
+    let model = ScriptedModel::new([
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e19"})),
+        act("click", json!({"ref": "e21"})),
+        answer("Subscribed."),
+    ]);
+    let tools = FakeTools::new()
+        .script(
+            "snapshot",
+            vec![Behaviour::Ok(json!(
+                "e19 heading 'Newsletter'\ne20 textbox 'Email'\ne21 button 'Subscribe'"
+            ))],
+        )
+        .script(
+            "click",
+            vec![
+                Behaviour::Fail(RawFailure::coded("NOT_FOUND", "No element e19 on the page.")),
+                Behaviour::Ok(json!("Subscribed: code NL-88")),
+            ],
+        );
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click Subscribe and give me the confirmation code.");
+    assert!(steps_offered(&h, 1).contains(r#""ref":{"enum":["e19","e20","e21"]"#));
+    let schema = steps_offered(&h, 2);
+    assert!(schema.contains(r#""ref":{"enum":["e20","e21"]"#), "{schema}");
+    assert!(result.success, "{}", result.answer);
 }

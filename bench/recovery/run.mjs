@@ -107,6 +107,8 @@ const reports = readdirSync(opts.out)
   // Not another run's progress file (`.partial.json`): two models may run at once.
   .filter((f) => /^recovery-.+\.json$/.test(f) && !f.endsWith(".partial.json"))
   .sort()
-  .map((f) => JSON.parse(readFileSync(join(opts.out, f), "utf8")));
+  .map((f) => JSON.parse(readFileSync(join(opts.out, f), "utf8")))
+  // Only finished runs' reports: a stopped run's raw results kept beside them have no summary.
+  .filter((r) => r.summary);
 writeFileSync(join(opts.out, "recovery.md"), markdown(reports, all));
 process.stdout.write(`    wrote ${file} and ${join(opts.out, "recovery.md")}\n`);

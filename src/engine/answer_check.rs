@@ -1,7 +1,8 @@
 //! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
 //! the tool choice) is escalated when the model sends the same one again, and a final answer
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
-//! step (`grounding.rs`); if the model persists, the run ends unsuccessful with an honest answer.
+//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`); if the model persists,
+//! the run ends unsuccessful with an honest answer.
 
 use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
@@ -94,7 +95,16 @@ impl RunState<'_> {
         } else {
             None
         };
+        if let (Some(_), true) = (message, self.non_answer_warned) {
+            // The second answer that is no answer: a model that persists ends here, not after the
+            // failure budget (SmolLM2 sent placeholders five times in a row at 44b69ca).
+            self.answer_withheld = true;
+            return Verdict::Replace(
+                self.honest_answer("the model gave no answer to it, only a placeholder or keel's own words"),
+            );
+        }
         if let Some(message) = message {
+            self.non_answer_warned = true;
             let recovery = self.answer_from_result(&self.suppliers()).unwrap_or_else(|| {
                 vec![
                     "Answer the task itself, from what the tools returned.".to_string(),
@@ -113,7 +123,10 @@ impl RunState<'_> {
         }
         if self.ungrounded_warned {
             self.ungrounded = values;
-            return Verdict::Replace(self.honest_answer());
+            self.answer_withheld = true;
+            return Verdict::Replace(
+                self.honest_answer("the answer stated values that no tool returned, so it is not given"),
+            );
         }
         self.ungrounded_warned = true;
         let listed: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
@@ -158,12 +171,11 @@ impl RunState<'_> {
         Some(plan)
     }
 
-    /// The answer a user reads when the model's own would state values no tool gave: what failed,
-    /// from the failure log, and that the answer was withheld (the values are in the result's
-    /// `ungrounded`, not presented as fact).
-    pub(crate) fn honest_answer(&self) -> String {
-        let mut answer = "I could not complete the task: the answer stated values that no tool returned, so it is not given."
-            .to_string();
+    /// The answer a user reads when the model's own is withheld (`why`: it stated values no tool
+    /// gave — those are in the result's `ungrounded`, not presented as fact — or was no answer):
+    /// what failed, from the failure log.
+    pub(crate) fn honest_answer(&self, why: &str) -> String {
+        let mut answer = format!("I could not complete the task: {why}.");
         if let Some(last) = self.log.last_unrecovered() {
             let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
             answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));

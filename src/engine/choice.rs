@@ -62,7 +62,10 @@ impl RunState<'_> {
             return agent.step_schema(true).clone();
         }
         let ids = match agent.config.id_provenance {
-            true => provenance::narrowings(&agent.tools, &self.outputs),
+            true => provenance::narrowings(&agent.tools, &self.outputs)
+                .into_iter()
+                .map(|n| n.without(self.unfixed.failed_values()))
+                .collect(),
             false => Vec::new(),
         };
         if allowed == Allowed::Any

@@ -10,15 +10,19 @@
 //! straight after the listing its plan asked for, instead of the call that would have fixed it; the
 //! answer either invented the value or was the listing's first line.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use crate::errors::{Envelope, ErrorCode};
 use crate::tools::closest;
 
+use super::narrowing::Narrowing;
 use super::run::RunState;
 use super::Outcome;
+
+/// The most names a listing may hold for the argument to be narrowed to them.
+const MAX_NAMES: usize = 64;
 
 /// The most steps after a fixable failure that must be calls. Three covers the longest plan the
 /// runtime writes (list the ids, call again) with one step to spare; after it the model may answer
@@ -63,14 +67,20 @@ impl Unfixed {
     }
 }
 
-/// The run's failed calls that no later call of their tool fixed, by tool.
+/// The run's failed calls that no later call of their tool fixed, by tool; and every argument value
+/// a tool said it has no such thing for.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct UnfixedCalls(BTreeMap<String, Unfixed>);
+pub(crate) struct UnfixedCalls {
+    unfixed: BTreeMap<String, Unfixed>,
+    /// (tool, field, value) of each string argument of a call that failed with NOT_FOUND,
+    /// STALE_REFERENCE or UNSEEN_ID.
+    failed_values: BTreeSet<(String, String, String)>,
+}
 
 impl UnfixedCalls {
     /// A call to `tool` (possibly a name no tool has) failed at `step` with `envelope`.
     pub(crate) fn failed(&mut self, step: u32, tool: &str, envelope: &Envelope) {
-        let since = self.0.get(tool).map_or(step, |u| u.since);
+        let since = self.unfixed.get(tool).map_or(step, |u| u.since);
         let plan = envelope.recovery.join("\n");
         let named = envelope.available_actions.iter().filter(|a| has_token(&plan, a)).cloned().collect();
         let unfixed = Unfixed {
@@ -81,20 +91,32 @@ impl UnfixedCalls {
             actions: envelope.available_actions.clone(),
             named,
         };
-        self.0.insert(tool.to_string(), unfixed);
+        if matches!(envelope.code, ErrorCode::NotFound | ErrorCode::StaleReference | ErrorCode::UnseenId) {
+            if let Some(Value::Object(sent)) = &envelope.sent {
+                for (field, value) in sent.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
+                    self.failed_values.insert((tool.to_string(), field.clone(), value.to_string()));
+                }
+            }
+        }
+        self.unfixed.insert(tool.to_string(), unfixed);
     }
 
     /// A call to `tool` worked: its failures are fixed, and so is a call to a tool that does not
     /// exist (any valid call is its fix); a failed call whose recovery steps do not name `tool` is
     /// let go (the model moved on).
     pub(crate) fn fixed(&mut self, tool: &str) {
-        self.0.remove(tool);
-        self.0.retain(|_, u| u.code != ErrorCode::UnknownTool && u.named.iter().any(|n| n == tool));
+        self.unfixed.remove(tool);
+        self.unfixed.retain(|_, u| u.code != ErrorCode::UnknownTool && u.named.iter().any(|n| n == tool));
+    }
+
+    /// (tool, field, value) of the arguments tools said they have no such thing for.
+    pub(crate) fn failed_values(&self) -> &BTreeSet<(String, String, String)> {
+        &self.failed_values
     }
 
     /// The most recent failure still unfixed.
     fn latest(&self) -> Option<(&String, &Unfixed)> {
-        self.0.iter().max_by_key(|(_, u)| u.last)
+        self.unfixed.iter().max_by_key(|(_, u)| u.last)
     }
 }
 
@@ -128,7 +150,10 @@ impl RunState<'_> {
     /// `observation`, a new result of `producer`, with [`RunState::fix_notes`] under it (also kept
     /// as keel's own words, which an answer must not be made of).
     pub(crate) fn with_fix_notes(&mut self, producer: &str, observation: String) -> String {
-        let notes = self.fix_notes(producer, &observation);
+        let (notes, names) = self.fix_notes(producer, &observation);
+        for narrowing in names {
+            self.narrowings.learn(narrowing);
+        }
         self.runtime_text.push_str(&notes);
         observation + &notes
     }
@@ -136,17 +161,20 @@ impl RunState<'_> {
     /// What a new result of `producer` tells about a call still waiting for its fix, as notes for
     /// the model under the result: a ref that went stale is shown under its new ref (the same
     /// element, found by the rest of its line in the earlier result), a name that was not found in
-    /// the closest spelling the result holds. Empty when it tells nothing.
-    pub(crate) fn fix_notes(&self, producer: &str, text: &str) -> String {
+    /// the closest spelling the result holds — and that argument is narrowed to the names the
+    /// result lists, for constrained decoding (Qwen copied the task's misspelling back three times
+    /// past the note). Empty when it tells nothing.
+    fn fix_notes(&self, producer: &str, text: &str) -> (String, Vec<Narrowing>) {
         let mut notes = String::new();
-        let mut unfixed: Vec<_> = self.unfixed.0.iter().filter(|(tool, _)| *tool != producer).collect();
+        let mut names = Vec::new();
+        let mut unfixed: Vec<_> = self.unfixed.unfixed.iter().filter(|(tool, _)| *tool != producer).collect();
         unfixed.sort_by_key(|(_, u)| std::cmp::Reverse(u.last));
         for (tool, u) in unfixed {
             if !matches!(u.code, ErrorCode::StaleReference | ErrorCode::NotFound | ErrorCode::UnseenId) {
                 continue;
             }
             let Some(Value::Object(sent)) = &u.sent else { continue };
-            for value in sent.values().filter_map(Value::as_str) {
+            for (field, value) in sent.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
                 let value = value.trim();
                 if value.chars().count() < 2 || value.len() > 200 || has_token(text, value) {
                     continue;
@@ -159,10 +187,14 @@ impl RunState<'_> {
                     notes.push_str(&format!(
                         "\nNote: '{near}' in this result is the closest to '{value}', which `{tool}` did not find."
                     ));
+                    let listed: Vec<Value> = items(text).into_iter().map(Value::from).collect();
+                    if listed.len() <= MAX_NAMES {
+                        names.push(Narrowing::new(tool, field, listed));
+                    }
                 }
             }
         }
-        notes
+        (notes, names)
     }
 
     /// `value`'s element in `text`: the line of an earlier successful result that held `value`,
@@ -206,19 +238,25 @@ fn has_token(text: &str, token: &str) -> bool {
     })
 }
 
-/// The item of `text` (its lines, or the comma- or semicolon-separated parts of a line) closest to
-/// `value`, when one is a plausible misspelling or another casing of it.
+/// The item of `text` ([`items`]) closest to `value`, when one is a plausible misspelling or another
+/// casing of it.
 fn nearest_item(value: &str, text: &str) -> Option<String> {
     if value.chars().count() < 4 {
         return None;
     }
-    let items: Vec<&str> = text
-        .lines()
-        .flat_map(|line| line.split([',', ';']))
-        .map(str::trim)
-        .filter(|item| !item.is_empty() && item.len() <= 200)
-        .collect();
-    closest(value, items.iter().copied()).first().map(|s| s.to_string())
+    closest(value, items(text)).first().map(|s| s.to_string())
+}
+
+/// The items `text` lists: its lines, or the comma- or semicolon-separated parts of a line, each at
+/// most 200 bytes, in order, once each.
+fn items(text: &str) -> Vec<&str> {
+    let mut items: Vec<&str> = Vec::new();
+    for item in text.lines().flat_map(|line| line.split([',', ';'])).map(str::trim) {
+        if !item.is_empty() && item.len() <= 200 && !items.contains(&item) {
+            items.push(item);
+        }
+    }
+    items
 }
 
 #[cfg(test)]

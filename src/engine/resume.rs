@@ -95,6 +95,8 @@ impl<'a> RunState<'a> {
             replies: Default::default(),
             ungrounded_warned: false,
             ungrounded: Vec::new(),
+            non_answer_warned: false,
+            answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: Default::default(),

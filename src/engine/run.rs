@@ -71,6 +71,11 @@ pub(crate) struct RunState<'a> {
     pub(crate) ungrounded_warned: bool,
     /// The values of the answer the model persisted with though no tool gave them.
     pub(crate) ungrounded: Vec<String>,
+    /// Whether an answer already was refused as no answer (a placeholder, keel's own words).
+    pub(crate) non_answer_warned: bool,
+    /// Whether the model's final answer was replaced by an honest one (it persisted with values
+    /// no tool gave, or with no answer): the run is then unsuccessful.
+    pub(crate) answer_withheld: bool,
     /// Steps whose thought later prompts replay empty: it invented values (`withheld.rs`). Sorted.
     pub(crate) withheld_thoughts: Vec<u32>,
     /// What keel itself wrote into the prompt (notes, the causes and plans of envelopes): an
@@ -120,6 +125,8 @@ impl<'a> RunState<'a> {
             replies: Default::default(),
             ungrounded_warned: false,
             ungrounded: Vec::new(),
+            non_answer_warned: false,
+            answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: UnfixedCalls::default(),
@@ -149,7 +156,7 @@ impl<'a> RunState<'a> {
             }
             match self.step_once().await {
                 StepResult::Answer(answer) => {
-                    let success = !self.answered_after_failure() && self.ungrounded.is_empty();
+                    let success = !self.answered_after_failure() && !self.answer_withheld;
                     return self.finish(answer, success, EndReason::FinalAnswer).await;
                 }
                 StepResult::Continue => {}
