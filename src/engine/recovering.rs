@@ -148,8 +148,11 @@ impl RunState<'_> {
     }
 
     /// `observation`, a new result of `producer`, with [`RunState::fix_notes`] under it (also kept
-    /// as keel's own words, which an answer must not be made of).
+    /// as keel's own words, which an answer must not be made of); part of `recoverBeforeAnswer`.
     pub(crate) fn with_fix_notes(&mut self, producer: &str, observation: String) -> String {
+        if !self.agent.config.recover_before_answer {
+            return observation;
+        }
         let (notes, names) = self.fix_notes(producer, &observation);
         for narrowing in names {
             self.narrowings.learn(narrowing);
