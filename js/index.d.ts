@@ -514,6 +514,8 @@ export type AgentEvent =
       class: FailureClass;
       code: ErrorCode;
       message: string;
+      /** Which attempt at the call failed, from 1 (the failure log's `attempt`). */
+      attempt: number;
       envelope: Envelope | null;
     }
   | { type: "finalAnswer"; step: number; answer: string; success: boolean }

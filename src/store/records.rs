@@ -73,7 +73,10 @@ impl EndReason {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunCounts {
-    /// Steps taken.
+    /// Steps begun: the committed ones, and the step the run stopped in when it stopped before
+    /// committing it (a model call that failed for good, a cancel while the model wrote), so that
+    /// it matches the steps the page was told of. A record read back while its run is still
+    /// `running` counts its committed steps only.
     pub steps: u32,
     /// Model calls made, retries and the forced final call included.
     pub model_calls: u32,
