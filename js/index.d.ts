@@ -514,6 +514,8 @@ export type AgentEvent =
       class: FailureClass;
       code: ErrorCode;
       message: string;
+      /** Which attempt at the call failed, from 1 (the failure log's `attempt`). */
+      attempt: number;
       envelope: Envelope | null;
     }
   | { type: "finalAnswer"; step: number; answer: string; success: boolean }
@@ -625,6 +627,11 @@ export interface RunRecord {
   endedMs: number | null;
   answer: string | null;
   reason: EndReason | null;
+  /**
+   * Written when the run starts (zero) and when it ends: a run under way or cut off shows its
+   * committed steps and zero calls and tokens; a resumed run's final counts leave out the calls
+   * made before it was cut off.
+   */
   counts: RunResult["counts"];
 }
 

@@ -1,7 +1,8 @@
 // The "Scripted model" backend: a keel custom model that replays a canned scenario, so the demo is
 // deterministic and testable without a real model. It plans from the task's keywords and the fault
 // switches at the first step of a run, then writes one step per call, as a small model would:
-// JSON with a thought and an action, or the final answer. It never reads the observations; the
+// JSON with a thought and an action, or the final answer (with "Model goes down" on, every call
+// after the first fails instead). It never reads the observations; the
 // runtime's recoveries (retries, waits) are invisible to it, and the failures it must handle
 // (wrong-type args, stale ref) are in its plan because the panel said they would happen.
 
@@ -79,7 +80,8 @@ export function scriptedModel(faults, { delayMs = 300 } = {}) {
   return async (messages, { signal, runId }) => {
     if (!runs.has(runId)) {
       const task = messages.filter((m) => m.role === "user")[0]?.content ?? "";
-      runs.set(runId, { ...plan(taskOf(task), faults()), next: 0 });
+      const on = faults();
+      runs.set(runId, { ...plan(taskOf(task), on), next: 0, down: on.modelDown });
     }
     const run = runs.get(runId);
     await new Promise((resolve, reject) => {
@@ -89,6 +91,10 @@ export function scriptedModel(faults, { delayMs = 300 } = {}) {
         reject(signal.reason);
       });
     });
+    // "Model goes down": a failed model call, as a backend reports one (an error with a status).
+    if (run.down && run.next >= 1) {
+      throw Object.assign(new Error("The scripted model is down (HTTP 503, a fault switched on)."), { status: 503 });
+    }
     if (run.next < run.steps.length) return run.steps[run.next++];
     runs.delete(runId);
     return final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages)));

@@ -3,7 +3,7 @@
 // fail the way real tools fail: hang past its timeout, answer 503 or 429, or point at a stale ref.
 import { ToolError } from "keel-agent";
 
-/** The faults the panel can switch on; `retryAfterS` is the 429's Retry-After. */
+/** The faults the panel can switch on (the tools' and, `modelDown`, the scripted model's). */
 export const FAULTS = {
   timeout: {
     label: "Time out",
@@ -26,6 +26,12 @@ export const FAULTS = {
     detail:
       "A model mistake: the scripted model sends { city: 42, days: \"three\" }; real models run " +
       "without constrained decoding, so their slips reach the validator.",
+  },
+  modelDown: {
+    label: "Model goes down",
+    detail:
+      "The scripted model answers its first step, then every call fails with 503: keel retries it with " +
+      "backoff, then stops the run and says so (the answer is the runtime's account, not the agent's).",
   },
 };
 

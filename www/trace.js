@@ -88,9 +88,11 @@ export class Trace {
   #pending;
   #started = 0;
   #at = 0;
-  // The highest step shown, and the run's final-answer item (a fatal stop's failure goes before it).
+  // The highest step shown, the run's final-answer item (a fatal stop's line goes before it), and
+  // the last failure drawn (the stop's line does not repeat its message).
   #lastStep = 0;
   #final;
+  #lastFailure;
 
   /** `live: false` replays stored events: times come from their `atMs`, nothing waits or counts down. */
   constructor(list, { live = true } = {}) {
@@ -109,6 +111,7 @@ export class Trace {
     this.#steps.clear();
     this.#lastStep = 0;
     this.#final = undefined;
+    this.#lastFailure = undefined;
     this.#list.replaceChildren();
     this.#at = atMs;
     this.#started = this.#now();
@@ -171,8 +174,8 @@ export class Trace {
 
   #item(kind, label, ...body) {
     const base = kind.split(".")[0];
-    // An incomplete final answer is not a success: no check mark.
-    const mark = kind === "final.failed" ? "failure" : base;
+    // An incomplete final answer is not a success: no check mark; a stop wears the failure mark.
+    const mark = kind === "final.failed" || base === "stop" ? "failure" : base;
     return h(`li.item.${kind}`, { "data-kind": base }, icon(mark), h("div.body", {}, h("div.label", {}, label), ...body));
   }
 
@@ -226,13 +229,14 @@ export class Trace {
         el.dataset.class = e.class;
         el.dataset.code = e.code;
         if (e.attempt) el.dataset.attempt = String(e.attempt);
+        this.#lastFailure = e;
         this.#append(e.step, el);
         break;
       }
       case "finalAnswer":
-        // In the step under way: a run stopped by a failed model call ends in a step it never
-        // committed, and the event carries the last committed one (0 when none was).
-        this.#final = this.#append(Math.max(e.step, this.#lastStep) || null, e.success
+        // In the step the run ended in (committed or not: a failed model call stops a run inside
+        // the step it was writing); 0 only for a run that ended before its first step.
+        this.#final = this.#append(e.step || null, e.success
           ? this.#item("final.ok", "Final answer", h("p", { text: e.answer }))
           : this.#item("final.failed", "Final answer · incomplete", h("p", { text: e.answer })));
         break;
@@ -284,12 +288,15 @@ export class Trace {
     });
   }
 
-  // A fatal stop: the failure that ended the run, before the runtime's answer, which is relabelled
-  // so that it does not read as the agent's.
+  // A fatal stop: why the run stopped, before the runtime's answer, which is relabelled so that it
+  // does not read as the agent's. Not a failure row of its own: the failure that stopped the run
+  // is drawn already (the trace's failures are the failure log's), so its message is not repeated.
   #fatal(reason) {
-    const el = this.#item("failure", h("span", {}, h("span.badge.fatal", { text: "fatal", title: CLASS_HELP.fatal }), " ",
-      h("code.code", { text: reason.code }), h("span.muted", { text: " · the run stopped" })), h("p", { text: reason.message ?? "" }));
-    el.dataset.class = "fatal";
+    const last = this.#lastFailure;
+    const repeated = last?.code === reason.code && last?.message === reason.message;
+    const el = this.#item("stop", h("span", {}, h("span.badge.fatal", { text: "fatal", title: CLASS_HELP.fatal }), " ",
+      h("code.code", { text: reason.code }), h("span.muted", { text: " · the run stopped" })),
+      repeated ? undefined : h("p", { text: reason.message ?? "" }));
     el.dataset.code = reason.code;
     if (this.#final) {
       this.#final.before(el);

@@ -106,12 +106,15 @@ pub enum Event {
         code: ErrorCode,
         /// Its message.
         message: String,
+        /// Which attempt at the call failed, from 1: the failure log's `attempt`.
+        attempt: u32,
         /// The envelope shown to the model, for persistent failures.
         envelope: Option<Box<Envelope>>,
     },
     /// The run's answer.
     FinalAnswer {
-        /// The step.
+        /// The step the run ended in: the last one begun, committed or not (0 only for a run that
+        /// ended before its first step, such as a cut-off run abandoned before it committed one).
         step: u32,
         /// The answer.
         answer: String,

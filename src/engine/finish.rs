@@ -20,7 +20,6 @@ impl RunState<'_> {
         }
         self.turns.push(turn.clone());
         self.withhold_thought();
-        self.record.counts.steps = step;
         let record = TurnRecord {
             run_id: self.record.id.clone(),
             session: self.record.session.clone(),
@@ -34,8 +33,7 @@ impl RunState<'_> {
     /// A budget is spent: one last call where only a final answer is allowed, then the run ends
     /// unsuccessfully, with the model's account of what it found or, failing that, the runtime's.
     pub(crate) async fn forced_final(mut self, reason: EndReason) -> RunResult {
-        let step = self.step() + 1;
-        (self.emit)(&Event::StepStarted { step });
+        let step = self.begin_step();
         let text = match self.ask(step, Some(&reason.describe())).await {
             Ok(text) => text,
             Err(Stop::Cancelled) => {
@@ -80,9 +78,12 @@ impl RunState<'_> {
         answer
     }
 
+    /// Ends the run: the answer is shown in the step the run is in (the last begun, committed or
+    /// not), the run record gets its last write, and the page its totals.
     pub(crate) async fn finish(mut self, answer: String, success: bool, reason: EndReason) -> RunResult {
         if reason != EndReason::Cancelled {
-            (self.emit)(&Event::FinalAnswer { step: self.step(), answer: answer.clone(), success });
+            let step = self.current_step();
+            (self.emit)(&Event::FinalAnswer { step, answer: answer.clone(), success });
         }
         self.record.status = match (&reason, success) {
             (_, true) => RunStatus::Succeeded,

@@ -114,7 +114,7 @@ impl RunState<'_> {
                 continue;
             }
             if found.class != FailureClass::Transient {
-                failed.push(self.log.record(failure(transient_attempts + 1)));
+                failed.push(self.log_failure(failure(transient_attempts + 1), None));
                 return Err(Stop::Fatal { code: found.code.clone(), message: raw.message.clone() });
             }
             transient_attempts += 1;
@@ -126,7 +126,7 @@ impl RunState<'_> {
                     }
                 }
                 _ => {
-                    self.log.record(failure(transient_attempts));
+                    self.log_failure(failure(transient_attempts), None);
                     let message =
                         format!("The model failed {transient_attempts} time(s); last: {}", raw.message);
                     return Err(Stop::Fatal { code: found.code.clone(), message });

@@ -174,9 +174,25 @@ impl<'a> RunState<'a> {
         self.finish(answer, false, stop.reason()).await
     }
 
-    /// The number of the last step taken.
+    /// The number of the last step committed.
     pub(crate) fn step(&self) -> u32 {
         self.turns.len() as u32
+    }
+
+    /// Begins the step after the last committed one: counted in the run's `counts.steps` and told
+    /// to the page. A step begun counts whether or not it is committed: a model call that fails for
+    /// good, or a cancel while the model writes, stops the run inside it, and its failures, the
+    /// final answer and the page's trace all belong to it.
+    pub(crate) fn begin_step(&mut self) -> u32 {
+        let step = self.step() + 1;
+        self.record.counts.steps = step;
+        (self.emit)(&Event::StepStarted { step });
+        step
+    }
+
+    /// The step the run is in: the last one begun (0 before the first).
+    pub(crate) fn current_step(&self) -> u32 {
+        self.record.counts.steps
     }
 
     /// Steps at the end of the run that failed or made no progress: the budget is decided from
@@ -205,8 +221,7 @@ impl<'a> RunState<'a> {
 
     /// One step: ask, parse, check, act, observe.
     async fn step_once(&mut self) -> StepResult {
-        let step = self.step() + 1;
-        (self.emit)(&Event::StepStarted { step });
+        let step = self.begin_step();
         let text = match self.ask(step, None).await {
             Ok(text) => text,
             Err(stop) => return StepResult::Stop(stop),
@@ -312,8 +327,27 @@ impl<'a> RunState<'a> {
         render(envelope, config.format, config.observation_chars)
     }
 
-    /// A failure the model will see: recorded in the log (the store gets it with the step's
-    /// commit) and told to the page with its envelope. Returns its index in the log.
+    /// Records a failure in the log (the store gets it with the step's commit or the run's end) and
+    /// tells it to the page, with the envelope the model is shown if it is shown one: every failure
+    /// goes through here, so the page's failures are the log's, attempt for attempt. Returns its
+    /// index in the log.
+    pub(crate) fn log_failure(&mut self, failure: NewFailure<'_>, envelope: Option<&Envelope>) -> usize {
+        let event = Event::Failure {
+            step: failure.step,
+            tool: failure.tool.map(str::to_string),
+            class: failure.class,
+            code: failure.code.clone(),
+            message: failure.message.to_string(),
+            attempt: failure.attempt,
+            envelope: envelope.map(|e| Box::new(e.clone())),
+        };
+        let index = self.log.record(failure);
+        (self.emit)(&event);
+        index
+    }
+
+    /// A failure the model will see: logged and told to the page with its envelope. Returns its
+    /// index in the log.
     pub(crate) fn fail(
         &mut self,
         step: u32,
@@ -330,7 +364,7 @@ impl<'a> RunState<'a> {
         if let Some(tool) = tool {
             self.unfixed.failed(step, tool, envelope);
         }
-        let index = self.log.record(NewFailure {
+        let failure = NewFailure {
             step,
             tool,
             args_digest: key.map(|k| k.args_digest.as_str()),
@@ -339,16 +373,8 @@ impl<'a> RunState<'a> {
             attempt,
             message: &envelope.message,
             at_ms: now,
-        });
-        (self.emit)(&Event::Failure {
-            step,
-            tool: tool.map(str::to_string),
-            class: envelope.class,
-            code: envelope.code.clone(),
-            message: envelope.message.clone(),
-            envelope: Some(Box::new(envelope.clone())),
-        });
-        index
+        };
+        self.log_failure(failure, Some(envelope))
     }
 
     pub(crate) fn say_thought(&self, step: u32, thought: &str) {

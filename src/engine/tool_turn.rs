@@ -206,14 +206,6 @@ impl RunState<'_> {
     /// A failed attempt the runtime will retry after `delay_ms`: recorded, marked retried, and told
     /// to the page. Returns its index in the log, to mark it recovered if a retry succeeds.
     pub(crate) fn retrying(&mut self, failure: NewFailure<'_>, delay_ms: u64) -> usize {
-        let event = Event::Failure {
-            step: failure.step,
-            tool: failure.tool.map(str::to_string),
-            class: failure.class,
-            code: failure.code.clone(),
-            message: failure.message.to_string(),
-            envelope: None,
-        };
         let retry = Event::RetryScheduled {
             step: failure.step,
             tool: failure.tool.map(str::to_string),
@@ -221,9 +213,8 @@ impl RunState<'_> {
             delay_ms,
             code: failure.code.clone(),
         };
-        let index = self.log.record(failure);
+        let index = self.log_failure(failure, None);
         self.log.mark_retried(index);
-        (self.emit)(&event);
         (self.emit)(&retry);
         index
     }

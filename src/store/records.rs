@@ -70,10 +70,20 @@ impl EndReason {
 }
 
 /// Counts kept on a run record.
+///
+/// They are written with the record, which is written when the run starts (all zero) and when it
+/// ends, not at each step (a step's commit is its turn and its failures, with no rewrite: see
+/// [`Store`](super::Store)). So while a run is under way, or after it was cut off, its stored
+/// counts are zero but for `steps`, which stores report from its committed turns; the live counts
+/// are the run's own, in its result. A resumed run counts on from there: what a cut-off run spent
+/// before it was cut off (model and tool calls, tokens) is not in its final counts; its steps are.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunCounts {
-    /// Steps taken.
+    /// Steps begun: the committed ones, and the step the run stopped in when it stopped before
+    /// committing it (a model call that failed for good, a cancel while the model wrote), so that
+    /// it matches the steps the page was told of. A record read back while its run is still
+    /// `running` counts its committed steps only.
     pub steps: u32,
     /// Model calls made, retries and the forced final call included.
     pub model_calls: u32,

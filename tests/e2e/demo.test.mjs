@@ -233,28 +233,43 @@ async function runOn(route, task) {
   await page.waitForFunction(() => !document.body.classList.contains("running"));
 }
 
-test("a run whose model fails reads correctly: steps in order, no check mark, no engine error as the answer", async () => {
-  const steps = () => page.$$eval("#trace li.step", (els) => els.map((el) => Number(el.dataset.step)));
-  // No fault switched on: the only failures are the model's.
-  for (const key of await page.$$eval("input[data-fault]:checked", (els) => els.map((el) => el.dataset.fault))) await toggle(key);
-  const finalIn = () => page.$eval("#trace .item.final", (el) => Number(el.closest("li.step")?.dataset.step ?? -1));
+/** The trace's step groups, in order. */
+const stepGroups = () => page.$$eval("#trace li.step", (els) => els.map((el) => Number(el.dataset.step)));
+/** The step group the final answer sits in (-1 outside any). */
+const finalIn = () => page.$eval("#trace .item.final", (el) => Number(el.closest("li.step")?.dataset.step ?? -1));
+/** The runs in the history panel. */
+const historyRuns = () => page.$$eval("#history-card tr[data-run-id]", (rows) => rows.length);
+/** The failure log's rows in the history panel, once it has at least `n`. */
+async function logRows(n) {
+  await page.waitForFunction((n) => document.querySelectorAll("#history-card [data-part=failures] tbody tr[data-code]").length >= n, n);
+  return page.$$eval("#history-card [data-part=failures] tbody tr[data-code]", (rows) => rows.length);
+}
 
-  // The first model call fails for good: no step committed, and no "Step 0" group after step 1.
-  await runOn("fatal", "What's the weather in Paris?");
-  assert.deepEqual(await steps(), [1]);
-  assert.equal(await finalIn(), 1);
-
-  // One step, then the model fails three times: the fatal stop and the runtime's account in step 2.
-  await runOn("later", "What's the weather in Paris?");
-  assert.deepEqual(await steps(), [1, 2]);
-  assert.equal(await finalIn(), 2);
-  const items = await page.$$eval("#trace li[data-step='2'] .item", (els) => els.map((el) => ({ ...el.dataset, cls: el.className, text: el.textContent })));
-  const fatal = items.findIndex((i) => i.class === "fatal");
-  assert.ok(fatal >= 0, JSON.stringify(items));
-  assert.equal(items[fatal].code, "UNAVAILABLE");
-  assert.match(items[fatal].text, /The model failed 3 time\(s\); last: HTTP 500/);
-  assert.equal(items[fatal + 1].kind, "final", "the fatal failure comes just before the runtime's account");
-  assert.match(items[fatal + 1].text, /^No answer from the agent · the runtime's account/);
+/**
+ * What a run whose model failed in step `step` must read like: the steps in order, ending in that
+ * step; each failed attempt a row, the stop, then the runtime's account (not the agent's answer) in
+ * red with no check mark; the stats' steps those of the trace; "1 fault".
+ */
+async function assertModelFailedRun({ runs, step, code, attempts, stopMessage }) {
+  // The history panel is read again once the run ended.
+  await page.waitForFunction((n) => document.querySelectorAll("#history-card tr[data-run-id]").length === n, runs);
+  assert.deepEqual(await stepGroups(), Array.from({ length: step }, (_, i) => i + 1), "steps in order, no step 0");
+  assert.equal(await finalIn(), step, "the runtime's account sits in the step the model failed in");
+  assert.equal(await page.textContent("[data-stat=steps]"), String(step), "the stats' steps are the trace's");
+  const rows = await page.$$eval(`#trace li[data-step='${step}'] .item`, (els) => els.map((el) => ({ ...el.dataset, text: el.textContent })));
+  // Each failed attempt is a failure row, as in the failure log; the retried ones have a retry row.
+  const failed = rows.filter((r) => r.kind === "failure");
+  assert.deepEqual(failed.map((f) => [f.code, f.attempt]), Array.from({ length: attempts }, (_, i) => [code, String(i + 1)]), JSON.stringify(rows));
+  assert.equal(rows.filter((r) => r.kind === "retry").length, attempts - 1);
+  // Then the stop, once, then the runtime's account, relabelled so it does not read as the agent's.
+  const stop = rows.findIndex((r) => r.kind === "stop");
+  assert.ok(stop > rows.findLastIndex((r) => r.kind === "failure"), JSON.stringify(rows));
+  assert.equal(rows[stop].code, code);
+  if (stopMessage) assert.match(rows[stop].text, stopMessage);
+  assert.equal(rows.filter((r) => r.kind === "stop").length, 1);
+  assert.equal(rows[stop + 1].kind, "final", "the stop comes just before the runtime's account");
+  assert.match(rows[stop + 1].text, /^No answer from the agent · the runtime's account/);
+  assert.equal(await page.$$eval("#trace .item.final.ok", (els) => els.length), 0);
   // No green check in the red card: the incomplete answer wears the failure mark, in red.
   const marks = await page.$eval("#trace .item.final.failed .icon", (el) => ({
     icon: el.innerHTML,
@@ -264,23 +279,59 @@ test("a run whose model fails reads correctly: steps in order, no check mark, no
   }));
   assert.equal(marks.icon, marks.failure);
   assert.equal(marks.color, marks.bad);
-
   // The answer card says the run stopped, not the engine's message as if the agent wrote it.
   const answer = await page.textContent("#answer");
-  assert.match(answer, /^No answer: the run stopped on UNAVAILABLE before the agent answered\. The model failed 3 time/);
+  assert.match(answer, new RegExp(`^No answer: the run stopped on ${code} before the agent answered\\. `));
   assert.doesNotMatch(answer, /I could not complete the task/);
   assert.equal(await page.getAttribute("#answer-card", "data-success"), "false");
-
-  // "1 fault" in words; the failed attempts, which the failure log lists one by one, beside it.
+  assert.equal(await page.textContent("[data-stat=faults]"), "1");
+  // "1 fault" in words, and as many failed attempts as the trace has failure rows.
   const end = await page.textContent("#trace .item.end .muted");
-  assert.equal(end, "1 fault · 1 retried · 0 recovered · 3 failed attempts");
-  await page.waitForFunction(() => document.querySelectorAll("#history-card [data-part=failures] tbody tr").length >= 4);
-  const logRows = await page.$$eval("#history-card [data-part=failures] tbody tr", (rows) => rows.length);
+  const retried = attempts > 1 ? 1 : 0;
+  assert.equal(end, `1 fault · ${retried} retried · 0 recovered${attempts > 1 ? ` · ${attempts} failed attempts` : ""}`);
+  // The history's newest run: failed, with the trace's steps and one fault.
+  const newest = await page.$$eval("#history-card [data-part=runs] tbody tr:first-child td", (tds) => tds.map((td) => td.textContent.trim()));
+  assert.deepEqual(newest.slice(1, 5), ["failed", String(step), "1", "0"]);
+}
+
+test("a run whose model fails reads correctly: steps in order, no check mark, no engine error as the answer", async () => {
+  // No fault switched on: the only failures are the model's.
+  for (const key of await page.$$eval("input[data-fault]:checked", (els) => els.map((el) => el.dataset.fault))) await toggle(key);
+  const before = await logRows(0);
+  const runs = await historyRuns();
+
+  // The first model call fails for good (HTTP 400): step 1, its one failure, no "Step 0".
+  await runOn("fatal", "What's the weather in Paris?");
+  await assertModelFailedRun({ runs: runs + 1, step: 1, code: "INVALID_ARGS", attempts: 1 });
+  // The stop does not repeat the failure's message, which the failure row shows.
+  assert.equal(await page.$$eval("#trace .item.stop p", (els) => els.length), 0);
+  assert.equal(await logRows(before + 1), before + 1, "the trace's failure rows are the log's");
+
+  // One step, then the model fails three times (HTTP 500): each attempt in step 2, then the stop.
+  await runOn("later", "What's the weather in Paris?");
+  await assertModelFailedRun({ runs: runs + 2, step: 2, code: "UNAVAILABLE", attempts: 3, stopMessage: /The model failed 3 time\(s\); last: HTTP 500/ });
+  assert.equal(await logRows(before + 4), before + 4);
   const total = (k) => page.textContent(`#history-card [data-total=${k}]`);
-  assert.equal(await total("attempts"), String(logRows));
-  assert.deepEqual([await total("runs"), await total("faults"), await total("attempts")], ["2", "2", "4"]);
+  assert.equal(await total("attempts"), String(before + 4));
   await page.check("input[name=backend][value=scripted]");
   await page.screenshot({ path: join(ARTIFACTS, "demo-model-failed.png"), fullPage: true });
+});
+
+test("the scripted model going down mid-run reads the same way", async () => {
+  await page.check("input[name=backend][value=scripted]");
+  await toggle("modelDown");
+  const before = await logRows(0);
+  const runs = await historyRuns();
+  await page.fill("#task", "What's the weather in Paris?");
+  await page.click("#run");
+  await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+  await page.waitForFunction(() => !document.body.classList.contains("running"));
+  await toggle("modelDown");
+  // Step 1 ran get_weather; step 2's calls failed with 503: retried twice, then the run stopped.
+  assert.match(await page.textContent("#trace li[data-step='1'] .item.action"), /get_weather/);
+  await assertModelFailedRun({ runs: runs + 1, step: 2, code: "UNAVAILABLE", attempts: 3, stopMessage: /The model failed 3 time\(s\); last: The scripted model is down/ });
+  assert.equal(await logRows(before + 3), before + 3, "the trace's three failure rows are the log's three");
+  await page.screenshot({ path: join(ARTIFACTS, "demo-model-down.png"), fullPage: true });
 });
 
 test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot load fails create() with a structured error", async () => {
