@@ -290,6 +290,19 @@ export class Agent {
     return this.#ask(() => ({ kind: "exportSession", session: String(session) }));
   }
 
+  /**
+   * A session's conversation, oldest first: one entry per run with what was asked (`task`), what
+   * came back (`answer`), its `status`, times and steps. The next run in the session remembers
+   * the same exchanges; `clearSession` forgets them.
+   *
+   * ```js
+   * for (const { task, answer, status } of await agent.history("support")) render(task, answer, status);
+   * ```
+   */
+  history(session = this.#session) {
+    return this.#ask(() => ({ kind: "history", session: String(session) }));
+  }
+
   /** Deletes a session's runs, turns and failures; resolves with what went. `await agent.clearSession("support")` */
   clearSession(session = this.#session) {
     return this.#ask(() => ({ kind: "clearSession", session: String(session) }));

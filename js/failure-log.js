@@ -1,6 +1,7 @@
 // The page side of the failure log: `query` messages to the worker, each answered by one
 // `queryResult` with the same id. The Agent's failures(), failureStats(), exportRun(),
-// exportRunOtlp(), exportSession(), clearSession() and applyRetention() are one-liners over `FailureLog.ask`.
+// exportRunOtlp(), exportSession(), history(), clearSession() and applyRetention() are one-liners over
+// `FailureLog.ask`.
 import { checkObject, checkSendable } from "./checks.js";
 import { KeelErrorCode } from "./codes.js";
 import { fromRawFailure, KeelError } from "./keel-error.js";

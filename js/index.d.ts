@@ -699,6 +699,27 @@ export interface StoreExport {
   skipped: number;
 }
 
+/**
+ * One exchange of a session's conversation (`agent.history`): one run, from what was asked to what
+ * came back. Enough to render a chat: the user's message, the reply, and whether it is a real answer.
+ */
+export interface Exchange {
+  runId: string;
+  /** What the user asked (as stored: redacted when `config.store.redact` is set). */
+  task: string;
+  /**
+   * The reply the user got: the model's answer, or the runtime's account of why there is none
+   * (`status` says which). `null` while the run is under way, or for a run cut off before it ended.
+   */
+  answer: string | null;
+  /** `"succeeded"` for a real answer; `"failed"`, `"cancelled"`, `"interrupted"`, or `"running"`. */
+  status: RunStatus;
+  startedMs: number;
+  endedMs: number | null;
+  /** Steps taken (committed steps, for a run still running or cut off). */
+  steps: number;
+}
+
 /** What a deletion removed. */
 export interface Pruned {
   runs: number;
@@ -740,7 +761,17 @@ export class Agent {
   exportRunOtlp(runId: string): Promise<OtlpTraces>;
   /** A whole session (the agent's default session when omitted). */
   exportSession(session?: string): Promise<StoreExport>;
-  /** Deletes a session's runs, turns and failures (the default session when omitted). */
+  /**
+   * A session's conversation, oldest first (the default session when omitted): each run's task,
+   * answer, status, times and steps. The next run in the session sees these exchanges in its
+   * prompt, so a follow-up ("and in Oslo?") is understood; `clearSession` forgets them.
+   *
+   * ```ts
+   * for (const { task, answer, status } of await agent.history("support")) chat.add(task, answer, status);
+   * ```
+   */
+  history(session?: string): Promise<Exchange[]>;
+  /** Deletes a session's runs, turns and failures (the default session when omitted): its history too. */
   clearSession(session?: string): Promise<Pruned>;
   /** Applies the retention policy now (`config.store.retention`). */
   applyRetention(): Promise<Pruned>;

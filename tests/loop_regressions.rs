@@ -231,6 +231,9 @@ impl Store for Faulty {
             StoreFault::PrunesOnTurn => self.0.session_turns(s),
         }
     }
+    fn session_runs<'a>(&'a self, s: &'a str) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
+        self.0.session_runs(s)
+    }
 }
 
 /// A one-step run over a store with `fault`: its result and every event.

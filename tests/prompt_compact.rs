@@ -3,8 +3,10 @@
 
 mod common;
 
-use common::{assert_well_formed, steps, two_tools};
-use keel::engine::{build_messages, estimate, CharEstimate, ContextError, Message, PromptInput};
+use common::{answer, assert_well_formed, steps, two_tools};
+use keel::engine::{
+    build_messages, estimate, CharEstimate, ContextError, Message, PromptInput, Remembered, Turn,
+};
 use keel::tools::ToolSpec;
 use serde_json::json;
 
@@ -81,7 +83,7 @@ fn older_observations_are_cut_first_oldest_first_and_the_newest_stays_whole() {
 #[test]
 fn memory_is_summarised_then_dropped_before_this_runs_steps_shrink() {
     let tools = two_tools();
-    let memory = steps(10, 500);
+    let memory: Vec<Remembered> = steps(10, 500).into_iter().map(Remembered::Step).collect();
     let turns = steps(3, 300);
     let mut inp = input(&tools, &turns);
     let without_memory = build(&inp, usize::MAX);
@@ -267,4 +269,59 @@ fn a_realistic_four_tool_prompt_leaves_most_of_a_9k_window() {
     // Measured: 2,113 characters, 616 tokens with the default estimate (6.8% of 9,000).
     assert_eq!((chars, used), (2_113, 616), "update the measurement above");
     assert!(used < 1_000, "the fixed part should leave most of the window to history: {used}");
+}
+
+/// `n` earlier exchanges of the session: each what was asked, a call, and the answer.
+fn conversation(n: u32) -> Vec<Remembered> {
+    (1..=n)
+        .flat_map(|i| {
+            let call = steps(i, 300).pop().expect("a step");
+            let answered: Turn =
+                answer(2, &format!("answer {i}: sunny in city{i}. {}", "More detail. ".repeat(15)));
+            [
+                Remembered::Asked(format!(
+                    "question {i}: the weather in city{i}? {}",
+                    "Be precise. ".repeat(15)
+                )),
+                Remembered::Step(call),
+                Remembered::Step(answered),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn earlier_questions_and_answers_are_dropped_oldest_first_within_the_budget() {
+    let tools = two_tools();
+    let memory = conversation(6);
+    let turns = steps(2, 200);
+    let mut inp = input(&tools, &turns);
+    let without_memory = tokens(&build(&inp, usize::MAX));
+    inp.memory = &memory;
+    let full = build(&inp, usize::MAX);
+    let first = &full[1].content;
+    let at = |s: &str| first.find(s).unwrap_or_else(|| panic!("{s:?} missing from {first}"));
+    for i in 1..6 {
+        assert!(at(&format!("User asked: question {i}:")) < at(&format!("You answered: answer {i}:")));
+        assert!(at(&format!("You answered: answer {i}:")) < at(&format!("User asked: question {}:", i + 1)));
+    }
+    assert!(at("You answered: answer 6:") < at("Task: "));
+
+    let mut kept_before = 6;
+    let mut some_but_not_all = 0;
+    for budget in (without_memory..tokens(&full)).rev().step_by(20) {
+        // `build` checks the budget is kept.
+        let messages = build(&inp, budget);
+        let first = &messages[1].content;
+        let kept: Vec<u32> = (1..=6).filter(|i| first.contains(&format!("question {i}:"))).collect();
+        let answered: Vec<u32> = (1..=6).filter(|i| first.contains(&format!("answer {i}:"))).collect();
+        let newest: Vec<u32> = (7 - kept.len() as u32..=6).collect();
+        assert_eq!(kept, newest, "budget {budget}: the oldest questions go first");
+        assert!(answered.iter().all(|i| *i + 1 >= newest.first().copied().unwrap_or(7)), "budget {budget}");
+        assert!(kept.len() <= kept_before, "budget {budget}: less room never keeps more");
+        kept_before = kept.len();
+        some_but_not_all += usize::from(!kept.is_empty() && kept.len() < 6);
+    }
+    assert!(some_but_not_all > 0, "some budget keeps only the newest exchanges");
+    assert_eq!(build(&inp, without_memory + 5), build(&input(&tools, &turns), usize::MAX));
 }

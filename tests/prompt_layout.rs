@@ -4,7 +4,7 @@
 mod common;
 
 use common::{answer, assert_well_formed, call, two_tools};
-use keel::engine::{build_messages, CharEstimate, Message, Outcome, PromptInput, Role};
+use keel::engine::{build_messages, CharEstimate, Message, Outcome, PromptInput, Remembered, Role};
 use keel::tools::ToolSpec;
 use serde_json::json;
 
@@ -82,8 +82,17 @@ fn the_task_comes_first_with_memory_before_it() {
     let mut inp = input(&tools, "And in Rome?");
     assert_eq!(build(&inp)[1], Message::new(Role::User, "Task: And in Rome?"));
     let memory = [
-        call(1, "get_weather", json!({"city": "Paris"}), "{\"temp\":18,\n\"sky\":\"sunny\"}", Outcome::Ok),
-        answer(2, "18°C and sunny in Paris."),
+        Remembered::Asked("What is the weather\nin Paris?".into()),
+        Remembered::Step(call(
+            1,
+            "get_weather",
+            json!({"city": "Paris"}),
+            "{\"temp\":18,\n\"sky\":\"sunny\"}",
+            Outcome::Ok,
+        )),
+        Remembered::Step(answer(2, "18°C and sunny in Paris.")),
+        Remembered::Asked("Book a table.".into()),
+        Remembered::Ended("The run was cancelled before it finished.".into()),
     ];
     inp.memory = &memory;
     let messages = build(&inp);
@@ -91,8 +100,11 @@ fn the_task_comes_first_with_memory_before_it() {
     assert_eq!(
         messages[1].content,
         "Earlier in this conversation:\n\
+         - User asked: What is the weather in Paris?\n\
          - get_weather {\"city\":\"Paris\"} → ok: {\"temp\":18, \"sky\":\"sunny\"}\n\
-         - answered: 18°C and sunny in Paris.\n\nTask: And in Rome?"
+         - You answered: 18°C and sunny in Paris.\n\
+         - User asked: Book a table.\n\
+         - The run ended without an answer: The run was cancelled before it finished.\n\nTask: And in Rome?"
     );
 }
 

@@ -6,8 +6,8 @@ mod common;
 
 use common::{assert_well_formed, two_tools};
 use keel::engine::{
-    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PromptInput, TokenCounter,
-    Transcript, Turn,
+    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PromptInput, Remembered,
+    TokenCounter, Transcript, Turn,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -61,11 +61,20 @@ fn turn() -> impl Strategy<Value = Turn> {
         })
 }
 
+/// A line of the session's memory: an earlier task, step or ending.
+fn remembered() -> impl Strategy<Value = Remembered> {
+    prop_oneof![
+        turn().prop_map(Remembered::Step),
+        prop_oneof![text(80), text(1500)].prop_map(Remembered::Asked),
+        text(300).prop_map(Remembered::Ended),
+    ]
+}
+
 #[derive(Debug)]
 struct Case {
     tools: usize,
     task: String,
-    memory: Vec<Turn>,
+    memory: Vec<Remembered>,
     turns: Vec<Turn>,
     final_only: Option<String>,
     instructions: Option<String>,
@@ -77,7 +86,7 @@ fn case() -> impl Strategy<Value = Case> {
     (
         0usize..=2,
         text(200),
-        proptest::collection::vec(turn(), 0..8),
+        proptest::collection::vec(remembered(), 0..8),
         proptest::collection::vec(turn(), 0..20),
         proptest::option::of(text(60)),
         proptest::option::of(text(300)),

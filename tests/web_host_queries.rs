@@ -69,7 +69,7 @@ fn stats_give_faults_and_the_recovery_rate_by_tool_and_code() {
 }
 
 #[test]
-fn a_run_and_a_session_export_with_their_turns_and_a_cleared_session_is_empty() {
+fn a_run_and_a_session_export_with_their_turns_the_history_and_a_cleared_session_is_empty() {
     let mut w = worker_with_failures();
     let run = w.value(json!({"kind": "exportRun", "runId": "r1"}));
     assert_eq!(run["runs"][0]["id"], "r1");
@@ -86,12 +86,23 @@ fn a_run_and_a_session_export_with_their_turns_and_a_cleared_session_is_empty() 
         (Some("s"), Some(1))
     );
     assert_eq!(session["turns"], run["turns"]);
+    let history = w.value(json!({"kind": "history", "session": "s"}));
+    let exchange = &history[0];
+    assert_eq!(history.as_array().unwrap().len(), 1, "{history}");
+    assert_eq!(
+        (&exchange["runId"], &exchange["task"], &exchange["answer"], &exchange["status"], &exchange["steps"]),
+        (&json!("r1"), &json!("Weather in Paris?"), &json!("21 °C"), &json!("succeeded"), &json!(3)),
+        "{history}"
+    );
+    assert!(exchange["endedMs"].as_u64() > exchange["startedMs"].as_u64(), "{history}");
 
     let cleared = w.value(json!({"kind": "clearSession", "session": "s"}));
     assert_eq!(cleared, json!({"runs": 1, "turns": 3, "failures": 1}));
     assert_eq!(w.value(json!({"kind": "failures", "session": "s"})), json!([]));
     let empty = w.value(json!({"kind": "exportSession", "session": "s"}));
     assert_eq!((empty["session"].is_null(), empty["runs"].clone()), (true, json!([])));
+    assert_eq!(w.value(json!({"kind": "history", "session": "s"})), json!([]));
+    assert_eq!(w.value(json!({"kind": "history", "session": "t"}))[0]["task"], "Hi");
     assert_eq!(w.value(json!({"kind": "failures", "session": "t"})).as_array().unwrap().len(), 1);
     assert_eq!(w.value(json!({"kind": "applyRetention"})), json!({"runs": 0, "turns": 0, "failures": 0}));
 }

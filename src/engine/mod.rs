@@ -5,7 +5,8 @@
 //!   call (`model_turn.rs`), committing and ending (`finish.rs`), writing to the store, redacted
 //!   when the agent has a redactor (`save.rs`), resuming a cut-off run (`resume.rs`);
 //! - its bookkeeping: [`FailureLog`], [`Repeats`], [`RetryPolicy`], [`CancelToken`], [`Event`];
-//! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt.
+//! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt, with
+//!   the session's earlier runs as [`Remembered`] lines.
 
 mod agent;
 mod answer_check;
@@ -20,6 +21,7 @@ mod failure_log;
 mod finish;
 mod grounding;
 mod guard;
+mod memory;
 mod model_turn;
 mod narrowing;
 mod observation;
@@ -49,6 +51,7 @@ pub use effects::{
 };
 pub use events::Event;
 pub use failure_log::{FailureLog, NewFailure};
+pub use memory::Remembered;
 pub use observation::describe_output;
 pub use output::{parse_step, step_schema, FormatError, Parsed, Step};
 pub use prompt::{

@@ -204,9 +204,7 @@ impl RunState<'_> {
     /// without it, is the label; the one line of `text` that holds the label and one other token
     /// gives the fresh ref.
     fn moved(&self, value: &str, text: &str) -> Option<(String, String)> {
-        let earlier = self
-            .memory
-            .iter()
+        let earlier = super::memory::steps(&self.memory)
             .chain(&self.turns)
             .rev()
             .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning));

@@ -103,12 +103,7 @@ impl<'a> RunState<'a> {
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
-        match agent.effects.store.session_turns(&session).await {
-            Ok(records) => {
-                state.memory = records.into_iter().filter(|r| r.run_id != run_id).map(|r| r.turn).collect();
-            }
-            Err(e) => state.warn(None, format!("Could not read the session's history: {e}")),
-        }
+        state.remember(Some(&run_id)).await;
         state.withhold_resumed_thoughts();
         state.save_run().await;
         state

@@ -13,7 +13,9 @@ use super::failure_log::{FailureLog, NewFailure};
 use super::narrowing::Narrowings;
 use super::recovering::UnfixedCalls;
 use super::save::Redaction;
-use super::{parse_step, Action, CallKey, CancelToken, Event, Outcome, Repeats, Step, Transcript, Turn};
+use super::{
+    parse_step, Action, CallKey, CancelToken, Event, Outcome, Remembered, Repeats, Step, Transcript, Turn,
+};
 
 /// Why the loop stops early.
 pub(crate) enum Stop {
@@ -47,7 +49,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) cancel: CancelToken,
     pub(crate) task: String,
     pub(crate) record: RunRecord,
-    pub(crate) memory: Vec<Turn>,
+    /// The session's earlier runs: their tasks, steps and answers.
+    pub(crate) memory: Vec<Remembered>,
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
@@ -133,10 +136,7 @@ impl<'a> RunState<'a> {
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
-        match effects.store.session_turns(&options.session).await {
-            Ok(records) => state.memory = records.into_iter().map(|r| r.turn).collect(),
-            Err(e) => state.warn(None, format!("Could not read the session's history: {e}")),
-        }
+        state.remember(None).await;
         state.save_run().await;
         state
     }
@@ -172,6 +172,20 @@ impl<'a> RunState<'a> {
             }
         };
         self.finish(answer, false, stop.reason()).await
+    }
+
+    /// Reads the session's earlier runs into `memory`, leaving out the run `except` (a resumed
+    /// run's own). The run itself is not written yet, so it is not among them.
+    pub(crate) async fn remember(&mut self, except: Option<&str>) {
+        let agent = self.agent;
+        let store = &agent.effects.store;
+        let session = self.record.session.clone();
+        let read =
+            futures_util::future::try_join(store.session_runs(&session), store.session_turns(&session));
+        match read.await {
+            Ok((runs, turns)) => self.memory = Remembered::of_session(runs, turns, except),
+            Err(e) => self.warn(None, format!("Could not read the session's history: {e}")),
+        }
     }
 
     /// The number of the last step committed.

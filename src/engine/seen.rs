@@ -4,16 +4,25 @@
 use crate::errors::{CallContext, ErrorCode};
 use crate::tools::ToolSpec;
 
+use super::memory::steps;
 use super::provenance::{producers, unseen};
 use super::run::RunState;
-use super::{Action, CallKey, Outcome};
+use super::{Action, CallKey, Outcome, Remembered};
 
 impl RunState<'_> {
-    /// Everything the model was given, lowercased: the task and every observation (the session's
-    /// earlier runs and this one's); with `args`, the arguments of every call too.
+    /// Everything the model was given, lowercased: the task, the tasks of the session's earlier
+    /// runs and every observation (theirs and this run's); with `args`, the arguments of every call too.
     pub(crate) fn seen_text(&self, args: bool) -> String {
         let mut seen = self.task.to_lowercase();
-        for turn in self.memory.iter().chain(&self.turns) {
+        // What the user asked in earlier runs is theirs to give, as the task is.
+        for asked in self.memory.iter().filter_map(|m| match m {
+            Remembered::Asked(task) => Some(task),
+            _ => None,
+        }) {
+            seen.push('\n');
+            seen.push_str(&asked.to_lowercase());
+        }
+        for turn in steps(&self.memory).chain(&self.turns) {
             if turn.action.is_none() {
                 // A final answer, or a reply refused with its envelope (which quotes the reply):
                 // the model's own text, not a source.

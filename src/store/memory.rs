@@ -7,6 +7,7 @@ use std::hash::Hash;
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 
+use super::conversation::{conversation, Exchange};
 use super::query::{FailureQuery, Order};
 use super::retention::Pruned;
 use super::session::{Export, SessionRecord};
@@ -129,6 +130,13 @@ impl MemoryStore {
         Export { session: record, runs, turns, failures, skipped: 0 }
     }
 
+    /// A session's conversation, oldest exchange first (see [`conversation`]).
+    pub fn history(&self, session: &str) -> Vec<Exchange> {
+        let runs = self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
+        let turns = self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
+        conversation(runs, turns)
+    }
+
     /// Deletes a session's runs, turns and failures; what went.
     pub fn clear_session(&self, session: &str) -> Pruned {
         Pruned {
@@ -161,6 +169,16 @@ impl Store for MemoryStore {
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
         let turns = self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
         future::ready(Ok(turns)).boxed_local()
+    }
+
+    fn session_runs<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
+        let mut runs: Vec<RunRecord> =
+            self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
+        runs.sort_by_key(|r| r.started_ms);
+        future::ready(Ok(runs)).boxed_local()
     }
 
     fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {

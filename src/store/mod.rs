@@ -3,11 +3,13 @@
 //!
 //! The durable store (IndexedDB, `web::indexeddb`) is built on pure parts kept here and tested
 //! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
-//! plans, the [`retention`] policy, the [`session`] record and export, and a run's [`otlp`] trace.
+//! plans, the [`retention`] policy, the [`session`] record and export, a session as a
+//! [`conversation`], and a run's [`otlp`] trace.
 //!
 //! What a store is given can first be [`redact`]ed: secrets masked in the arguments and scrubbed
 //! from the text, by a declarative policy or the page's own function.
 
+pub mod conversation;
 pub mod layout;
 mod memory;
 mod options;
@@ -60,6 +62,10 @@ pub trait Store {
         &'a self,
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>>;
+    /// A session's runs, in the order they started: with [`Store::session_turns`], the
+    /// conversation the next run remembers (what was asked, what came back).
+    fn session_runs<'a>(&'a self, session: &'a str)
+        -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>>;
     /// Runs still marked `running`, oldest first: cut off by a terminated worker, a reload or a
     /// crash (or, in another tab, still under way). The engine writes a run's record when it starts
     /// and when it ends, so a store reports a running run's `counts.steps` from its committed

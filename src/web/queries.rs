@@ -2,7 +2,7 @@
 //!
 //! The page asks for failures (by session, run, tool, code, time range), their stats (faults,
 //! retried, recovered and the recovery rate, in total, by tool and by code), the JSON export of a
-//! run or a session, a run as OTLP/JSON trace spans, and for deletions (a session, the retention policy). The worker answers from
+//! run or a session, a run as OTLP/JSON trace spans, a session's conversation, and for deletions (a session, the retention policy). The worker answers from
 //! the store the agent writes to: IndexedDB by default ([`IdbStore`](super::indexeddb::IdbStore)),
 //! or the [`MemoryStore`] when `config.store` is `"memory"` (or IndexedDB does not exist), which
 //! answers the same queries by a scan of what this worker wrote.
@@ -55,6 +55,12 @@ pub enum StoreQuery {
         /// The session.
         session: String,
     },
+    /// A session's conversation, oldest exchange first → `Exchange[]` (task, answer, status,
+    /// times, steps of each run).
+    History {
+        /// The session.
+        session: String,
+    },
     /// Deletes a session's runs, turns and failures → what went (`{runs, turns, failures}`).
     ClearSession {
         /// The session.
@@ -98,6 +104,7 @@ impl FailureLog for MemoryStore {
             StoreQuery::ExportRun { run_id } => to_json(self.export_run(run_id)),
             StoreQuery::ExportRunOtlp { run_id } => Ok(run_to_otlp(&self.export_run(run_id), run_id)),
             StoreQuery::ExportSession { session } => to_json(self.export_session(session)),
+            StoreQuery::History { session } => to_json(self.history(session)),
             StoreQuery::ClearSession { session } => to_json(self.clear_session(session)),
             StoreQuery::ApplyRetention => to_json(Pruned::default()),
         };
@@ -120,6 +127,7 @@ impl FailureLog for super::indexeddb::IdbStore {
                     Ok(run_to_otlp(&self.export_run(run_id).await?, run_id))
                 }
                 StoreQuery::ExportSession { session } => to_json(self.export_session(session).await?),
+                StoreQuery::History { session } => to_json(self.history(session).await?),
                 StoreQuery::ClearSession { session } => to_json(self.clear_session(session).await?),
                 StoreQuery::ApplyRetention => to_json(self.apply_retention().await?),
             }

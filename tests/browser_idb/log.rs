@@ -160,6 +160,32 @@ pub async fn clearing_a_session_leaves_the_others() {
     assert_eq!((kept.runs.len(), kept.turns.len(), kept.failures.len()), (1, 1, 1));
 }
 
+pub async fn a_sessions_runs_and_history_come_in_start_order_and_clearing_forgets_them() {
+    let store = fresh("keel-test-history", Retention::KEEP_ALL).await;
+    // Written out of order: the later run first, and a run of another session between them.
+    store.put_run(&ended("second", "chat", 20)).await.unwrap();
+    store.put_run(&ended("elsewhere", "other", 15)).await.unwrap();
+    let mut first = ended("first", "chat", 10);
+    first.answer = Some("the first answer".into());
+    store.put_run(&first).await.unwrap();
+    for (r, step) in [("first", 1), ("first", 2), ("second", 1)] {
+        store.put_turn(&turn(r, "chat", step, 30)).await.unwrap();
+    }
+    let runs = store.session_runs("chat").await.unwrap();
+    assert_eq!(runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["first", "second"]);
+    let history = store.history("chat").await.unwrap();
+    let rows: Vec<_> =
+        history.iter().map(|e| (e.run_id.as_str(), e.task.as_str(), e.answer.as_deref(), e.steps)).collect();
+    assert_eq!(
+        rows,
+        [("first", "task of first", Some("the first answer"), 2), ("second", "task of second", None, 1)]
+    );
+    store.clear_session("chat").await.unwrap();
+    assert!(store.history("chat").await.unwrap().is_empty());
+    assert!(store.session_runs("chat").await.unwrap().is_empty());
+    assert_eq!(store.history("other").await.unwrap().len(), 1);
+}
+
 pub async fn retention_drops_runs_over_the_count_and_past_the_age_with_their_records() {
     let day = 24 * 60 * 60 * 1000;
     let now = now();

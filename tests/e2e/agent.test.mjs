@@ -124,6 +124,23 @@ test("the failure log from the page: by tool and code, stats, export with turns,
   assert.equal(r.afterDispose, "KeelError AGENT_DISPOSED");
 });
 
+test("a conversation: the follow-up sees the first question and answer; history() lists both; clearSession forgets", async () => {
+  const r = await scenario("conversation");
+  assert.deepEqual(r.answers, ["It is 18°C in Paris.", "It is 4°C in Oslo.", "I do not know what you are asking about."]);
+  const at = (s) => r.followUpPrompt.indexOf(s);
+  assert.ok(at("User asked: What is the weather in Paris?") >= 0, r.followUpPrompt);
+  assert.ok(at("User asked: What is the weather in Paris?") < at("You answered: It is 18°C in Paris."), r.followUpPrompt);
+  assert.ok(at("You answered: It is 18°C in Paris.") < at("Task: And in Oslo?"), r.followUpPrompt);
+  assert.deepEqual(r.history, [
+    { runId: r.runIds[0], task: "What is the weather in Paris?", answer: "It is 18°C in Paris.", status: "succeeded", steps: 2, timed: true },
+    { runId: r.runIds[1], task: "And in Oslo?", answer: "It is 4°C in Oslo.", status: "succeeded", steps: 2, timed: true },
+  ]);
+  assert.deepEqual(r.otherSession, []);
+  assert.deepEqual(r.cleared, { runs: 2, turns: 4, failures: 0 });
+  assert.deepEqual(r.afterClear, []);
+  assert.deepEqual(r.afterForgotten, ["And in Oslo?"], "the cleared session starts a new conversation");
+});
+
 test('model: "prompt-api" where Chrome has no usable model fails Agent.create with a clear, structured error', async () => {
   const r = await scenario("unavailableBackend");
   assert.deepEqual([r.rejected, r.name, r.sourceName, r.code], [true, "KeelError", "NotSupportedError", "MODEL_UNAVAILABLE"]);

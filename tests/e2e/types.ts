@@ -8,6 +8,7 @@ import {
   tool,
   type AgentEvent,
   type CustomModel,
+  type Exchange,
   type FailureRecord,
   type FailureStatsReport,
   type Pruned,
@@ -103,10 +104,12 @@ export async function failureLog(agent: Agent): Promise<string> {
   const run: StoreExport = await agent.exportRun(timeouts[0]?.runId ?? "");
   const trace: OtlpTraces = await agent.exportRunOtlp(run.runs[0]?.id ?? "");
   const failed: OtlpSpan[] = trace.resourceSpans[0]?.scopeSpans[0]?.spans.filter((s) => s.status.code === 2) ?? [];
+  const chat: Exchange[] = await agent.history("chat");
+  const lines = chat.map(({ task, answer, status, steps }) => `${task} → ${answer ?? "…"} (${status}, ${steps})`);
   const cleared: Pruned = await agent.clearSession("chat");
   await agent.applyRetention();
   const turns = run.turns.map((t) => t.turn.step).join(",");
-  return `${totals.recoveryRate} ${byTool["get_weather"]?.faults ?? 0} ${turns} ${failed.length} ${cleared.runs} ${(await agent.exportSession()).runs.length}`;
+  return `${totals.recoveryRate} ${byTool["get_weather"]?.faults ?? 0} ${turns} ${failed.length} ${lines.join("\n")} ${cleared.runs} ${(await agent.exportSession()).runs.length}`;
 }
 
 // A ToolError carries its recovery fields (declared once, shared with its options).

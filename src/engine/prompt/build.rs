@@ -7,7 +7,7 @@ use super::compact::{Fixed, Layout};
 use super::history::{Earlier, Latest, MemoryLines, Transcript};
 use super::system_prompt::system_message;
 use super::transcript::{final_only_text, next_step_text};
-use super::{estimate, Message, Outcome, TokenCounter, Turn};
+use super::{estimate, Message, Outcome, Remembered, TokenCounter, Turn};
 use crate::tools::ToolSpec;
 
 /// Everything one prompt is built from.
@@ -17,8 +17,9 @@ pub struct PromptInput<'a> {
     pub tools: &'a [ToolSpec],
     /// The user's task, shown verbatim.
     pub task: &'a str,
-    /// Turns of earlier runs in this session, oldest first.
-    pub memory: &'a [Turn],
+    /// The session's earlier runs, oldest first: what was asked, the steps, the answers
+    /// ([`Remembered::of_session`]).
+    pub memory: &'a [Remembered],
     /// Turns of this run so far, oldest first.
     pub turns: &'a [Turn],
     /// Steps of this run whose thought is replayed empty, sorted (`replayThoughts`, see
@@ -65,7 +66,8 @@ fn closing_text(input: &PromptInput) -> Option<String> {
 const REFITS: usize = 4;
 
 /// Builds the messages for one model call: one system message (role, rules, tools, reply format),
-/// a user message with the memory, the task and summarised steps, then each kept step as an
+/// a user message with the memory (the session's earlier tasks, steps and answers, in order), the
+/// task and summarised steps, then each kept step as an
 /// assistant message (its JSON) and a user message (its observation); on a forced final call,
 /// the instruction to answer now closes the last user message; on any other step after the first,
 /// a reminder of the task and of the next move does.

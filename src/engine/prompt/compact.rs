@@ -256,7 +256,7 @@ pub(super) fn omitted_marker(omitted: usize) -> String {
 mod tests {
     use super::*;
     use crate::engine::prompt::history::first_shown;
-    use crate::engine::{estimate, Action, CharEstimate, Outcome};
+    use crate::engine::{estimate, Action, CharEstimate, Outcome, Remembered};
 
     fn turns(n: u32, size: usize) -> Vec<Turn> {
         (1..=n)
@@ -276,7 +276,9 @@ mod tests {
     #[test]
     fn piecewise_totals_bound_the_exact_count_from_above() {
         let counter = CharEstimate::default();
-        let memory = turns(5, 400);
+        let mut memory: Vec<Remembered> = turns(5, 400).into_iter().map(Remembered::Step).collect();
+        memory.insert(0, Remembered::Asked("ñ ask ".repeat(40)));
+        memory.push(Remembered::Ended("cancelled".into()));
         let run = turns(12, 900);
         let lines = MemoryLines::render(&memory, &counter, 6_000);
         let earlier: Vec<Earlier> =

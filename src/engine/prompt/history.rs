@@ -1,6 +1,7 @@
 //! The history's rendered pieces, kept from one step to the next so a step renders only what is
 //! new: each earlier step of the run is rendered and counted once, when it stops being the newest;
-//! the session's memory once per run, newest first and only as far back as could ever fit.
+//! the session's memory (its earlier tasks, steps and answers) once per run, newest first and only
+//! as far back as could ever fit.
 //!
 //! What can never fit is not rendered at all. A memory line is shown only if it and every newer
 //! line fit at their shortest; a step of this run only if it and every newer step but the last do.
@@ -11,8 +12,8 @@
 //! what the history holds.
 
 use super::build::{assemble_fitted, ContextError, PromptInput};
-use super::transcript::{replayed_thought, reply_to, step_json, summary_line};
-use super::{Message, Outcome, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
+use super::transcript::{one_line, replayed_thought, reply_to, step_json, summary_line};
+use super::{Message, Outcome, Remembered, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
 use crate::text::cut_middle_keeping;
 
 /// A rendered piece of the prompt and its token count.
@@ -20,6 +21,9 @@ pub(super) type Piece = (String, usize);
 
 /// Characters of observation in a memory line before it is summarised.
 const MEMORY_OBSERVATION_CHARS: usize = 200;
+/// Characters of an earlier task or answer in a memory line, in full and summarised: what the
+/// user asked and was told is what a follow-up is read against, so it keeps more than a step.
+const CONVERSATION_CHARS: [usize; 2] = [600, 160];
 /// Characters of observation in a summary line.
 pub(super) const SUMMARY_OBSERVATION_CHARS: usize = 60;
 /// Characters of an older observation kept once it is cut: enough for a result's gist or a
@@ -116,7 +120,7 @@ impl Transcript {
         assemble_fitted(input, counter, budget_tokens, &self.memory, &self.earlier, latest, base)
     }
 
-    fn sync_memory(&mut self, memory: &[Turn], counter: &dyn TokenCounter, budget: usize) {
+    fn sync_memory(&mut self, memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) {
         let fresh = match self.memory.key {
             Some((len, rendered_for)) => len == memory.len() && budget <= rendered_for,
             None => false,
@@ -129,13 +133,12 @@ impl Transcript {
 
 impl MemoryLines {
     /// The newest lines whose shortest forms together fit `budget`, oldest first.
-    pub(super) fn render(memory: &[Turn], counter: &dyn TokenCounter, budget: usize) -> MemoryLines {
+    pub(super) fn render(memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) -> MemoryLines {
         let mut lines = Vec::new();
         let mut least = 0usize;
         let mut pruned = false;
-        for turn in memory.iter().rev() {
-            let forms = [MEMORY_OBSERVATION_CHARS, SUMMARY_OBSERVATION_CHARS]
-                .map(|chars| piece(format!("\n- {}", summary_line(turn, chars)), counter));
+        for line in memory.iter().rev() {
+            let forms = memory_forms(line).map(|text| piece(text, counter));
             least = least.saturating_add(forms[0].1.min(forms[1].1));
             if least > budget {
                 pruned = true;
@@ -185,6 +188,22 @@ impl Latest {
             summary: summary_piece(turn, counter),
             thought: thought.to_string(),
         }
+    }
+}
+
+/// A memory line in full and summarised, each starting with its newline.
+fn memory_forms(line: &Remembered) -> [String; 2] {
+    match line {
+        Remembered::Asked(task) => {
+            CONVERSATION_CHARS.map(|n| format!("\n- User asked: {}", one_line(task, n)))
+        }
+        Remembered::Step(turn) if turn.outcome == Outcome::Final => {
+            CONVERSATION_CHARS.map(|n| format!("\n- You answered: {}", one_line(&turn.observation, n)))
+        }
+        Remembered::Step(turn) => [MEMORY_OBSERVATION_CHARS, SUMMARY_OBSERVATION_CHARS]
+            .map(|n| format!("\n- {}", summary_line(turn, n))),
+        Remembered::Ended(account) => [MEMORY_OBSERVATION_CHARS, SUMMARY_OBSERVATION_CHARS]
+            .map(|n| format!("\n- The run ended without an answer: {}", one_line(account, n))),
     }
 }
 

@@ -130,7 +130,7 @@ const ARGS_CHARS: usize = 60;
 /// first `max` and `…` if more was left out. Like the compactor's other limits, `max` counts the
 /// text kept and the mark comes on top: what must fit is the rendered prompt, in tokens, and that
 /// is checked.
-fn one_line(text: &str, max: usize) -> String {
+pub(crate) fn one_line(text: &str, max: usize) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let cut = clip(&line, max.saturating_add(1));
     match cut.strip_suffix(" …") {

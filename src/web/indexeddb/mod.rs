@@ -172,6 +172,13 @@ impl Store for IdbStore {
         async move { self.turns_of_session(session).await.map(|found| found.records) }.boxed_local()
     }
 
+    fn session_runs<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
+        async move { self.runs_of_session(session).await.map(|found| found.records) }.boxed_local()
+    }
+
     fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
         async move { self.running_runs().await.map(|found| found.records) }.boxed_local()
     }

@@ -10,6 +10,7 @@ use wasm_bindgen::JsValue;
 
 use super::tx::{from_js, idb_error, query, read_all, Tx};
 use super::IdbStore;
+use crate::store::conversation::{conversation, Exchange};
 use crate::store::layout::{self, KeyRange, FAILURES, RUNS, SESSIONS, TURNS};
 use crate::store::query::{FailureQuery, Found, Order};
 use crate::store::session::{Export, SessionRecord};
@@ -47,6 +48,32 @@ impl IdbStore {
         }
         .await;
         self.found(result)
+    }
+
+    /// A session's runs in the order they started, on [`layout::RUNS_BY_SESSION`].
+    pub async fn runs_of_session(&self, session: &str) -> Result<Found<RunRecord>, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[RUNS], None)?;
+            let prefix = KeyRange::prefix(&[json!(session)]);
+            all(&tx, RUNS, Some(layout::RUNS_BY_SESSION), &prefix).await
+        }
+        .await;
+        self.found(result)
+    }
+
+    /// A session's conversation, oldest exchange first: its runs and turns read in one transaction
+    /// (see [`conversation`]).
+    pub async fn history(&self, session: &str) -> Result<Vec<Exchange>, StoreError> {
+        let result = async {
+            let tx = Tx::begin(&self.db().await?, &[RUNS, TURNS], None)?;
+            let prefix = KeyRange::prefix(&[json!(session)]);
+            let runs = all::<RunRecord>(&tx, RUNS, Some(layout::RUNS_BY_SESSION), &prefix).await?;
+            let turns = all::<TurnRecord>(&tx, TURNS, Some(layout::TURNS_BY_SESSION), &prefix).await?;
+            self.count_skipped(runs.skipped + turns.skipped);
+            Ok(conversation(runs.records, turns.records))
+        }
+        .await;
+        result.map_err(|e| self.after(e))
     }
 
     /// Runs still marked `running`, oldest first, on the status index (see [`Store::unfinished_runs`]).
