@@ -284,4 +284,5 @@ fn a_second_answer_that_is_no_answer_ends_the_run_unsuccessful() {
         "{}",
         result.answer
     );
+    assert!(!result.answer.contains("INVALID_OUTPUT"), "the refusal speaks to the model: {}", result.answer);
 }

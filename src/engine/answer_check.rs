@@ -176,7 +176,12 @@ impl RunState<'_> {
     /// what failed, from the failure log.
     pub(crate) fn honest_answer(&self, why: &str) -> String {
         let mut answer = format!("I could not complete the task: {why}.");
-        if let Some(last) = self.log.last_unrecovered() {
+        // A refused reply's message speaks to the model ("Your final_answer is a placeholder…"),
+        // not to the user: the failure named is the last one of a tool.
+        let last = self.log.records().iter().rev().find(|r| {
+            !r.recovered && !matches!(r.code, ErrorCode::UngroundedAnswer | ErrorCode::InvalidOutput)
+        });
+        if let Some(last) = last {
             let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
             answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));
         }
