@@ -175,16 +175,6 @@ impl RunState<'_> {
     /// gave — those are in the result's `ungrounded`, not presented as fact — or was no answer):
     /// what failed, from the failure log.
     pub(crate) fn honest_answer(&self, why: &str) -> String {
-        let mut answer = format!("I could not complete the task: {why}.");
-        // A refused reply's message speaks to the model ("Your final_answer is a placeholder…"),
-        // not to the user: the failure named is the last one of a tool.
-        let last = self.log.records().iter().rev().find(|r| {
-            !r.recovered && !matches!(r.code, ErrorCode::UngroundedAnswer | ErrorCode::InvalidOutput)
-        });
-        if let Some(last) = last {
-            let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
-            answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));
-        }
-        answer
+        format!("I could not complete the task: {why}.{}", self.last_failure_said())
     }
 }

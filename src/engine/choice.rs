@@ -64,7 +64,7 @@ impl RunState<'_> {
         let ids = match agent.config.id_provenance {
             true => provenance::narrowings(&agent.tools, &self.outputs)
                 .into_iter()
-                .map(|n| n.without(self.unfixed.failed_values()))
+                .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
                 .collect(),
             false => Vec::new(),
         };
@@ -76,14 +76,15 @@ impl RunState<'_> {
             return agent.step_schema(false).clone();
         }
         let specs = agent.tools.specs();
+        let offered = |names: &[String]| -> Vec<_> {
+            specs.iter().filter(|s| names.contains(&s.name)).cloned().collect()
+        };
         match allowed {
             Allowed::Only(name) => {
-                let only: Vec<_> = specs.iter().filter(|s| s.name == name).cloned().collect();
-                self.narrowings.step_schema(&only, &self.spent_tools, &ids, false)
+                self.narrowings.step_schema(&offered(&[name]), &self.spent_tools, &ids, false)
             }
             Allowed::Recover(names) => {
-                let offered: Vec<_> = specs.iter().filter(|s| names.contains(&s.name)).cloned().collect();
-                self.narrowings.step_schema(&offered, &self.spent_tools, &ids, false)
+                self.narrowings.step_schema(&offered(&names), &self.spent_tools, &ids, false)
             }
             allowed => self.narrowings.step_schema(specs, &self.spent_tools, &ids, allowed == Allowed::Any),
         }

@@ -129,10 +129,13 @@ impl FailureLog {
         &self.records
     }
 
-    /// The most recent failure nothing recovered from, for the answer a user reads: an answer
-    /// withheld as ungrounded is passed over, since its message quotes the invented values.
+    /// The most recent failure nothing recovered from, for the answer a user reads. A refused reply
+    /// is passed over: its message speaks to the model ("Your final_answer is a placeholder…"), and
+    /// an answer withheld as ungrounded quotes the invented values.
     pub fn last_unrecovered(&self) -> Option<&FailureRecord> {
-        self.records.iter().rev().find(|r| !r.recovered && r.code != ErrorCode::UngroundedAnswer)
+        self.records.iter().rev().find(|r| {
+            !r.recovered && !matches!(r.code, ErrorCode::UngroundedAnswer | ErrorCode::InvalidOutput)
+        })
     }
 
     /// Totals.

@@ -70,12 +70,15 @@ impl RunState<'_> {
 
     /// The runtime's own honest answer: why the run stopped and the last failure left unrecovered.
     fn account(&self, reason: &EndReason) -> String {
-        let mut answer = format!("I could not complete the task. {}", reason.describe());
-        if let Some(last) = self.log.last_unrecovered() {
-            let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
-            answer.push_str(&format!(" The last failure was {}{tool}: {}", last.code, last.message));
-        }
-        answer
+        format!("I could not complete the task. {}{}", reason.describe(), self.last_failure_said())
+    }
+
+    /// " The last failure was CODE from `tool`: message", for an answer the runtime writes; empty
+    /// when every failure was recovered.
+    pub(crate) fn last_failure_said(&self) -> String {
+        let Some(last) = self.log.last_unrecovered() else { return String::new() };
+        let tool = last.tool.as_deref().map(|t| format!(" from `{t}`")).unwrap_or_default();
+        format!(" The last failure was {}{tool}: {}", last.code, last.message)
     }
 
     /// Ends the run: the answer is shown in the step the run is in (the last begun, committed or

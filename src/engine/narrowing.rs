@@ -54,14 +54,11 @@ impl Narrowing {
         Some(Narrowing { tool: tool.to_owned(), field: field.to_owned(), options: options.clone() })
     }
 
-    /// The narrowing without the values its tool already failed on for its field (`failed`: tool,
-    /// field, value), unless that would leave no option: a greedy model otherwise sends the first
+    /// The narrowing without the values its tool already failed on for its field (`failed(tool,
+    /// field, value)`), unless that would leave no option: a greedy model otherwise sends the first
     /// ref of a listing again and again after the tool said it has no such element.
-    pub(crate) fn without(mut self, failed: &BTreeSet<(String, String, String)>) -> Narrowing {
-        let dead = |v: &Value| {
-            v.as_str()
-                .is_some_and(|s| failed.contains(&(self.tool.clone(), self.field.clone(), s.to_string())))
-        };
+    pub(crate) fn without(mut self, failed: impl Fn(&str, &str, &str) -> bool) -> Narrowing {
+        let dead = |v: &Value| v.as_str().is_some_and(|s| failed(&self.tool, &self.field, s));
         let kept: Vec<Value> = self.options.iter().filter(|v| !dead(v)).cloned().collect();
         if !kept.is_empty() {
             self.options = kept;

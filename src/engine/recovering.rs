@@ -72,9 +72,9 @@ impl Unfixed {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct UnfixedCalls {
     unfixed: BTreeMap<String, Unfixed>,
-    /// (tool, field, value) of each string argument of a call that failed with NOT_FOUND,
+    /// By tool, then field: each string value of a call that failed with NOT_FOUND,
     /// STALE_REFERENCE or UNSEEN_ID.
-    failed_values: BTreeSet<(String, String, String)>,
+    failed_values: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
 }
 
 impl UnfixedCalls {
@@ -94,7 +94,8 @@ impl UnfixedCalls {
         if matches!(envelope.code, ErrorCode::NotFound | ErrorCode::StaleReference | ErrorCode::UnseenId) {
             if let Some(Value::Object(sent)) = &envelope.sent {
                 for (field, value) in sent.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
-                    self.failed_values.insert((tool.to_string(), field.clone(), value.to_string()));
+                    let fields = self.failed_values.entry(tool.to_string()).or_default();
+                    fields.entry(field.clone()).or_default().insert(value.to_string());
                 }
             }
         }
@@ -109,9 +110,9 @@ impl UnfixedCalls {
         self.unfixed.retain(|_, u| u.code != ErrorCode::UnknownTool && u.named.iter().any(|n| n == tool));
     }
 
-    /// (tool, field, value) of the arguments tools said they have no such thing for.
-    pub(crate) fn failed_values(&self) -> &BTreeSet<(String, String, String)> {
-        &self.failed_values
+    /// Whether `tool` said it has no such thing for `value` as its argument `field`.
+    pub(crate) fn failed_on(&self, tool: &str, field: &str, value: &str) -> bool {
+        self.failed_values.get(tool).and_then(|fields| fields.get(field)).is_some_and(|v| v.contains(value))
     }
 
     /// The most recent failure still unfixed.
