@@ -1,7 +1,9 @@
 // The bench's model proxy: the page's worker calls `<proxy>/<mode>/<scenario>/v1/chat/completions`;
 // the proxy injects the scenario's model faults (garbage text, a 503) by call number, forwards the
 // rest to llama.cpp's server unchanged, adds CORS, and records each call's time and usage.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -32,9 +34,22 @@ function completion(text) {
 
 /**
  * Starts the proxy in front of `upstream` (e.g. http://127.0.0.1:8123). `faultsFor(scenario)`
- * gives `{ [callNumber]: "garbage" | "503" }`. Resolves to { url, calls(key), lastRequest(key), close }.
+ * gives `{ [callNumber]: "garbage" | "503" }`. `dump`, if given, is a directory where every call's
+ * request and reply are written as `<mode>--<scenario>--<n>.json` (to replay a step's prompt with
+ * variants, e.g. with bench/recovery/replay.mjs). Resolves to { url, calls(key), lastRequest(key), close }.
  */
-export function startProxy({ upstream, faultsFor }) {
+export function startProxy({ upstream, faultsFor, dump }) {
+  if (dump) mkdirSync(dump, { recursive: true });
+  const save = (mode, scenario, number, body, reply) => {
+    if (!dump) return;
+    let request;
+    try {
+      request = JSON.parse(body);
+    } catch {
+      request = body;
+    }
+    writeFileSync(join(dump, `${mode}--${scenario}--${number}.json`), `${JSON.stringify({ request, reply }, null, 1)}\n`);
+  };
   const log = new Map();
   // The last request body per key: the whole prompt the model saw last, for the raw results.
   const last = new Map();
@@ -60,10 +75,12 @@ export function startProxy({ upstream, faultsFor }) {
     calls.push(entry);
     last.set(key, body);
     if (fault === "garbage") {
+      save(mode, scenario, number, body, { fault });
       response.writeHead(200, { ...CORS, "content-type": "application/json" }).end(completion(GARBAGE));
       return;
     }
     if (fault === "503") {
+      save(mode, scenario, number, body, { fault });
       entry.status = 503;
       response.writeHead(503, { ...CORS, "content-type": "application/json" }).end('{"error":{"message":"model server overloaded"}}');
       return;
@@ -77,6 +94,7 @@ export function startProxy({ upstream, faultsFor }) {
       const text = await upstreamResponse.text();
       entry.status = upstreamResponse.status;
       entry.ms = Date.now() - started;
+      save(mode, scenario, number, body, { status: upstreamResponse.status, text });
       try {
         entry.usage = JSON.parse(text).usage ?? null;
       } catch {

@@ -4,7 +4,8 @@
 // bench/results/recovery.md from every recovery-*.json there. Asserts nothing.
 //
 //   node bench/recovery/run.mjs --python P --model M.gguf --label L [--modes a,b]
-//                               [--only id,id] [--out DIR]
+//                               [--only id,id] [--out DIR] [--dump DIR]
+// --dump DIR writes every model call's request and reply there (to replay a step's prompt).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +25,7 @@ const { values: opts } = parseArgs({
     modes: { type: "string", default: DEFAULT_MODES.join(",") },
     only: { type: "string", default: "" },
     out: { type: "string", default: join(ROOT, "bench/results") },
+    dump: { type: "string" },
   },
 });
 for (const required of ["python", "model", "label"]) {
@@ -40,7 +42,7 @@ const byId = new Map(all.map((s) => [s.id, s]));
 
 
 mkdirSync(opts.out, { recursive: true });
-const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-${opts.label}`, faultsFor: (id) => byId.get(id)?.modelFaults });
+const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-${opts.label}`, faultsFor: (id) => byId.get(id)?.modelFaults, dump: opts.dump });
 const { site, browser, proxy } = bench;
 const pageErrors = [];
 const results = [];
