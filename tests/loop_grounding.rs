@@ -286,3 +286,49 @@ fn a_second_answer_that_is_no_answer_ends_the_run_unsuccessful() {
     );
     assert!(!result.answer.contains("INVALID_OUTPUT"), "the refusal speaks to the model: {}", result.answer);
 }
+
+#[test]
+fn an_answer_about_none_of_the_task_or_results_is_refused_once_more() {
+    let (_, result) = invoice_run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("I'm glad you're here, I'll be sure to get back to you soon!"),
+            answer("Together: $2,230.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert_eq!(result.turns[1].outcome, Outcome::Failed);
+    assert!(
+        result.turns[1].observation.contains("names nothing from the task"),
+        "{}",
+        result.turns[1].observation
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Together: $2,230.00.");
+}
+
+#[test]
+fn a_second_unrelated_answer_ends_the_run_and_grounding_false_takes_it() {
+    let chit_chat = || answer("I am glad that you found your way here. Good luck with everything!");
+    let (_, result) =
+        invoice_run(vec![act("list_invoices", json!({})), chit_chat(), chit_chat()], AgentConfig::default());
+    assert_eq!(result.turns.len(), 3);
+    assert!(!result.success, "{}", result.answer);
+    assert!(result.answer.starts_with("I could not complete the task"), "{}", result.answer);
+    let config = AgentConfig { grounding: false, ..AgentConfig::default() };
+    let (_, result) = invoice_run(vec![act("list_invoices", json!({})), chit_chat()], config);
+    assert!(result.success, "grounding: false takes any answer");
+}
+
+#[test]
+fn an_acknowledgement_or_an_answer_naming_a_result_is_taken() {
+    for reply in [
+        "Done.",
+        "The invoices are listed above, both unpaid and due soon.",
+        "INV-2 is the smaller invoice of both.",
+    ] {
+        let (_, result) =
+            invoice_run(vec![act("list_invoices", json!({})), answer(reply)], AgentConfig::default());
+        assert!(result.success && result.answer == reply, "{reply}: {}", result.answer);
+    }
+}

@@ -1,7 +1,7 @@
 //! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
 //! the tool choice) is escalated when the model sends the same one again, and a final answer
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
-//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`); if the model persists,
+//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`); if the model persists,
 //! the run ends unsuccessful with an honest answer.
 
 use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
@@ -10,6 +10,7 @@ use crate::text::clip;
 use super::grounding::ungrounded;
 use super::parrot::{parroted, placeholder};
 use super::run::RunState;
+use super::unrelated::unrelated;
 use super::{Outcome, Turn};
 
 /// How much of a tool's result an `UNGROUNDED_ANSWER` plan quotes.
@@ -92,6 +93,8 @@ impl RunState<'_> {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
         } else if parroted(answer, &self.runtime_text, || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
+        } else if !self.outputs.is_empty() && unrelated(answer, &self.results_text()) {
+            Some("Your final_answer names nothing from the task or from what the tools returned: it is not an answer to the task.")
         } else {
             None
         };
@@ -100,7 +103,7 @@ impl RunState<'_> {
             // failure budget (SmolLM2 sent placeholders five times in a row at 44b69ca).
             self.answer_withheld = true;
             return Verdict::Replace(
-                self.honest_answer("the model gave no answer to it, only a placeholder or keel's own words"),
+                self.honest_answer("the model gave no answer to it, only a placeholder, keel's own words or text about something else"),
             );
         }
         if let Some(message) = message {

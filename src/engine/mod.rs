@@ -40,6 +40,7 @@ mod seen;
 pub mod settings;
 mod tool_turn;
 mod turn;
+mod unrelated;
 mod withheld;
 
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};

@@ -38,6 +38,30 @@ impl RunState<'_> {
         seen
     }
 
+    /// What an answer can be about, lowercased: the task, the session's earlier tasks, the
+    /// arguments of every call and what the calls that worked returned (`unrelated.rs`). Not the
+    /// failures: their envelopes are keel's words.
+    pub(crate) fn results_text(&self) -> String {
+        let mut text = self.task.to_lowercase();
+        for asked in self.memory.iter().filter_map(|m| match m {
+            Remembered::Asked(task) => Some(task),
+            _ => None,
+        }) {
+            text.push('\n');
+            text.push_str(&asked.to_lowercase());
+        }
+        for turn in steps(&self.memory).chain(&self.turns) {
+            let Some(action) = &turn.action else { continue };
+            text.push('\n');
+            text.push_str(&action.args.to_string().to_lowercase());
+            if matches!(turn.outcome, Outcome::Ok | Outcome::Warning) {
+                text.push('\n');
+                text.push_str(&turn.observation.to_lowercase());
+            }
+        }
+        text
+    }
+
     /// The tools that produce `spec`'s ids: declared, or inferred (`provenance::producers`), or
     /// else the listing tools — for a plan that should name one.
     pub(crate) fn producers_of(&self, spec: &ToolSpec) -> Vec<String> {
