@@ -355,6 +355,14 @@ export interface AgentConfig {
    * Small models otherwise answer straight after the failure with a made-up value. Default true.
    */
   recoverBeforeAnswer: boolean;
+  /**
+   * How the prompt shows the run's earlier steps: `"messages"` (default), each step as the
+   * assistant message the model wrote, then its observation as a user message; `"log"`, a numbered
+   * log in the user message (`3. You called get_order {"id":"A-1"}` and its observation). A small
+   * model copies its own earlier messages: shown its last call as its own message, it often sends
+   * that call again after it worked; shown a log, it answers sooner (sometimes too soon).
+   */
+  pastSteps: "log" | "messages";
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }

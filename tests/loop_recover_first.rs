@@ -225,3 +225,25 @@ fn a_ref_the_tool_did_not_find_is_not_offered_again() {
     assert!(schema.contains(r#""ref":{"enum":["e20","e21"]"#), "{schema}");
     assert!(result.success, "{}", result.answer);
 }
+
+#[test]
+fn a_new_attempt_with_other_arguments_holds_the_answer_again() {
+    let model = ScriptedModel::new([
+        act("get_invoice", json!({"id": "INV-9"})),
+        act("get_invoice", json!({"id": "INV-8"})),
+        answer("a"),
+        answer("b"),
+        answer("c"),
+        answer("I could not find the invoice."),
+    ]);
+    let tools = FakeTools::new()
+        .script("get_invoice", vec![Behaviour::Fail(not_found()), Behaviour::Fail(not_found())]);
+    let config = AgentConfig { max_consecutive_failures: 10, ..AgentConfig::default() };
+    let h = Harness::new(model, tools, specs(), config);
+    let (result, _) = h.run("What is the total of invoice INV-9?");
+    // Steps 3-5 are held: three steps from the second attempt (step 2), not from the first.
+    let held: Vec<bool> = (2..6).map(|i| !steps_offered(&h, i).contains("final_answer")).collect();
+    assert_eq!(held, [true, true, true, false], "steps 3-5 held, step 6 free");
+    assert_eq!(result.turns.len(), 6);
+    assert!(!result.success);
+}

@@ -9,7 +9,7 @@ use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
     estimate, Agent, AgentConfig, CharEstimate, Effects, Event, Model, ModelReply, ModelRequest, Outcome,
-    Role,
+    PastSteps, Role,
 };
 use keel::errors::{ErrorCode, FailureHints, RawFailure, Severity};
 use keel::store::{EndReason, FailureRecord, MemoryStore, RunRecord, Store, StoreError, TurnRecord};
@@ -107,17 +107,20 @@ fn the_same_advisory_again_is_no_progress() {
 
 #[test]
 fn an_unreadable_reply_is_replayed_as_written() {
-    let model = ScriptedModel::new([Reply::Text("Sure, the weather is nice".into()), answer("ok")]);
-    let h = Harness::new(model, FakeTools::new(), specs(), AgentConfig::default());
-    h.run("x");
-    let requests = h.model.requests.borrow();
-    let assistant: Vec<_> = requests[1]
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::Assistant)
-        .map(|m| m.content.as_str())
-        .collect();
-    assert_eq!(assistant, vec!["Sure, the weather is nice"]);
+    let replayed = |past_steps: PastSteps| {
+        let model = ScriptedModel::new([Reply::Text("Sure, the weather is nice".into()), answer("ok")]);
+        let config = AgentConfig { past_steps, ..AgentConfig::default() };
+        let h = Harness::new(model, FakeTools::new(), specs(), config);
+        h.run("x");
+        let requests = h.model.requests.borrow();
+        requests[1].messages[1..].to_vec()
+    };
+    let messages = replayed(PastSteps::Messages);
+    assert_eq!(messages[1].role, Role::Assistant);
+    assert_eq!(messages[1].content, "Sure, the weather is nice");
+    let log = replayed(PastSteps::Log);
+    assert_eq!(log.len(), 1, "the log form keeps every step in the user message: {log:?}");
+    assert!(log[0].content.contains("\n1. You replied: Sure, the weather is nice\n"), "{}", log[0].content);
 }
 
 /// A model whose real window is smaller than the configured budget.

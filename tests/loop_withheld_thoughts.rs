@@ -4,7 +4,7 @@
 
 mod support;
 
-use keel::engine::{AgentConfig, Role, ThoughtReplay};
+use keel::engine::{AgentConfig, PastSteps, Role, ThoughtReplay};
 use serde_json::json;
 use support::*;
 
@@ -13,8 +13,10 @@ fn step(thought: &str, tool: &str) -> Reply {
 }
 
 /// Runs: a step-1 thought inventing $3,100.00, `list_invoices`, a step-2 thought quoting its
-/// result, `list_invoices` again, then an answer. Returns the assistant messages of each prompt.
+/// result, `list_invoices` again, then an answer. Returns the assistant messages of each prompt,
+/// the steps shown as messages (`pastSteps: "messages"`).
 fn replayed(config: AgentConfig) -> (Vec<Vec<String>>, keel::engine::RunResult) {
+    let config = AgentConfig { past_steps: PastSteps::Messages, ..config };
     let tools = FakeTools::new().script(
         "list_invoices",
         vec![
@@ -64,4 +66,25 @@ fn replay_thoughts_all_replays_every_thought_and_none_the_default_replays_none()
         replayed(AgentConfig { replay_thoughts: ThoughtReplay::None, ..AgentConfig::default() });
     assert!(prompts[2].iter().all(|m| m.starts_with(r#"{"thought":"","action""#)), "{:?}", prompts[2]);
     assert_eq!(result.turns[1].thought, "INV-1 is $1,250.00 and INV-2 is $980.00.");
+}
+
+#[test]
+fn the_log_form_shows_a_replayed_thought_before_the_call() {
+    let tools = FakeTools::new().script("list_invoices", vec![Behaviour::Ok(json!("INV-1: $1,250.00"))]);
+    let script = vec![step("INV-1 is $1,250.00, I think.", "list_invoices"), answer("INV-1: $1,250.00.")];
+    let config = AgentConfig {
+        replay_thoughts: ThoughtReplay::All,
+        past_steps: PastSteps::Log,
+        ..AgentConfig::default()
+    };
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), config);
+    h.run("How much is INV-1?");
+    let requests = h.model.requests.borrow();
+    let user = &requests[1].messages[1].content;
+    assert!(
+        user.contains(
+            "\n1. You thought: INV-1 is $1,250.00, I think. You called list_invoices {}\nObservation: INV-1"
+        ),
+        "{user}"
+    );
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::{answer, assert_well_formed, steps, two_tools};
 use keel::engine::{
-    build_messages, estimate, CharEstimate, ContextError, Message, PromptInput, Remembered, Turn,
+    build_messages, estimate, CharEstimate, ContextError, Message, PastSteps, PromptInput, Remembered, Turn,
 };
 use keel::tools::ToolSpec;
 use serde_json::json;
@@ -20,6 +20,7 @@ fn input<'a>(tools: &'a [ToolSpec], turns: &'a [keel::engine::Turn]) -> PromptIn
         turns,
         final_only: None,
         instructions: None,
+        past_steps: PastSteps::Messages,
         withheld_thoughts: &[],
     }
 }

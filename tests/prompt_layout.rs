@@ -4,7 +4,9 @@
 mod common;
 
 use common::{answer, assert_well_formed, call, two_tools};
-use keel::engine::{build_messages, CharEstimate, Message, Outcome, PromptInput, Remembered, Role};
+use keel::engine::{
+    build_messages, CharEstimate, Message, Outcome, PastSteps, PromptInput, Remembered, Role,
+};
 use keel::tools::ToolSpec;
 use serde_json::json;
 
@@ -19,6 +21,7 @@ fn input<'a>(tools: &'a [ToolSpec], task: &'a str) -> PromptInput<'a> {
         turns: &[],
         final_only: None,
         instructions: None,
+        past_steps: PastSteps::Messages,
         withheld_thoughts: &[],
     }
 }

@@ -6,8 +6,8 @@ mod common;
 
 use common::{assert_well_formed, two_tools};
 use keel::engine::{
-    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PromptInput, Remembered,
-    TokenCounter, Transcript, Turn,
+    build_messages, estimate, Action, CharEstimate, ContextError, Outcome, PastSteps, PromptInput,
+    Remembered, TokenCounter, Transcript, Turn,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -80,6 +80,7 @@ struct Case {
     instructions: Option<String>,
     budget: usize,
     counter: usize,
+    past_steps: PastSteps,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -92,8 +93,9 @@ fn case() -> impl Strategy<Value = Case> {
         proptest::option::of(text(300)),
         prop_oneof![0usize..1_000, 0usize..12_000],
         0usize..4,
+        any::<bool>(),
     )
-        .prop_map(|(tools, task, memory, turns, final_only, instructions, budget, counter)| Case {
+        .prop_map(|(tools, task, memory, turns, final_only, instructions, budget, counter, log)| Case {
             tools,
             task,
             memory,
@@ -102,6 +104,7 @@ fn case() -> impl Strategy<Value = Case> {
             instructions,
             budget,
             counter,
+            past_steps: if log { PastSteps::Log } else { PastSteps::Messages },
         })
 }
 
@@ -128,6 +131,7 @@ proptest! {
             final_only: case.final_only.as_deref(),
             instructions: case.instructions.as_deref(),
             withheld_thoughts: &[],
+            past_steps: case.past_steps,
         };
         let counter = counter(case.counter);
         match build_messages(&input, counter.as_ref(), case.budget) {
@@ -164,6 +168,8 @@ proptest! {
             final_only: None,
             instructions: None,
             withheld_thoughts: &[],
+            // Counts messages: in the log form every step is in one message.
+            past_steps: PastSteps::Messages,
         };
         let counter = CharEstimate::default();
         let kept = |budget| build_messages(&input, &counter, budget).map(|m| m.len()).unwrap_or(0);
@@ -204,6 +210,7 @@ proptest! {
                 withheld_thoughts: &withheld,
                 final_only: case.final_only.as_deref(),
                 instructions: case.instructions.as_deref(),
+                past_steps: case.past_steps,
             };
             let incremental = transcript.build(&input, counter.as_ref(), budget);
             prop_assert_eq!(incremental, build_messages(&input, counter.as_ref(), budget), "step {}", k + 1);

@@ -43,6 +43,11 @@ export const MODES = {
     config: { recoverBeforeAnswer: false },
     responseFormat: "jsonObject",
   },
+  "keel-past-log": {
+    describe: "keel showing earlier steps as a log in the user message (pastSteps: \"log\")",
+    config: { pastSteps: "log" },
+    responseFormat: "jsonObject",
+  },
   "keel-thoughts-all": {
     describe: "keel replaying every earlier thought as written (replayThoughts: \"all\")",
     config: { replayThoughts: "all" },

@@ -3,7 +3,7 @@
 
 use arbitrary::Unstructured;
 use keel::engine::output::parse_step;
-use keel::engine::{build_messages, estimate, CharEstimate, ContextError, PromptInput};
+use keel::engine::{build_messages, estimate, CharEstimate, ContextError, PastSteps, PromptInput};
 use keel::errors::render::{self, Format, XML_MIN_BUDGET};
 use keel::tools::Schema;
 use keel::tools::ToolSpec;
@@ -108,6 +108,7 @@ pub fn compaction(data: &[u8]) {
                 u.int_in_range(0..=12_000usize)?
             };
             let counter = CharEstimate { chars_per_token: *u.choose(&[4.0, 1.0, 0.5, 0.0, -1.0, f32::NAN])? };
+            let log: bool = u.arbitrary()?;
             let input = PromptInput {
                 tools: &tools[..tool_count],
                 task: &task,
@@ -115,6 +116,7 @@ pub fn compaction(data: &[u8]) {
                 turns: &turns,
                 final_only: final_only.as_deref(),
                 instructions: instructions.as_deref(),
+                past_steps: if log { PastSteps::Log } else { PastSteps::Messages },
                 withheld_thoughts: &[],
             };
             match build_messages(&input, &counter, budget) {

@@ -59,6 +59,25 @@ pub struct AgentConfig {
     /// models otherwise answer straight after the failure, with a value they made up
     /// (`engine/recovering.rs`).
     pub recover_before_answer: bool,
+    /// How the run's earlier steps are written into the prompt (`engine/prompt/compact.rs`).
+    pub past_steps: PastSteps,
+}
+
+/// How a prompt shows the run's earlier steps (`pastSteps`). A small model copies its own earlier
+/// messages: shown its last call as an assistant message, Qwen2.5-Coder-0.5B sent that call again
+/// after it had worked in 15 of the recovery bench's 28 scenarios at e612171, one model call
+/// wasted each time. Shown the steps as a log in the user message, it answers from the result
+/// sooner — sometimes too soon; the bench decides the default (`bench/results/recovery-issue9.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PastSteps {
+    /// A numbered log in the user message: `3. You called tool {args}` and its observation
+    /// (`"log"`).
+    Log,
+    /// Each step as the assistant message the model wrote, then its observation as a user message
+    /// (`"messages"`).
+    #[default]
+    Messages,
 }
 
 /// Which earlier thoughts a prompt replays (`replayThoughts`). A small model copies its earlier
@@ -148,6 +167,7 @@ impl Default for AgentConfig {
             id_provenance: true,
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,
+            past_steps: PastSteps::Messages,
         }
     }
 }

@@ -46,7 +46,7 @@ mod withheld;
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
 pub use call_key::{digest, CallKey};
 pub use cancel::{CancelToken, Cancelled};
-pub use config::{AgentConfig, ConfigError, ThoughtReplay, ToolChoice};
+pub use config::{AgentConfig, ConfigError, PastSteps, ThoughtReplay, ToolChoice};
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
 };

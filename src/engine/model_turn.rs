@@ -39,6 +39,7 @@ impl RunState<'_> {
                 withheld_thoughts: &self.withheld_thoughts,
                 final_only,
                 instructions: config.instructions.as_deref(),
+                past_steps: config.past_steps,
             };
             let messages = self
                 .transcript

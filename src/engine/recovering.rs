@@ -33,7 +33,10 @@ pub const HOLD_STEPS: u32 = 3;
 /// succeeded.
 #[derive(Debug, Clone)]
 struct Unfixed {
-    /// The step of the first failure since the tool last worked.
+    /// The step of the first failure of the latest call: a call with other arguments that fails is
+    /// a new attempt, and holds the answer for [`HOLD_STEPS`] more steps (Qwen clicked `e19`, then
+    /// answered while `e20` and `e21` were still untried; the failure budget still ends a model that
+    /// keeps trying).
     since: u32,
     /// The step of its latest failure.
     last: u32,
@@ -80,7 +83,10 @@ pub(crate) struct UnfixedCalls {
 impl UnfixedCalls {
     /// A call to `tool` (possibly a name no tool has) failed at `step` with `envelope`.
     pub(crate) fn failed(&mut self, step: u32, tool: &str, envelope: &Envelope) {
-        let since = self.unfixed.get(tool).map_or(step, |u| u.since);
+        let since = match self.unfixed.get(tool) {
+            Some(u) if u.sent.is_none() || envelope.sent.is_none() || u.sent == envelope.sent => u.since,
+            _ => step,
+        };
         let plan = envelope.recovery.join("\n");
         let named = envelope.available_actions.iter().filter(|a| has_token(&plan, a)).cloned().collect();
         let unfixed = Unfixed {
@@ -138,14 +144,22 @@ impl RunState<'_> {
         if !unfixed.fixable(tool) || self.step() + 1 - unfixed.since > HOLD_STEPS {
             return None;
         }
-        let tools = &self.agent.tools;
+        let offered = self.offered(unfixed.actions.iter().chain(std::iter::once(tool)));
+        (!offered.is_empty()).then_some(offered)
+    }
+
+    /// The tools of `names` the model can still call, once each, in order.
+    fn offered<'n>(&self, names: impl Iterator<Item = &'n String>) -> Vec<String> {
         let mut offered: Vec<String> = Vec::new();
-        for name in unfixed.actions.iter().chain(std::iter::once(tool)) {
-            if tools.get(name).is_some() && !self.spent_tools.contains(name) && !offered.contains(name) {
+        for name in names {
+            if self.agent.tools.get(name).is_some()
+                && !self.spent_tools.contains(name)
+                && !offered.contains(name)
+            {
                 offered.push(name.clone());
             }
         }
-        (!offered.is_empty()).then_some(offered)
+        offered
     }
 
     /// `observation`, a new result of `producer`, with [`RunState::fix_notes`] under it (also kept

@@ -7,7 +7,7 @@ use super::compact::{Fixed, Layout};
 use super::history::{Earlier, Latest, MemoryLines, Transcript};
 use super::system_prompt::system_message;
 use super::transcript::{final_only_text, next_step_text};
-use super::{estimate, Message, Outcome, Remembered, TokenCounter, Turn};
+use super::{estimate, Message, Outcome, PastSteps, Remembered, TokenCounter, Turn};
 use crate::tools::ToolSpec;
 
 /// Everything one prompt is built from.
@@ -29,6 +29,8 @@ pub struct PromptInput<'a> {
     pub final_only: Option<&'a str>,
     /// The page author's extra system instructions.
     pub instructions: Option<&'a str>,
+    /// How the run's earlier steps are shown (`pastSteps`).
+    pub past_steps: PastSteps,
 }
 
 /// Why no prompt fits the budget.
@@ -101,6 +103,7 @@ pub(super) fn assemble_fitted(
         system: system_message(input.tools, input.instructions),
         task: format!("Task: {}", input.task),
         closing: closing_text(input),
+        past_steps: input.past_steps,
     };
     let layout = Layout::new(counter, fixed, memory, input.turns, earlier, latest, base);
     let minimal = layout.assemble(&layout.minimal_plan());

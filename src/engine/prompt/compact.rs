@@ -17,10 +17,12 @@
 
 use super::history::{Earlier, Latest, MemoryLines, Piece};
 use super::shrink::Fitting;
-use super::{Message, Role, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
+use super::{Message, PastSteps, Role, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
 
 const MEMORY_HEADER: &str = "Earlier in this conversation:";
 const STEPS_HEADER: &str = "\n\nSteps so far (summarised):";
+/// Above the steps shown in full, in the log form (`pastSteps: "log"`).
+const LOG_HEADER: &str = "\n\nYour steps so far:";
 
 /// The prompt's parts, rendered and counted.
 pub(crate) struct Layout<'a> {
@@ -31,6 +33,8 @@ pub(crate) struct Layout<'a> {
     task: String,
     /// The text closing the last user message (forced-final instruction or next-step reminder).
     closing: Option<String>,
+    /// Whether steps shown in full are assistant/user message pairs or lines of the log.
+    pub(super) past_steps: PastSteps,
     /// Memory lines that could fit, in full and summarised, each starting with its newline.
     pub(super) memory: &'a [[Piece; 2]],
     /// Whether older memory lines were left out as too big to ever fit: while the plan keeps
@@ -86,6 +90,7 @@ pub(crate) struct Fixed {
     pub(crate) system: String,
     pub(crate) task: String,
     pub(crate) closing: Option<String>,
+    pub(crate) past_steps: PastSteps,
 }
 
 impl<'a> Layout<'a> {
@@ -100,7 +105,7 @@ impl<'a> Layout<'a> {
         latest: Option<Latest>,
         base: usize,
     ) -> Self {
-        let Fixed { system, task, closing } = fixed;
+        let Fixed { system, task, closing, past_steps } = fixed;
         let count = |s: &str| counter.count(s);
         let any_memory = !memory.lines.is_empty() || memory.pruned;
         let memory_header_cost = if any_memory { count(&format!("{MEMORY_HEADER}\n\n")) } else { 0 };
@@ -122,13 +127,19 @@ impl<'a> Layout<'a> {
             (Some(text), None) => count(&format!("\n\n{text}")),
             (None, _) => 0,
         };
-        let fixed_cost = 2 * OVERHEAD + count(&system) + count(&task) + closing_cost;
+        // The log's header, counted whenever there is a step it may stand above.
+        let log_header_cost = match past_steps {
+            PastSteps::Log if !turns.is_empty() => count(LOG_HEADER),
+            _ => 0,
+        };
+        let fixed_cost = 2 * OVERHEAD + count(&system) + count(&task) + closing_cost + log_header_cost;
         Layout {
             counter,
             turns,
             system,
             task,
             closing,
+            past_steps,
             memory: &memory.lines,
             memory_pruned: memory.pruned,
             memory_header_cost,
@@ -198,7 +209,8 @@ impl<'a> Layout<'a> {
     }
 
     /// The messages a plan describes: system, user (memory, task, summaries), then the kept steps
-    /// as assistant/user pairs, the closing text last.
+    /// as assistant/user pairs or, in the log form, as lines of that user message; the closing
+    /// text last.
     pub(crate) fn assemble(&self, plan: &Plan) -> Vec<Message> {
         let mut first = String::new();
         if plan.memory_dropped < self.memory.len() {
@@ -218,17 +230,31 @@ impl<'a> Layout<'a> {
                 first.push_str(&self.summary(i).0);
             }
         }
+        let log = self.past_steps == PastSteps::Log;
+        if log && plan.summarised < self.turns.len() {
+            first.push_str(LOG_HEADER);
+        }
         let mut messages =
             vec![Message::new(Role::System, self.system.clone()), Message::new(Role::User, first)];
         let last = self.turns.len().saturating_sub(1);
         for i in plan.summarised..self.turns.len() {
             let step = plan.latest_step.as_ref().filter(|_| i == last).unwrap_or(&self.step(i).0);
-            messages.push(Message::new(Role::Assistant, step.clone()));
             let reply = match &plan.replies[i - self.base] {
                 ReplyForm::Full => self.reply(i).0,
                 ReplyForm::Cut => self.cut(i).map(|c| &c.0),
                 ReplyForm::Fitted(text) => Some(text),
             };
+            if log {
+                let text = &mut messages[1].content;
+                text.push_str("\n\n");
+                text.push_str(step);
+                if let Some(reply) = reply {
+                    text.push('\n');
+                    text.push_str(reply);
+                }
+                continue;
+            }
+            messages.push(Message::new(Role::Assistant, step.clone()));
             if let Some(reply) = reply {
                 messages.push(Message::new(Role::User, reply.clone()));
             }
@@ -281,13 +307,16 @@ mod tests {
         memory.push(Remembered::Ended("cancelled".into()));
         let run = turns(12, 900);
         let lines = MemoryLines::render(&memory, &counter, 6_000);
-        let earlier: Vec<Earlier> =
-            run[..run.len() - 1].iter().map(|t| Earlier::render(t, &t.thought, &counter)).collect();
-        let latest = run.last().map(|t| Latest::render(t, &t.thought, &counter));
+        let earlier: Vec<Earlier> = run[..run.len() - 1]
+            .iter()
+            .map(|t| Earlier::render(t, &t.thought, PastSteps::Messages, &counter))
+            .collect();
+        let latest = run.last().map(|t| Latest::render(t, &t.thought, PastSteps::Messages, &counter));
         let fixed = Fixed {
             system: "system".repeat(50),
             task: "Task: do it".into(),
             closing: Some("Stop now.".into()),
+            past_steps: PastSteps::Messages,
         };
         let base = first_shown(&earlier, 6_000);
         let layout = Layout::new(&counter, fixed, &lines, &run, &earlier, latest, base);

@@ -12,8 +12,10 @@
 //! what the history holds.
 
 use super::build::{assemble_fitted, ContextError, PromptInput};
-use super::transcript::{one_line, replayed_thought, reply_to, step_json, summary_line};
-use super::{Message, Outcome, Remembered, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
+use super::transcript::{one_line, replayed_thought, reply_to, step_text, summary_line};
+use super::{
+    Message, Outcome, PastSteps, Remembered, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD,
+};
 use crate::text::cut_middle_keeping;
 
 /// A rendered piece of the prompt and its token count.
@@ -34,9 +36,9 @@ const OLD_OBSERVATION_CHARS: usize = 300;
 pub(super) struct Earlier {
     /// Its step number: a check that the cache still describes the same history.
     number: u32,
-    /// The assistant message and its cost with the message overhead.
+    /// The assistant message (or log line) and its cost with the message overhead.
     pub(super) step: Piece,
-    /// The user message after it and its cost with the overhead.
+    /// The user message after it (or the observation under the log line) and its cost with the overhead.
     pub(super) reply: Piece,
     /// Its observation cut to head and tail, with its cost, when that is cheaper than `reply`.
     pub(super) cut: Option<Piece>,
@@ -74,6 +76,8 @@ pub(super) struct MemoryLines {
 pub struct Transcript {
     memory: MemoryLines,
     earlier: Vec<Earlier>,
+    /// The form `earlier` is rendered in.
+    form: PastSteps,
 }
 
 impl Default for Transcript {
@@ -81,6 +85,7 @@ impl Default for Transcript {
         Transcript {
             memory: MemoryLines { key: None, lines: Vec::new(), pruned: false },
             earlier: Vec::new(),
+            form: PastSteps::default(),
         }
     }
 }
@@ -101,22 +106,24 @@ impl Transcript {
         self.sync_memory(input.memory, counter, budget_tokens);
         let earlier = input.turns.len().saturating_sub(1);
         let stale = self.earlier.len() > earlier
+            || self.form != input.past_steps
             || self.earlier.last().is_some_and(|e| e.number != input.turns[self.earlier.len() - 1].step);
         if stale {
             self.earlier.clear();
+            self.form = input.past_steps;
         }
         for turn in &input.turns[self.earlier.len()..earlier] {
             self.earlier.push(Earlier::render(
                 turn,
                 replayed_thought(turn, input.withheld_thoughts),
+                input.past_steps,
                 counter,
             ));
         }
         let base = first_shown(&self.earlier, budget_tokens);
-        let latest = input
-            .turns
-            .last()
-            .map(|t| Latest::render(t, replayed_thought(t, input.withheld_thoughts), counter));
+        let latest = input.turns.last().map(|t| {
+            Latest::render(t, replayed_thought(t, input.withheld_thoughts), input.past_steps, counter)
+        });
         assemble_fitted(input, counter, budget_tokens, &self.memory, &self.earlier, latest, base)
     }
 
@@ -152,9 +159,9 @@ impl MemoryLines {
 }
 
 impl Earlier {
-    /// `turn` rendered with `thought` (its own, or empty where it is withheld).
-    pub(super) fn render(turn: &Turn, thought: &str, counter: &dyn TokenCounter) -> Earlier {
-        let (step, cost) = piece(step_json(turn, thought), counter);
+    /// `turn` rendered in `form` with `thought` (its own, or empty where it is withheld).
+    pub(super) fn render(turn: &Turn, thought: &str, form: PastSteps, counter: &dyn TokenCounter) -> Earlier {
+        let (step, cost) = piece(step_text(turn, thought, form), counter);
         let (reply, reply_cost) = piece(reply_to(turn, false).unwrap_or_default(), counter);
         let reply = (reply, reply_cost + OVERHEAD);
         let cut = (turn.outcome != Outcome::Final)
@@ -175,9 +182,9 @@ impl Earlier {
 }
 
 impl Latest {
-    /// `turn` rendered with `thought` (its own, or empty where it is withheld).
-    pub(super) fn render(turn: &Turn, thought: &str, counter: &dyn TokenCounter) -> Latest {
-        let (step, cost) = piece(step_json(turn, thought), counter);
+    /// `turn` rendered in `form` with `thought` (its own, or empty where it is withheld).
+    pub(super) fn render(turn: &Turn, thought: &str, form: PastSteps, counter: &dyn TokenCounter) -> Latest {
+        let (step, cost) = piece(step_text(turn, thought, form), counter);
         let reply = reply_to(turn, true).map(|reply| {
             let (text, cost) = piece(reply, counter);
             (text, cost + OVERHEAD)

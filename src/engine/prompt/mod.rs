@@ -9,7 +9,7 @@ mod system_prompt;
 mod tokens;
 mod transcript;
 
-use super::{Message, Outcome, Remembered, Role, Turn};
+use super::{Message, Outcome, PastSteps, Remembered, Role, Turn};
 
 pub use build::{build_messages, ContextError, PromptInput};
 pub use history::Transcript;

@@ -2,7 +2,7 @@
 //! prompt's token count is within the target.
 
 use super::compact::{omitted_marker, Layout, Plan, ReplyForm};
-use super::transcript::{fit_cut, step_json, OBSERVATION_PREFIX};
+use super::transcript::{fit_cut, step_text, OBSERVATION_PREFIX};
 use super::{Outcome, MESSAGE_OVERHEAD_TOKENS as OVERHEAD};
 
 /// A plan being shrunk, with the running token total it implies. The history the budget can never
@@ -225,7 +225,7 @@ impl<'l, 'a> Fitting<'l, 'a> {
         let turn = &self.layout.turns[last];
         let room = self.target.saturating_sub(self.total.saturating_sub(self.step_cost[j]));
         let Some(room) = room.checked_sub(OVERHEAD) else { return false };
-        let render = |cut: &str| step_json(turn, cut);
+        let render = |cut: &str| step_text(turn, cut, self.layout.past_steps);
         if let Some(step) = fit_cut(self.layout.latest_thought(), room, self.layout.counter, render) {
             let cost = OVERHEAD + self.count(&step);
             self.replace(self.step_cost[j], cost);

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Outcome, TokenCounter, Turn};
+use super::{Outcome, PastSteps, TokenCounter, Turn};
 use crate::text::{clip, cut_middle_keeping};
 
 /// Prefix of the user message carrying a step's observation.
@@ -30,6 +30,35 @@ pub(crate) fn step_json(turn: &Turn, thought: &str) -> String {
         step.insert("action".into(), Value::Object(call));
     }
     Value::Object(step).to_string()
+}
+
+/// The step as the prompt shows it: [`step_json`] as its assistant message, or [`step_line`] in
+/// the log.
+pub(crate) fn step_text(turn: &Turn, thought: &str, form: PastSteps) -> String {
+    match form {
+        PastSteps::Messages => step_json(turn, thought),
+        PastSteps::Log => step_line(turn, thought),
+    }
+}
+
+/// The step as a line of the log (`pastSteps: "log"`), numbered: `3. You called book {"id":"r1"}`,
+/// `3. You answered: …`, or the reply that was refused; a replayed thought first.
+pub(crate) fn step_line(turn: &Turn, thought: &str) -> String {
+    let thought = thought.trim();
+    let mut line = format!("{}. ", turn.step);
+    if !thought.is_empty() {
+        line.push_str(&format!("You thought: {thought} "));
+    }
+    if turn.outcome == Outcome::Final {
+        line.push_str(&format!("You answered: {}", turn.observation));
+    } else if let Some(action) = &turn.action {
+        line.push_str(&format!("You called {} {}", action.tool, action.args));
+    } else if let Some(reply) = &turn.reply {
+        line.push_str(&format!("You replied: {}", reply.trim()));
+    } else {
+        line.push_str("You made no valid action.");
+    }
+    line
 }
 
 /// A step's thought as the prompt replays it: empty when it is withheld (`withheld` lists those
