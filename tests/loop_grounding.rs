@@ -332,3 +332,23 @@ fn an_acknowledgement_or_an_answer_naming_a_result_is_taken() {
         assert!(result.success && result.answer == reply, "{reply}: {}", result.answer);
     }
 }
+
+#[test]
+fn the_arguments_of_a_refused_call_ground_nothing() {
+    // The model guessed a ref, refused as unseen; its answer then named that guess.
+    let model = ScriptedModel::new([
+        act("click", json!({"ref": "download_report.csv"})),
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e31"})),
+        answer("Download report.csv"),
+        answer("It downloads q3-report.pdf."),
+    ]);
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!("e31 button 'Download report'"))])
+        .script("click", vec![Behaviour::Ok(json!("Download started: q3-report.pdf"))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click 'Download report' and tell me the name of the file it downloads.");
+    assert_eq!(result.turns[0].observation.contains("UNSEEN_ID"), true, "{}", result.turns[0].observation);
+    assert!(result.turns[3].observation.contains("'report.csv'"), "{}", result.turns[3].observation);
+    assert!(result.success && result.answer == "It downloads q3-report.pdf.", "{}", result.answer);
+}

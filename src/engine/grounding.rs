@@ -1,5 +1,5 @@
 //! Grounded answers: the facts a final answer states — numbers, amounts, ids and codes, e-mail
-//! addresses, quoted values — must be found in what the run has seen (the task, a tool result, a
+//! addresses, file names, quoted values — must be found in what the run has seen (the task, a tool result, a
 //! tool argument), or follow from seen numbers by one arithmetic step (a total, a difference, a
 //! percentage the task asks for). Small models answer at step 1 with an invented value, or fill
 //! in a value after a tool failed, and a run that reports that as success is the worst outcome.
@@ -12,6 +12,22 @@ use super::facts::{decimals, number, numbers, seen_in, tokens};
 
 /// The most seen numbers tried in pairs for arithmetic: the rest are compared as they are.
 const MAX_OPERANDS: usize = 80;
+
+/// The extensions that make a token a file name, a fact to be checked though it has no digit
+/// (SmolLM2 answered "Download report.csv" for a file the page named `q3-report.pdf`, recovery
+/// bench guessed-ref at e612171). Not `js` or `net`: `Node.js` and `ASP.NET` are names.
+const FILE_EXTENSIONS: &[&str] = &[
+    "csv", "doc", "docx", "gif", "gz", "htm", "html", "jpeg", "jpg", "json", "log", "md", "mp3", "mp4",
+    "odt", "ods", "pdf", "png", "ppt", "pptx", "rtf", "svg", "tgz", "tsv", "txt", "wav", "xls", "xlsx",
+    "xml", "yaml", "yml", "zip",
+];
+
+/// Whether `token` is a file name: a stem, a dot and one of [`FILE_EXTENSIONS`].
+fn file_name(token: &str) -> bool {
+    token.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
 
 /// The facts of `answer` that `seen` (the lowercased task, observations and arguments) does not
 /// hold, in order, each once.
@@ -26,11 +42,11 @@ pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
     };
     for token in tokens(answer) {
         let has_digit = token.chars().any(|c| c.is_ascii_digit());
-        if !(has_digit || token.contains('@')) || seen_in(seen, token) {
+        if !(has_digit || token.contains('@') || file_name(token)) || seen_in(seen, token) {
             continue;
         }
         let grounded = if !has_digit {
-            false // an e-mail address that was never seen
+            false // an e-mail address or a file name that was never seen
         } else if let Some(n) = number(token) {
             number_grounded(n, decimals(token), &known)
         } else if let Some(n) = amount(token) {
@@ -151,6 +167,14 @@ mod tests {
             check("Your order number is KX-9921; mail help@shop.io.", "click place order"),
             ["KX-9921", "help@shop.io"]
         );
+    }
+
+    #[test]
+    fn file_names_are_facts_and_names_with_a_dot_are_not() {
+        let seen = "click 'download report'\nstarted download of q3-report.pdf";
+        assert_eq!(check("Download report.csv", seen), ["report.csv"]);
+        assert!(check("The file is q3-report.pdf.", seen).is_empty());
+        assert!(check("It is built with Node.js and ASP.NET.", seen).is_empty());
     }
 
     #[test]

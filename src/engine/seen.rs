@@ -11,7 +11,10 @@ use super::{Action, CallKey, Outcome, Remembered};
 
 impl RunState<'_> {
     /// Everything the model was given, lowercased: the task, the tasks of the session's earlier
-    /// runs and every observation (theirs and this run's); with `args`, the arguments of every call too.
+    /// runs and every observation (theirs and this run's); with `args`, the arguments of every call
+    /// that worked too. Not the values a failed call sent, though its envelope quotes them: a value
+    /// the tool refused or had no such thing for is the model's own guess (SmolLM2 clicked
+    /// `download_report.csv`, refused as unseen, then answered "report.csv").
     pub(crate) fn seen_text(&self, args: bool) -> String {
         let mut seen = self.task.to_lowercase();
         // What the user asked in earlier runs is theirs to give, as the task is.
@@ -29,8 +32,12 @@ impl RunState<'_> {
                 continue;
             }
             seen.push('\n');
-            seen.push_str(&turn.observation.to_lowercase());
-            if let (true, Some(action)) = (args, &turn.action) {
+            let worked = matches!(turn.outcome, Outcome::Ok | Outcome::Warning);
+            match &turn.action {
+                Some(action) if !worked => seen.push_str(&without_sent(&turn.observation, &action.args)),
+                _ => seen.push_str(&turn.observation.to_lowercase()),
+            }
+            if let (true, true, Some(action)) = (args, worked, &turn.action) {
                 seen.push('\n');
                 seen.push_str(&action.args.to_string().to_lowercase());
             }
@@ -110,4 +117,18 @@ impl RunState<'_> {
         let (observation, outcome) = self.refuse(step, action, key, ErrorCode::UnseenId, message, ctx);
         Some((observation, outcome))
     }
+}
+
+/// `observation` lowercased, with each string value of `args` (its message quotes them) blanked.
+fn without_sent(observation: &str, args: &serde_json::Value) -> String {
+    let mut text = observation.to_lowercase();
+    if let serde_json::Value::Object(args) = args {
+        for value in args.values().filter_map(serde_json::Value::as_str) {
+            let value = value.trim().to_lowercase();
+            if value.chars().count() >= 2 {
+                text = text.replace(&value, " ");
+            }
+        }
+    }
+    text
 }
