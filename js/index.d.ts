@@ -325,10 +325,12 @@ export interface AgentConfig {
    */
   toolChoice: "auto" | "required" | "none" | { tool: string } | null;
   /**
-   * Whether a final answer's facts (numbers, amounts, ids, codes, e-mail addresses, quoted values)
-   * must be found in the task, a tool result or a tool argument, or follow from those numbers by one
-   * arithmetic step: otherwise the model gets an `UNGROUNDED_ANSWER` envelope and one more step, and
-   * if it persists the run ends `success: false` with the values in `result.ungrounded`. Default true.
+   * Whether a final answer's facts (numbers, amounts, ids, codes, e-mail addresses, file names,
+   * quoted values) must be found in the task, a tool result or an argument of a call that worked, or
+   * follow from those numbers by one arithmetic step: otherwise the model gets an `UNGROUNDED_ANSWER`
+   * envelope and one more step, and if it persists the run ends `success: false` with the values in
+   * `result.ungrounded`. An answer that is no answer (a placeholder, keel's own words, or words about
+   * none of the task and results) is refused the same way. Default true.
    */
   grounding: boolean;
   /**

@@ -352,3 +352,19 @@ fn the_arguments_of_a_refused_call_ground_nothing() {
     assert!(result.turns[3].observation.contains("'report.csv'"), "{}", result.turns[3].observation);
     assert!(result.success && result.answer == "It downloads q3-report.pdf.", "{}", result.answer);
 }
+
+#[test]
+fn an_answer_repeating_the_task_reminder_is_refused_once_more() {
+    let (_, result) = invoice_run(
+        vec![
+            act("list_invoices", json!({})),
+            answer(
+                "Your task: How much do the two invoices come to together? Your next action is to add them.",
+            ),
+            answer("Together: $2,230.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(result.turns[1].observation.contains("keel's own note"), "{}", result.turns[1].observation);
+    assert_eq!(result.answer, "Together: $2,230.00.");
+}

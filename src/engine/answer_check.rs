@@ -9,6 +9,7 @@ use crate::text::clip;
 
 use super::grounding::ungrounded;
 use super::parrot::{parroted, placeholder};
+use super::prompt::next_step_text;
 use super::run::RunState;
 use super::unrelated::unrelated;
 use super::{Outcome, Turn};
@@ -65,6 +66,14 @@ impl RunState<'_> {
         self.commit(turn).await;
     }
 
+    /// Everything keel wrote into the prompt besides the tools' results: its notes and plans, and
+    /// the reminder closing each step's prompt, task included (SmolLM2 answered "Your task: Click the
+    /// Subscribe button (ref e12) and give me the confirmation code. Your next action is to click
+    /// the submit button.", recovery bench ref-typo at e612171).
+    fn keels_words(&self) -> String {
+        format!("{}\n{}", self.runtime_text, next_step_text(&self.task))
+    }
+
     /// The tools that could supply a fact the run has not seen: those not called successfully yet,
     /// or every tool when all were.
     fn suppliers(&self) -> Vec<String> {
@@ -91,7 +100,7 @@ impl RunState<'_> {
         }
         let message = if placeholder(answer) {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
-        } else if parroted(answer, &self.runtime_text, || self.seen_text(false)) {
+        } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && unrelated(answer, &self.results_text()) {
             Some("Your final_answer names nothing from the task or from what the tools returned: it is not an answer to the task.")

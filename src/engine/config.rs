@@ -42,10 +42,11 @@ pub struct AgentConfig {
     /// `required` for an agent with tools, `auto` for one without — measured in
     /// bench/results/recovery.md: small models otherwise answer at step 1 with an invented value.
     pub tool_choice: Option<ToolChoice>,
-    /// Whether a final answer's facts (numbers, ids, codes, e-mail addresses, quoted values) must be
-    /// found in the task, a tool result or a tool argument (or follow from those numbers by
-    /// arithmetic): an answer that states others gets an `UNGROUNDED_ANSWER` envelope and one more
-    /// step, and if the model persists the run ends unsuccessful.
+    /// Whether a final answer's facts (numbers, ids, codes, e-mail addresses, file names, quoted
+    /// values) must be found in the task, a tool result or an argument of a call that worked (or
+    /// follow from those numbers by arithmetic): an answer that states others gets an
+    /// `UNGROUNDED_ANSWER` envelope and one more step, and if the model persists the run ends
+    /// unsuccessful. An answer that is no answer (`parrot.rs`, `unrelated.rs`) is refused the same way.
     pub grounding: bool,
     /// Whether an id or reference argument must have been seen (in the task or an earlier
     /// observation) before the call runs, and is narrowed to its producer's latest output under

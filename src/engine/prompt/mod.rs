@@ -14,3 +14,4 @@ use super::{Message, Outcome, PastSteps, Remembered, Role, Turn};
 pub use build::{build_messages, ContextError, PromptInput};
 pub use history::Transcript;
 pub use tokens::{estimate, CharEstimate, TokenCounter, MESSAGE_OVERHEAD_TOKENS};
+pub(crate) use transcript::next_step_text;
