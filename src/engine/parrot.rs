@@ -21,11 +21,17 @@ fn words(text: &str) -> BTreeSet<String> {
 
 /// Whether `answer` is made of the runtime's words: at least 4 words, nearly all (≥ 80%) found in
 /// `runtime` (the notes and plans keel wrote into the prompt), none found only in `sources` (the
-/// task and what the tools returned), and no digit (a number is a fact for the grounding check).
+/// task and what the tools returned), and no token with a digit that `runtime` does not hold (a
+/// number is a fact for the grounding check; `e12` copied from the reminder's task is not).
 /// `sources` is asked for only when the answer is made of the runtime's words (it is the whole
 /// run's text: building it for every answer would be work on each final step for nothing).
 pub(crate) fn parroted(answer: &str, runtime: &str, sources: impl FnOnce() -> String) -> bool {
-    if answer.chars().any(|c| c.is_ascii_digit()) {
+    let runtime_lower = runtime.to_lowercase();
+    let own_fact = answer
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .any(|t| !super::facts::seen_in(&runtime_lower, t));
+    if own_fact {
         return false;
     }
     let said = words(answer);
@@ -86,6 +92,9 @@ mod tests {
         let sources = "What is the status of ticket 4471?\nTicket 4471: waiting for customer reply.";
         assert!(!parroted("The ticket is waiting for a customer reply.", NOTE, || sources.into()));
         assert!(!parroted("You have 13.5 days left.", NOTE, || sources.into()), "a number is for grounding");
+        let reminder = "Your task: Click the Subscribe button (ref e12) and give me the code.\nNext: reply with final_answer now.";
+        let echo = "Your task: Click the Subscribe button (ref e12) and give me the code. Your next action is to click.";
+        assert!(parroted(echo, reminder, || "e21 button 'Subscribe'".into()), "e12 is the reminder's own");
         assert!(!parroted("Use it.", NOTE, || sources.into()), "too short to judge");
         let down = "The market data service is down. Call another tool or give your final answer.";
         assert!(!parroted("The market data service is down.", NOTE, || down.into()), "the tool's own words");
