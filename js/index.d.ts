@@ -352,8 +352,8 @@ export interface AgentConfig {
   /**
    * Whether, after a failed call another call can fix (bad arguments, an id or name the tool does not
    * know, a stale ref, a permission another tool grants), the next steps must be calls — to the tools
-   * its envelope offers — until a call to that tool succeeds, for at most 3 steps; a result that holds
-   * the fix says so under it (the stale ref's new ref, the closest spelling of a name not found).
+   * its envelope offers — until a call to that tool succeeds, for at most 3 steps from its latest call
+   * with new arguments; a result that holds the fix says so under it (the stale ref's new ref, the closest spelling of a name not found).
    * Small models otherwise answer straight after the failure with a made-up value. Default true.
    */
   recoverBeforeAnswer: boolean;

@@ -56,9 +56,9 @@ pub struct AgentConfig {
     pub replay_thoughts: ThoughtReplay,
     /// Whether, after a failed call the model can fix with another call (bad arguments, an unseen,
     /// unknown or stale id or name, a missing permission a tool grants), its next steps must be calls
-    /// until a call to that tool succeeds, for at most [`super::recovering::HOLD_STEPS`] steps: small
-    /// models otherwise answer straight after the failure, with a value they made up
-    /// (`engine/recovering.rs`).
+    /// until a call to that tool succeeds, for at most [`super::recovering::HOLD_STEPS`] steps from
+    /// its latest call with new arguments: small models otherwise answer straight after the failure,
+    /// with a value they made up (`engine/recovering.rs`).
     pub recover_before_answer: bool,
     /// How the run's earlier steps are written into the prompt (`engine/prompt/compact.rs`).
     pub past_steps: PastSteps,

@@ -1,7 +1,8 @@
 //! Recovery before the answer (`recoverBeforeAnswer`). After a call fails in a way another call can
 //! fix (bad arguments, an id or name the tool does not know, a stale reference, a permission another
 //! tool grants), the model's next steps must be calls — to the tools the failure's plan offers —
-//! until a call to the failed tool succeeds, for at most [`HOLD_STEPS`] steps. And while that call
+//! until a call to the failed tool succeeds, for at most [`HOLD_STEPS`] steps from the latest call
+//! to it with new arguments. And while that call
 //! waits for its fix, a result that holds the fix says so: the stale ref's element under its new
 //! ref, the name that was not found in the spelling a listing gives.
 //!
