@@ -10,21 +10,27 @@ use super::run::RunState;
 use super::{Action, CallKey, Outcome, Remembered};
 
 impl RunState<'_> {
+    /// What the user asked, lowercased: the task and the session's earlier tasks (theirs to give,
+    /// as the task is).
+    fn asked_text(&self) -> String {
+        let mut text = self.task.to_lowercase();
+        for asked in self.memory.iter().filter_map(|m| match m {
+            Remembered::Asked(task) => Some(task),
+            _ => None,
+        }) {
+            text.push('\n');
+            text.push_str(&asked.to_lowercase());
+        }
+        text
+    }
+
     /// Everything the model was given, lowercased: the task, the tasks of the session's earlier
     /// runs and every observation (theirs and this run's); with `args`, the arguments of every call
     /// that worked too. Not the values a failed call sent, though its envelope quotes them: a value
     /// the tool refused or had no such thing for is the model's own guess (SmolLM2 clicked
     /// `download_report.csv`, refused as unseen, then answered "report.csv").
     pub(crate) fn seen_text(&self, args: bool) -> String {
-        let mut seen = self.task.to_lowercase();
-        // What the user asked in earlier runs is theirs to give, as the task is.
-        for asked in self.memory.iter().filter_map(|m| match m {
-            Remembered::Asked(task) => Some(task),
-            _ => None,
-        }) {
-            seen.push('\n');
-            seen.push_str(&asked.to_lowercase());
-        }
+        let mut seen = self.asked_text();
         for turn in steps(&self.memory).chain(&self.turns) {
             if turn.action.is_none() {
                 // A final answer, or a reply refused with its envelope (which quotes the reply):
@@ -49,14 +55,7 @@ impl RunState<'_> {
     /// arguments of every call and what the calls that worked returned (`unrelated.rs`). Not the
     /// failures: their envelopes are keel's words.
     pub(crate) fn results_text(&self) -> String {
-        let mut text = self.task.to_lowercase();
-        for asked in self.memory.iter().filter_map(|m| match m {
-            Remembered::Asked(task) => Some(task),
-            _ => None,
-        }) {
-            text.push('\n');
-            text.push_str(&asked.to_lowercase());
-        }
+        let mut text = self.asked_text();
         for turn in steps(&self.memory).chain(&self.turns) {
             let Some(action) = &turn.action else { continue };
             text.push('\n');
