@@ -84,6 +84,10 @@ pub struct FakeTools {
     scripts: RefCell<HashMap<String, VecDeque<Behaviour>>>,
     pub calls: RefCell<Vec<ToolCall>>,
     pub aborted: Rc<Cell<u32>>,
+    /// Per tool: whether a call needs approval (the page's `needsApproval` function), for tools
+    /// declared `perCall`; every call it was asked about.
+    approval_rules: RefCell<HashMap<String, fn(&Value) -> bool>>,
+    pub approval_checks: RefCell<Vec<ToolCall>>,
 }
 
 impl FakeTools {
@@ -93,6 +97,12 @@ impl FakeTools {
 
     pub fn script(self: &Rc<Self>, tool: &str, behaviours: Vec<Behaviour>) -> Rc<Self> {
         self.scripts.borrow_mut().insert(tool.to_string(), behaviours.into());
+        self.clone()
+    }
+
+    /// Decides per call whether `tool` needs approval.
+    pub fn approval_rule(self: &Rc<Self>, tool: &str, rule: fn(&Value) -> bool) -> Rc<Self> {
+        self.approval_rules.borrow_mut().insert(tool.to_string(), rule);
         self.clone()
     }
 
@@ -110,6 +120,16 @@ impl Drop for AbortOnDrop {
 }
 
 impl ToolHost for FakeTools {
+    fn needs_approval<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<bool, RawFailure>> {
+        self.approval_checks.borrow_mut().push(call.clone());
+        let rule = self.approval_rules.borrow().get(&call.tool).copied();
+        let answer = match rule {
+            Some(rule) => Ok(rule(&call.args)),
+            None => Err(RawFailure::named("TypeError", format!("no approval rule for {}", call.tool))),
+        };
+        future::ready(answer).boxed_local()
+    }
+
     fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>> {
         self.calls.borrow_mut().push(call.clone());
         let behaviour = {
