@@ -78,6 +78,9 @@ pub enum Behaviour {
     Hang,
 }
 
+/// Whether a call with these arguments needs approval (a page's `needsApproval` function).
+pub type ApprovalRule = fn(&Value) -> bool;
+
 /// Tools whose attempts follow a script per tool; the last behaviour repeats.
 #[derive(Default)]
 pub struct FakeTools {
@@ -86,7 +89,7 @@ pub struct FakeTools {
     pub aborted: Rc<Cell<u32>>,
     /// Per tool: whether a call needs approval (the page's `needsApproval` function), for tools
     /// declared `perCall`; every call it was asked about.
-    approval_rules: RefCell<HashMap<String, fn(&Value) -> bool>>,
+    approval_rules: RefCell<HashMap<String, ApprovalRule>>,
     pub approval_checks: RefCell<Vec<ToolCall>>,
 }
 
@@ -101,7 +104,7 @@ impl FakeTools {
     }
 
     /// Decides per call whether `tool` needs approval.
-    pub fn approval_rule(self: &Rc<Self>, tool: &str, rule: fn(&Value) -> bool) -> Rc<Self> {
+    pub fn approval_rule(self: &Rc<Self>, tool: &str, rule: ApprovalRule) -> Rc<Self> {
         self.approval_rules.borrow_mut().insert(tool.to_string(), rule);
         self.clone()
     }
