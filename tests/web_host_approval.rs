@@ -123,3 +123,15 @@ fn a_decision_goes_with_resume_continue_only() {
         (Some("runFailed"), Some("PROTOCOL_ERROR"))
     );
 }
+
+#[test]
+fn an_unreadable_decide_or_listing_is_answered_with_its_failure() {
+    let mut w = worker();
+    w.send(json!({"type": "decide", "id": 6, "approved": "yes"}));
+    let answer = w.next();
+    assert_eq!((answer["type"].as_str(), answer["id"].as_u64()), (Some("decided"), Some(6)), "{answer}");
+    assert_eq!(answer["error"]["code"], "PROTOCOL_ERROR");
+    w.send(json!({"type": "pendingApprovals", "id": "seven"}));
+    let answer = w.next();
+    assert_eq!(answer["type"], "error", "an id that is not a number cannot be answered: {answer}");
+}

@@ -5,6 +5,8 @@ import { Agent } from "/pkg/index.js";
 
 import { act, answer, idbRequest, scripted, tool } from "./steps.js";
 
+const DONE = "Ann is emailed, the email to Bob is drafted, and the bills are paid.";
+
 const emailSchema = { type: "object", properties: { to: { type: "string" } }, required: ["to"] };
 
 /** The tools: `send_email` always waits, `pay` waits above 100, `draft_email` never. */
@@ -39,7 +41,7 @@ export async function approveAndReject(db) {
     act("send_email", { to: "bob" }),
     act("pay", { amount: 500 }),
     act("draft_email"),
-    answer("done"),
+    answer(DONE),
   ];
   const agent = await Agent.create({ model: { custom: scripted(steps, seen) }, tools: approvalTools(calls), config: { store: { name: db } } });
   const run = agent.run("Pay, email Ann and Bob, pay the big bill.");
@@ -71,6 +73,7 @@ export async function approveAndReject(db) {
     rejectedShown: prompt(3),
     success: result.success,
     answer: result.answer,
+    done: DONE,
   };
 }
 
