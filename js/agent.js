@@ -10,7 +10,7 @@ import { fromRawFailure, KeelError } from "./keel-error.js";
 import { Liveness } from "./liveness.js";
 import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPromptApi } from "./options.js";
 import { pageRedaction, redactReply } from "./redact.js";
-import { END, FAIL, PUSH, RunHandle } from "./run-handle.js";
+import { END, FAIL, PUSH, RunHandle, WAITS_ON } from "./run-handle.js";
 import { parseArgs } from "./tool-schema.js";
 
 const CREATE = Symbol("keel.create");
@@ -207,6 +207,84 @@ export class Agent {
   }
 
   /**
+   * The calls waiting for the user's approval (tools declared `needsApproval`), oldest run first:
+   * those a run of this agent waits on now (`live: true`) and those stored on runs cut off while
+   * they waited (a reload, a closed tab; `live: false`). Each has `callId`, `runId`, `session`,
+   * `task`, `step`, `tool`, `args` (as stored: redacted when the store redacts, then
+   * `argsRedacted` is true), `thought` and `requestedMs`.
+   *
+   * ```js
+   * for (const { callId, tool, args } of await agent.pendingApprovals()) render(callId, tool, args);
+   * ```
+   */
+  pendingApprovals() {
+    return this.#request({ type: "pendingApprovals" });
+  }
+
+  /**
+   * Approves a waiting call (a `callId` from `pendingApprovals()` or an `approvalRequested`
+   * event) and returns the RunHandle of its run: the live one if a run of this agent waits on it,
+   * else the stored run resumed with the decision (after a reload), which runs the call without
+   * asking the model again. A call no run waits on fails the handle's `result` with a KeelError:
+   * `APPROVAL_NOT_PENDING` (or `RUN_NOT_FOUND`, `RUN_FINISHED`).
+   *
+   * ```js
+   * const [waiting] = await agent.pendingApprovals();
+   * const { answer } = await agent.approve(waiting.callId).result;
+   * ```
+   */
+  approve(callId, options = {}) {
+    return this.#decideOrResume("agent.approve", callId, { approved: true }, options);
+  }
+
+  /** Rejects a waiting call, like `approve`: the model is told `reason` and goes on without it. */
+  reject(callId, reason, options = {}) {
+    return this.#decideOrResume("agent.reject", callId, { approved: false, reason }, options);
+  }
+
+  #decideOrResume(where, callId, decision, options) {
+    checkDecision(where, callId, decision.reason);
+    const { signal, onEvent } = runOptions(options, where, ["signal", "onEvent"]);
+    for (const handle of this.#runs.values()) {
+      if (handle[WAITS_ON](callId)) {
+        // It waits on the call, so the worker takes the decision; lost only to a race with the
+        // run's end, which the handle's result then tells.
+        this.#decide(callId, decision.approved, decision.reason).catch((error) => console.warn(`keel: ${error.message}`));
+        return handle;
+      }
+    }
+    // `<run>:<step>`: the run is everything before the last colon.
+    const runId = callId.includes(":") ? callId.slice(0, callId.lastIndexOf(":")) : callId;
+    const message = { type: "run", runId, task: "", resume: "continue", decision: { callId, ...decision } };
+    return this.#launch(message, signal, onEvent);
+  }
+
+  // Tells the worker the user's decision on a call a live run waits on.
+  #decide(callId, approved, reason) {
+    try {
+      checkDecision(approved ? "run.approve" : "run.reject", callId, reason);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#request({ type: "decide", callId, approved, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  // A request the worker answers with a message carrying the same id (`error` when it failed).
+  #request(message) {
+    if (this.#disposed) return Promise.reject(new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed"));
+    if (this.#dead) return Promise.reject(this.#dead);
+    const id = this.#nextQuery++;
+    return new Promise((resolve, reject) => {
+      this.#queries.set(id, { resolve, reject });
+      this.#send({ ...message, id }, (error) => {
+        this.#queries.delete(id);
+        reject(error);
+      });
+      this.#watch();
+    });
+  }
+
+  /**
    * Gives up a cut-off run: it is stored as `interrupted` with its committed steps. Resolves with
    * its RunResult; a live run is refused like `resume` (code `RUN_LIVE`).
    */
@@ -218,7 +296,7 @@ export class Agent {
     if (this.#disposed) throw new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed");
     const { runId } = message;
     const cancel = () => this.#post({ type: "cancel", runId });
-    const handle = new RunHandle(runId, onEvent, cancel);
+    const handle = new RunHandle(runId, onEvent, cancel, (callId, approved, reason) => this.#decide(callId, approved, reason));
     if (this.#dead) {
       handle[FAIL](this.#dead);
       return handle;
@@ -429,6 +507,17 @@ export class Agent {
         else query?.resolve(message.runs);
         break;
       }
+      case "pendingApprovals":
+      case "decided": {
+        const query = this.#queries.get(message.id);
+        this.#queries.delete(message.id);
+        if (message.error) query?.reject(fromRawFailure(message.error));
+        else query?.resolve(message.type === "decided" ? undefined : message.approvals);
+        break;
+      }
+      case "needsApproval":
+        this.#answer(message.id, "needsApprovalResult", () => this.#needsApproval(message));
+        break;
       case "toolCall":
         this.#answer(message.id, "toolResult", (ctx) => this.#callTool(message, ctx));
         break;
@@ -481,6 +570,17 @@ export class Agent {
     return { value: jsonValue(value), warnings };
   }
 
+  // A `needsApproval` function's answer for one call: it gets the arguments as `execute` would.
+  async #needsApproval({ tool: name, args, runId }) {
+    const tool = this.#tools.get(name);
+    if (!tool) throw new ToolMissing(name);
+    const needed = await tool.needsApproval(await parseArgs(tool, args), { runId });
+    if (typeof needed !== "boolean") {
+      throw new TypeError(`\`${name}\`'s needsApproval returned ${describe(needed)}: expected true or false`);
+    }
+    return { needsApproval: needed };
+  }
+
   async #callModel({ request, runId, backend }, { signal }) {
     if (backend === "promptApi") {
       if (!this.#promptApi) throw new ToolMissing("the Prompt API backend");
@@ -505,6 +605,15 @@ export class Agent {
       }
     }
     return { text: out.text, usage: { promptTokens, completionTokens } };
+  }
+}
+
+function checkDecision(where, callId, reason) {
+  if (typeof callId !== "string" || callId === "") {
+    throw new KeelError(KeelErrorCode.INVALID_CONFIG, `${where}: \`callId\` must be the call's id (an \`approvalRequested\` event's \`callId\`); got ${describe(callId)}`);
+  }
+  if (reason !== undefined && typeof reason !== "string") {
+    throw new KeelError(KeelErrorCode.INVALID_CONFIG, `${where}: \`reason\` must be a string; got ${describe(reason)}`);
   }
 }
 

@@ -31,6 +31,8 @@ export declare const KeelErrorCode: {
   readonly STORE_UNAVAILABLE: "STORE_UNAVAILABLE";
   /** the agent was disposed: what is called on it afterwards fails with this */
   readonly AGENT_DISPOSED: "AGENT_DISPOSED";
+  /** `approve` or `reject` named a call that no run waits on (never asked, already decided, or its run ended); `agent.pendingApprovals()` lists those that wait */
+  readonly APPROVAL_NOT_PENDING: "APPROVAL_NOT_PENDING";
 };
 /** One of `KeelErrorCode`'s values. */
 export type KeelErrorCode = (typeof KeelErrorCode)[keyof typeof KeelErrorCode];
@@ -58,6 +60,7 @@ export declare const ErrorCode: {
   readonly INTERNAL_ERROR: "INTERNAL_ERROR";
   readonly UNSEEN_ID: "UNSEEN_ID";
   readonly UNGROUNDED_ANSWER: "UNGROUNDED_ANSWER";
+  readonly APPROVAL_REJECTED: "APPROVAL_REJECTED";
 };
 /** A built-in code (`TIMEOUT`, `RATE_LIMITED`, `STALE_REFERENCE`…) or a tool's own. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode] | (string & {});

@@ -31,6 +31,8 @@ export const KeelErrorCode = Object.freeze({
   STORE_UNAVAILABLE: "STORE_UNAVAILABLE",
   /** the agent was disposed: what is called on it afterwards fails with this */
   AGENT_DISPOSED: "AGENT_DISPOSED",
+  /** `approve` or `reject` named a call that no run waits on (never asked, already decided, or its run ended); `agent.pendingApprovals()` lists those that wait */
+  APPROVAL_NOT_PENDING: "APPROVAL_NOT_PENDING",
 });
 
 /** The built-in codes of a tool's or a model's failure (a tool may also use its own). */
@@ -56,4 +58,5 @@ export const ErrorCode = Object.freeze({
   INTERNAL_ERROR: "INTERNAL_ERROR",
   UNSEEN_ID: "UNSEEN_ID",
   UNGROUNDED_ANSWER: "UNGROUNDED_ANSWER",
+  APPROVAL_REJECTED: "APPROVAL_REJECTED",
 });

@@ -269,6 +269,52 @@ export interface Tool<Args = { [key: string]: Json }> {
    * `readOnly` and accept `{}` (`INVALID_TOOLS` at `Agent.create` otherwise).
    */
   recoverWith?: { [code: string]: string };
+  /**
+   * Whether a call waits for the user's approval before it runs: `true` for every call, or a
+   * function of the call's arguments (parsed as `execute` gets them) deciding per call. A waiting
+   * run emits `approvalRequested` (the pause already stored); `run.approve(callId)` runs the call,
+   * `run.reject(callId, reason)` tells the model it was rejected (code `APPROVAL_REJECTED`, never
+   * retried). A function that throws or returns something other than a boolean means the call
+   * waits. Default false.
+   *
+   * ```ts
+   * needsApproval: ({ amount }) => amount > 100,
+   * ```
+   */
+  needsApproval?: boolean | ApprovalCheck<Args>;
+}
+
+/**
+ * A tool's `needsApproval` function: whether this call waits for the user's approval. Declared as
+ * a method type so that a tool typed from its schema (`tool({...})`) still fits `Tool[]`, as
+ * `execute` does.
+ */
+export type ApprovalCheck<Args> = {
+  check(args: Args, context: { runId: string }): boolean | Promise<boolean>;
+}["check"];
+
+/**
+ * A call that waits for the user's approval (`agent.pendingApprovals()`). `args` are as stored:
+ * redacted when `config.store.redact` applies (`argsRedacted`), and such a call is not run from the
+ * store after a reload: approving it resumes the run, which asks the model to make the call again
+ * (and asks approval again, with the real arguments).
+ */
+export interface PendingApproval {
+  /** `<runId>:<step>`: what `approve` and `reject` name. */
+  callId: string;
+  runId: string;
+  session: string;
+  task: string;
+  step: number;
+  tool: string;
+  args: Json;
+  /** The model's reasoning for the call. */
+  thought: string;
+  /** When approval was asked for, ms since the epoch. */
+  requestedMs: number;
+  argsRedacted: boolean;
+  /** A run of this agent waits on it now; false: its run was cut off while it waited (a reload). */
+  live: boolean;
 }
 
 /**
@@ -515,6 +561,13 @@ export type AgentEvent =
   /** The runtime called the read-only tool `called` itself after `tool` failed with `code` (`recoverWith`). */
   | { type: "recoveryCall"; step: number; tool: string; code: ErrorCode; called: string; ok: boolean }
   | { type: "warning"; step: number | null; message: string }
+  /**
+   * The call waits for the user's approval (its tool's `needsApproval`); the pause is stored
+   * already, so it survives a reload. Answer with `run.approve(callId)` or `run.reject(callId, reason)`.
+   */
+  | { type: "approvalRequested"; step: number; callId: string; tool: string; args: Json; thought: string }
+  /** The user decided on a waiting call: approved (it runs) or rejected (`reason` goes to the model). */
+  | { type: "approvalDecided"; step: number; callId: string; approved: boolean; reason: string | null }
   /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
   | { type: "modelDownload"; loaded: number; total: number | null }
   | {
@@ -595,6 +648,16 @@ export class RunHandle implements AsyncIterable<AgentEvent> {
   readonly runId: string;
   readonly result: Promise<RunResult>;
   cancel(): void;
+  /**
+   * Approves a call this run waits on (an `approvalRequested` event's `callId`): it runs and the
+   * run goes on. Rejects with a KeelError, code `APPROVAL_NOT_PENDING`, if the run does not wait on it.
+   */
+  approve(callId: string): Promise<void>;
+  /**
+   * Rejects a call this run waits on: it does not run; the model sees `reason` and the tools it
+   * may use instead. Rejects like `approve` if the run does not wait on it.
+   */
+  reject(callId: string, reason?: string): Promise<void>;
   [Symbol.asyncIterator](): AsyncIterator<AgentEvent>;
 }
 
@@ -643,6 +706,8 @@ export interface RunRecord {
    * made before it was cut off.
    */
   counts: RunResult["counts"];
+  /** The call the run waits to have approved, while it waits (kept when it was cut off waiting). */
+  pendingApproval?: Omit<PendingApproval, "runId" | "session" | "task" | "live">;
 }
 
 /** One committed step, as stored: redacted when `config.store.redact` is set. */
@@ -796,6 +861,29 @@ export class Agent {
    * meanwhile with `RUN_FINISHED`.
    */
   resume(runId: string, options?: Omit<RunOptions, "session">): RunHandle;
+  /**
+   * The calls waiting for approval: those a run of this agent waits on now (`live`) and those
+   * stored on runs cut off while they waited (after a reload), oldest run first.
+   *
+   * ```ts
+   * for (const { callId, tool, args } of await agent.pendingApprovals()) showApproval(callId, tool, args);
+   * ```
+   */
+  pendingApprovals(): Promise<PendingApproval[]>;
+  /**
+   * Approves a waiting call and returns its run: the live run that waits on it, or (after a
+   * reload) the stored run resumed with the decision, which runs the call without asking the model
+   * again. A call nothing waits on fails the handle's `result`: `APPROVAL_NOT_PENDING`,
+   * `RUN_NOT_FOUND` or `RUN_FINISHED`.
+   *
+   * ```ts
+   * const [waiting] = await agent.pendingApprovals();
+   * const { answer } = await agent.approve(waiting.callId).result;
+   * ```
+   */
+  approve(callId: string, options?: Omit<RunOptions, "session">): RunHandle;
+  /** Rejects a waiting call like `approve`: the model is told `reason` and goes on without it. */
+  reject(callId: string, reason?: string, options?: Omit<RunOptions, "session">): RunHandle;
   /** Ends a cut-off run as `interrupted`, keeping its committed steps (refused like `resume` for a live run). */
   abandon(runId: string): Promise<RunResult>;
   dispose(): void;

@@ -116,6 +116,8 @@ export function toolSpec(tool, i) {
   const { execute, ...fields } = tool;
   const spec = { description: "", ...fields };
   if ("inputSchema" in fields) spec.inputSchema = toJsonSchema(fields.inputSchema, `${where} (\`${tool.name}\`)`);
+  // A function of the arguments stays on the page, which the worker asks for each call.
+  if (typeof fields.needsApproval === "function") spec.needsApproval = "perCall";
   checkSendable(spec, `${where} (\`${tool.name}\`)`, KeelErrorCode.INVALID_TOOLS);
   return spec;
 }

@@ -4,6 +4,7 @@
 export const PUSH = Symbol("keel.push");
 export const END = Symbol("keel.end");
 export const FAIL = Symbol("keel.fail");
+export const WAITS_ON = Symbol("keel.waitsOn");
 
 /**
  * One run: an async iterable of its events, and `result`, a promise of its RunResult. Iterate it
@@ -19,13 +20,16 @@ export class RunHandle {
   #error = undefined;
   #onEvent;
   #cancel;
+  #decide;
+  #waiting = new Set();
   #resolve;
   #reject;
 
-  constructor(runId, onEvent, cancel) {
+  constructor(runId, onEvent, cancel, decide) {
     this.runId = runId;
     this.#onEvent = onEvent;
     this.#cancel = cancel;
+    this.#decide = decide;
     this.result = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -39,7 +43,30 @@ export class RunHandle {
     if (!this.#done) this.#cancel();
   }
 
+  /**
+   * Approves a call the run waits on (an `approvalRequested` event's `callId`): it runs, and the
+   * run goes on. Resolves once the run has the decision; rejects with a KeelError, code
+   * `APPROVAL_NOT_PENDING`, when the run does not wait on that call.
+   */
+  approve(callId) {
+    return this.#decide(callId, true, undefined);
+  }
+
+  /**
+   * Rejects a call the run waits on: it does not run, and the model is told, with `reason`, and
+   * goes on with its other tools. Rejects like `approve` when the run does not wait on it.
+   */
+  reject(callId, reason) {
+    return this.#decide(callId, false, reason);
+  }
+
+  [WAITS_ON](callId) {
+    return this.#waiting.has(callId);
+  }
+
   [PUSH](event) {
+    if (event?.type === "approvalRequested") this.#waiting.add(event.callId);
+    if (event?.type === "approvalDecided") this.#waiting.delete(event.callId);
     if (this.#onEvent) {
       try {
         this.#onEvent(event);
@@ -54,6 +81,7 @@ export class RunHandle {
 
   [END](result) {
     this.#done = true;
+    this.#waiting.clear();
     this.#resolve(result);
     for (const waiter of this.#waiters.splice(0)) waiter.resolve({ value: undefined, done: true });
   }

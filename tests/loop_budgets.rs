@@ -156,7 +156,7 @@ fn cancelling_during_a_hung_tool_aborts_it_and_ends_the_run() {
         }
         events.borrow_mut().push(e.clone());
     };
-    let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), cancel };
+    let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), cancel, ..Default::default() };
     let result = futures_executor::block_on(h.agent.run("Snapshot", options, &on_event));
     assert_eq!(result.reason, EndReason::Cancelled);
     assert!(!result.success);
@@ -182,8 +182,7 @@ fn every_step_and_failure_is_committed_to_the_store() {
         )
         .script("snapshot", vec![Behaviour::Ok(json!("[ref=e7]"))]);
     let h = Harness::new(model, tools, specs(), classic());
-    let options =
-        RunOptions { session: "s".into(), run_id: Some("run-1".into()), cancel: CancelToken::new() };
+    let options = RunOptions { session: "s".into(), run_id: Some("run-1".into()), ..Default::default() };
     let (result, _) = h.run_with("Click submit", options);
     let turns = h.store.turns();
     assert_eq!(turns.iter().map(|t| t.turn.step).collect::<Vec<_>>(), vec![1, 2, 3, 4]);

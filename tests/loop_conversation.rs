@@ -3,14 +3,14 @@
 
 mod support;
 
-use keel::engine::{CancelToken, RunOptions};
+use keel::engine::RunOptions;
 use keel::store::RunStatus;
 use serde_json::json;
 use support::*;
 
 fn run_in(h: &Harness, task: &str, id: &str) -> keel::engine::RunResult {
     h.clock.now.set(h.clock.now.get() + 1_000);
-    let options = RunOptions { session: "chat".into(), run_id: Some(id.into()), cancel: CancelToken::new() };
+    let options = RunOptions { session: "chat".into(), run_id: Some(id.into()), ..Default::default() };
     h.run_with(task, options).0
 }
 

@@ -18,6 +18,7 @@ fn run(id: &str, status: RunStatus, reason: Option<EndReason>) -> RunRecord {
         answer: None,
         reason,
         counts: RunCounts { steps: 3, model_calls: 4, tool_calls: 3, ..RunCounts::default() },
+        pending_approval: None,
     }
 }
 

@@ -135,8 +135,8 @@ pub fn compaction(data: &[u8]) {
 }
 
 /// The worker's message decoding, end to end: lines of text handed to a built worker as page
-/// messages. Never a panic; and no request is lost: every `ping`, `query` and `unfinishedRuns`
-/// with an id gets its answer, and an unreadable `init` or `run` its failure.
+/// messages. Never a panic; and no request is lost: every `ping`, `query`, `unfinishedRuns`,
+/// `pendingApprovals` and `decide` with an id gets its answer, and an unreadable `init` or `run` its failure.
 pub fn worker_messages(data: &[u8]) {
     crate::timed("worker_messages", data, || {
         let mut worker = crate::Worker::ready();
@@ -158,6 +158,12 @@ pub fn worker_messages(data: &[u8]) {
                 }
                 (Some("unfinishedRuns"), Some(id), _) => {
                     assert!(answered("unfinishedRuns", id), "unfinishedRuns {id} lost: {line}")
+                }
+                (Some("pendingApprovals"), Some(id), _) => {
+                    assert!(answered("pendingApprovals", id), "pendingApprovals {id} lost: {line}")
+                }
+                (Some("decide"), Some(id), _) => {
+                    assert!(answered("decided", id), "decide {id} lost: {line}")
                 }
                 (Some("init"), _, _) => assert!(
                     new.iter().any(|m| m["type"] == "initFailed"),

@@ -13,7 +13,8 @@ use super::config::ConfigError;
 use super::output::step_schema;
 use super::run::RunState;
 use super::{
-    AgentConfig, CancelToken, CharEstimate, Clock, Event, Model, Random, TokenCounter, ToolHost, Turn,
+    AgentConfig, Approvals, CancelToken, CharEstimate, Clock, Event, Model, Random, TokenCounter, ToolHost,
+    Turn,
 };
 
 /// What an agent runs on. Each is a small trait: the browser implements them, tests fake them.
@@ -40,11 +41,18 @@ pub struct RunOptions {
     pub run_id: Option<String>,
     /// Cancels the run, the model or tool call under way included.
     pub cancel: CancelToken,
+    /// Where the user's decisions on calls that need approval come in.
+    pub approvals: Approvals,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { session: "default".to_string(), run_id: None, cancel: CancelToken::new() }
+        RunOptions {
+            session: "default".to_string(),
+            run_id: None,
+            cancel: CancelToken::new(),
+            approvals: Approvals::default(),
+        }
     }
 }
 

@@ -110,6 +110,14 @@ pub trait ToolHost {
     /// Runs one attempt. Dropping the future must abort the tool (the browser host aborts the
     /// tool's `AbortSignal`): that is how timeouts and cancellation reach it.
     fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>>;
+
+    /// Whether this call of a tool declared `needsApproval: "perCall"` waits for the user's
+    /// approval: the browser host asks the page's function. A host that cannot tell says yes
+    /// (the default): asking when unsure is the safe side.
+    fn needs_approval<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<bool, RawFailure>> {
+        let _ = call;
+        Box::pin(futures_util::future::ready(Ok(true)))
+    }
 }
 
 /// Time: now, and waiting.

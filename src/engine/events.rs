@@ -42,6 +42,34 @@ pub enum Event {
         /// The arguments, as sent by the model.
         args: Value,
     },
+    /// The call waits for the user's approval (its tool's `needsApproval`): the run is paused, and
+    /// the pause is already stored on the run record. `run.approve(callId)` runs the call,
+    /// `run.reject(callId, reason)` shows the model the rejection.
+    #[serde(rename_all = "camelCase")]
+    ApprovalRequested {
+        /// The step.
+        step: u32,
+        /// The call's id, `<run>:<step>`.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// The arguments, as the call would run with them.
+        args: Value,
+        /// The model's reasoning for the call.
+        thought: String,
+    },
+    /// The user decided on a call that waited for approval.
+    #[serde(rename_all = "camelCase")]
+    ApprovalDecided {
+        /// The step.
+        step: u32,
+        /// The call's id.
+        call_id: String,
+        /// Whether it was approved (it then runs) or rejected.
+        approved: bool,
+        /// The reason given for a rejection.
+        reason: Option<String>,
+    },
     /// What the model will be shown for the step.
     Observation {
         /// The step.

@@ -97,6 +97,7 @@ impl RunState<'_> {
         self.record.ended_ms = Some(self.agent.effects.clock.now_ms());
         self.record.answer = Some(answer.clone());
         self.record.reason = Some(reason.clone());
+        self.record.pending_approval = None;
         self.save_failures().await;
         self.save_run().await;
         let stats = self.log.stats();

@@ -79,6 +79,7 @@ mod tests {
             answer: answer.map(str::to_string),
             reason: None,
             counts: RunCounts::default(),
+            pending_approval: None,
         }
     }
 

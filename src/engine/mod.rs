@@ -3,13 +3,15 @@
 //!
 //! - the loop: [`Agent`] (`agent.rs`), one run (`run.rs`), a tool call (`tool_turn.rs`), a model
 //!   call (`model_turn.rs`), committing and ending (`finish.rs`), writing to the store, redacted
-//!   when the agent has a redactor (`save.rs`), resuming a cut-off run (`resume.rs`);
+//!   when the agent has a redactor (`save.rs`), resuming a cut-off run (`resume.rs`), pausing a
+//!   call for the user's approval (`approval.rs`);
 //! - its bookkeeping: [`FailureLog`], [`Repeats`], [`RetryPolicy`], [`CancelToken`], [`Event`];
 //! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt, with
 //!   the session's earlier runs as [`Remembered`] lines.
 
 mod agent;
 mod answer_check;
+mod approval;
 mod call_key;
 mod cancel;
 mod choice;
@@ -44,6 +46,7 @@ mod unrelated;
 mod withheld;
 
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
+pub use approval::{ApprovalError, Approvals, Decision};
 pub use call_key::{digest, CallKey};
 pub use cancel::{CancelToken, Cancelled};
 pub use config::{AgentConfig, ConfigError, PastSteps, ThoughtReplay, ToolChoice};

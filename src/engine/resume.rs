@@ -24,7 +24,9 @@ impl Agent {
     /// are the record's (`options.session` and `options.run_id` are ignored).
     ///
     /// A run whose last committed step is its final answer only lacked its last record write: it
-    /// ends at once with that answer.
+    /// ends at once with that answer. A run cut off while a call waited for approval (its record's
+    /// `pending_approval`) picks up at that call: the decision in `options.approvals`, if given
+    /// ahead, else asked for again (`approval.rs`).
     pub async fn resume(
         &self,
         run: RunRecord,
@@ -81,6 +83,7 @@ impl<'a> RunState<'a> {
             agent,
             emit,
             cancel: options.cancel,
+            approvals: options.approvals,
             task: task.clone(),
             log: FailureLog::new(&run_id, &session),
             record,

@@ -14,7 +14,8 @@ use super::narrowing::Narrowings;
 use super::recovering::UnfixedCalls;
 use super::save::Redaction;
 use super::{
-    parse_step, Action, CallKey, CancelToken, Event, Outcome, Remembered, Repeats, Step, Transcript, Turn,
+    parse_step, Action, Approvals, CallKey, CancelToken, Event, Outcome, Remembered, Repeats, Step,
+    Transcript, Turn,
 };
 
 /// Why the loop stops early.
@@ -24,7 +25,7 @@ pub(crate) enum Stop {
 }
 
 /// What one step came to: the loop goes on, the model answered, or the run stops early.
-enum StepResult {
+pub(crate) enum StepResult {
     /// The step is committed (or the reply refused) and the loop takes the next one.
     Continue,
     /// The model's final answer (checked, possibly replaced by an honest one), committed.
@@ -47,6 +48,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) agent: &'a Agent,
     pub(crate) emit: &'a dyn Fn(&Event),
     pub(crate) cancel: CancelToken,
+    /// Where the user's decisions on calls waiting for approval come in.
+    pub(crate) approvals: Approvals,
     pub(crate) task: String,
     pub(crate) record: RunRecord,
     /// The session's earlier runs: their tasks, steps and answers.
@@ -104,6 +107,7 @@ impl<'a> RunState<'a> {
             agent,
             emit,
             cancel: options.cancel,
+            approvals: options.approvals,
             task: task.to_string(),
             record: RunRecord {
                 id: run_id.clone(),
@@ -115,6 +119,7 @@ impl<'a> RunState<'a> {
                 answer: None,
                 reason: None,
                 counts: RunCounts::default(),
+                pending_approval: None,
             },
             memory: Vec::new(),
             turns: Vec::new(),
@@ -236,6 +241,10 @@ impl<'a> RunState<'a> {
     /// One step: ask, parse, check, act, observe.
     async fn step_once(&mut self) -> StepResult {
         let step = self.begin_step();
+        if let Some(pending) = self.record.pending_approval.clone().filter(|p| p.step == step) {
+            // A resumed run that was waiting on this call: the call is the step, not a new reply.
+            return self.resume_pending(step, pending).await;
+        }
         let text = match self.ask(step, None).await {
             Ok(text) => text,
             Err(stop) => return StepResult::Stop(stop),
@@ -283,18 +292,21 @@ impl<'a> RunState<'a> {
                 StepResult::Answer(answer)
             }
             Step::Action { thought, tool, args } => {
-                self.say_thought(step, &thought);
-                (self.emit)(&Event::Action { step, tool: tool.clone(), args: args.clone() });
-                let action = Action { tool, args };
-                let (observation, outcome, stop) = match self.act(step, &action).await {
-                    Ok((observation, outcome)) => (observation, outcome, None),
-                    Err((observation, stop)) => (observation, Outcome::Failed, Some(stop)),
-                };
-                self.commit(Turn { step, thought, action: Some(action), observation, outcome, reply: None })
-                    .await;
-                stop.map_or(StepResult::Continue, StepResult::Stop)
+                self.call_step(step, thought, Action { tool, args }).await
             }
         }
+    }
+
+    /// A step that calls a tool: the call is checked, run, observed and committed.
+    pub(crate) async fn call_step(&mut self, step: u32, thought: String, action: Action) -> StepResult {
+        self.say_thought(step, &thought);
+        (self.emit)(&Event::Action { step, tool: action.tool.clone(), args: action.args.clone() });
+        let (observation, outcome, stop) = match self.act(step, &action, &thought).await {
+            Ok((observation, outcome)) => (observation, outcome, None),
+            Err((observation, stop)) => (observation, Outcome::Failed, Some(stop)),
+        };
+        self.commit(Turn { step, thought, action: Some(action), observation, outcome, reply: None }).await;
+        stop.map_or(StepResult::Continue, StepResult::Stop)
     }
 
     /// Builds an envelope for a failure the runtime itself detected (`code` is known, not classified).

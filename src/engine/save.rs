@@ -71,6 +71,26 @@ impl RunState<'_> {
         }
     }
 
+    /// A call waiting for approval as the run record stores it: its arguments (redacted when the
+    /// agent redacts), its thought (scrubbed), and whether redaction changed the arguments. What
+    /// the redactor removes here is learnt for good when the call's step is committed.
+    pub(crate) async fn stored_call(
+        &self,
+        action: &Action,
+        thought: &str,
+        step: u32,
+    ) -> (Value, String, bool) {
+        let Some(redaction) = &self.redaction else {
+            return (action.args.clone(), thought.to_string(), false);
+        };
+        let kept = self.kept(redaction.redactor.as_ref(), action, step).await;
+        let mut scrubber = redaction.scrubber.clone();
+        scrubber.note(action, kept);
+        let args = scrubber.args(action);
+        let redacted = args != action.args;
+        (args, scrubber.text(thought), redacted)
+    }
+
     /// What the redactor keeps of `action`'s arguments (`None`: nothing). When it fails or does
     /// not answer within [`REDACT_TIMEOUT_MS`], nothing: it fails closed, and the page is warned.
     async fn kept(&self, redactor: &dyn Redactor, action: &Action, step: u32) -> Option<Value> {

@@ -29,12 +29,14 @@ const NO_PROGRESS: &str =
     "\nNote: you already made this exact call and got this same result. Use it, call another tool, or give your final_answer.";
 
 impl RunState<'_> {
-    /// Checks and runs one call. `Ok` is the observation and how the step ended; `Err` ends the run
-    /// after the step is committed with its observation.
+    /// Checks and runs one call (`thought` is the model's reasoning for it, shown with a request
+    /// for approval). `Ok` is the observation and how the step ended; `Err` ends the run after the
+    /// step is committed with its observation.
     pub(crate) async fn act(
         &mut self,
         step: u32,
         action: &Action,
+        thought: &str,
     ) -> Result<(String, Outcome), (String, Stop)> {
         let agent = self.agent;
         let key = CallKey::new(&action.tool, &action.args);
@@ -64,6 +66,17 @@ impl RunState<'_> {
             self.spent_tools.insert(spec.name.clone());
             self.fail(step, Some(&spec.name), Some(&key), &envelope, 1);
             return Ok((self.show(&envelope), Outcome::Failed));
+        }
+        match self.approval(step, spec, action, thought).await {
+            Err(stop) => {
+                return Err(("The run was cancelled while the call waited for approval.".into(), stop))
+            }
+            Ok(Some(rejected)) => {
+                let envelope = self.repeats.failed(&key, rejected, agent.effects.clock.now_ms());
+                self.fail(step, Some(&spec.name), Some(&key), &envelope, 1);
+                return Ok((self.show(&envelope), Outcome::Failed));
+            }
+            Ok(None) => {}
         }
         match self.run_tool(step, spec, &action.args, &key).await {
             Err(stop) => Err(("The run was cancelled during this call.".to_string(), stop)),

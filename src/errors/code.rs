@@ -53,6 +53,9 @@ pub enum ErrorCode {
     UnseenId,
     /// A final answer states facts found in no tool result, no tool argument and not in the task.
     UngroundedAnswer,
+    /// The user rejected a call that needed their approval (the tool's `needsApproval`): it was
+    /// not run. Persistent: the runtime never retries it.
+    ApprovalRejected,
     /// A tool's own code, e.g. `InvoiceNotFound`.
     Custom(String),
 }
@@ -79,6 +82,7 @@ const BUILT_IN: &[(ErrorCode, &str)] = &[
     (ErrorCode::Internal, "INTERNAL_ERROR"),
     (ErrorCode::UnseenId, "UNSEEN_ID"),
     (ErrorCode::UngroundedAnswer, "UNGROUNDED_ANSWER"),
+    (ErrorCode::ApprovalRejected, "APPROVAL_REJECTED"),
 ];
 
 /// Other spellings tools commonly use for the built-in codes (Vurb, Node errno, HTTP reason phrases).

@@ -34,6 +34,8 @@ pub enum KeelErrorCode {
     StoreUnavailable,
     /// The agent was disposed: what is called on it afterwards fails.
     AgentDisposed,
+    /// An approval or rejection named a call that no run waits on.
+    ApprovalNotPending,
 }
 
 /// Every code with its wire spelling and what it means, in the order the page lists them.
@@ -52,6 +54,7 @@ pub const KEEL_ERROR_CODES: &[(KeelErrorCode, &str, &str)] = &[
     (KeelErrorCode::DuplicateRunId, "DUPLICATE_RUN_ID", "a run with this id already exists"),
     (KeelErrorCode::StoreUnavailable, "STORE_UNAVAILABLE", "the store could not be read or written"),
     (KeelErrorCode::AgentDisposed, "AGENT_DISPOSED", "the agent was disposed: what is called on it afterwards fails with this"),
+    (KeelErrorCode::ApprovalNotPending, "APPROVAL_NOT_PENDING", "`approve` or `reject` named a call that no run waits on (never asked, already decided, or its run ended); `agent.pendingApprovals()` lists those that wait"),
 ];
 
 impl KeelErrorCode {

@@ -254,6 +254,16 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
             ],
             true,
         ),
+        ErrorCode::ApprovalRejected => plan(
+            format!("The user rejected the call to {tool}, so it was not run."),
+            strings(["The user does not want this action taken, or not with these arguments"]),
+            vec![
+                format!("Do not call {tool} again with the same arguments: the user refused it."),
+                "Go on with another tool from available_actions if one can do what the user allows.".to_string(),
+                "Otherwise give a final_answer that says what was not done and why.".to_string(),
+            ],
+            true,
+        ),
         ErrorCode::Internal => plan(
             format!("{tool} failed unexpectedly."),
             strings(["A bug in the tool", "Arguments the tool did not anticipate"]),

@@ -90,6 +90,7 @@ mod tests {
             answer: answer.map(str::to_string),
             reason: None,
             counts: RunCounts { steps: u32::from(answer.is_some()) * 2, ..RunCounts::default() },
+            pending_approval: None,
         }
     }
 

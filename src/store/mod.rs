@@ -25,7 +25,9 @@ use futures_util::future::LocalBoxFuture;
 
 pub use memory::MemoryStore;
 pub use options::{IdbOptions, StoreChoice};
-pub use records::{EndReason, FailureRecord, RunCounts, RunRecord, RunStatus, TurnRecord};
+pub use records::{
+    ApprovalRequest, EndReason, FailureRecord, PendingApproval, RunCounts, RunRecord, RunStatus, TurnRecord,
+};
 pub use stats::{FailureBreakdown, FailureStats, NO_TOOL};
 
 /// A storage failure. The engine reports it as a warning and keeps running: losing a record is

@@ -117,6 +117,60 @@ pub struct RunRecord {
     pub reason: Option<EndReason>,
     /// Counts.
     pub counts: RunCounts,
+    /// The call the run waits to have approved, while it waits: written before the page is told
+    /// (`approvalRequested`), cleared when the decision comes or the run ends. A run cut off while
+    /// it waits keeps it, so that after a reload the call can still be approved or rejected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_approval: Option<PendingApproval>,
+}
+
+/// A call that waits for the user's approval (its tool's `needsApproval`), as stored on its run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingApproval {
+    /// The call's id, `<run>:<step>`: what `approve` and `reject` name.
+    pub call_id: String,
+    /// The step the call belongs to: the step after the run's last committed one.
+    pub step: u32,
+    /// The tool.
+    pub tool: String,
+    /// Its arguments as stored: redacted when the agent redacts.
+    pub args: serde_json::Value,
+    /// The model's reasoning for the call, scrubbed like the run's other text.
+    pub thought: String,
+    /// When approval was asked for, ms since the epoch.
+    pub requested_ms: u64,
+    /// Whether redaction changed the stored arguments: the call cannot then be run from the store
+    /// alone, and a resumed run asks the model to make it again.
+    #[serde(default)]
+    pub args_redacted: bool,
+}
+
+/// A pending approval with the run it belongs to: what `agent.pendingApprovals()` lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequest {
+    /// The run that waits.
+    pub run_id: String,
+    /// Its session.
+    pub session: String,
+    /// Its task.
+    pub task: String,
+    /// The call.
+    #[serde(flatten)]
+    pub call: PendingApproval,
+}
+
+impl ApprovalRequest {
+    /// The pending approval of `run`, if it waits for one.
+    pub fn of(run: &RunRecord) -> Option<ApprovalRequest> {
+        Some(ApprovalRequest {
+            run_id: run.id.clone(),
+            session: run.session.clone(),
+            task: run.task.clone(),
+            call: run.pending_approval.clone()?,
+        })
+    }
 }
 
 /// One step of a run, as stored.

@@ -36,6 +36,53 @@ pub struct ToolSpec {
     /// model the failure's envelope together with that tool's fresh output.
     #[serde(default)]
     pub recover_with: BTreeMap<String, String>,
+    /// Whether a call waits for the user's approval before it runs (`needsApproval`): `false`
+    /// (the default), `true`, or `"perCall"` when the page decides for each call from its
+    /// arguments (a JS function: the tool host's [`ToolHost::needs_approval`](crate::engine::ToolHost::needs_approval)).
+    #[serde(default, skip_serializing_if = "NeedsApproval::is_never")]
+    pub needs_approval: NeedsApproval,
+}
+
+/// When a tool's calls wait for the user's approval. On the wire: `false`, `true` or `"perCall"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NeedsApproval {
+    /// Calls run without asking.
+    #[default]
+    Never,
+    /// Every call waits for approval.
+    Always,
+    /// The tool host decides for each call from its arguments (the page's function).
+    PerCall,
+}
+
+impl NeedsApproval {
+    fn is_never(&self) -> bool {
+        *self == NeedsApproval::Never
+    }
+}
+
+impl Serialize for NeedsApproval {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            NeedsApproval::Never => s.serialize_bool(false),
+            NeedsApproval::Always => s.serialize_bool(true),
+            NeedsApproval::PerCall => s.serialize_str("perCall"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NeedsApproval {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match Value::deserialize(d)? {
+            Value::Bool(false) => Ok(NeedsApproval::Never),
+            Value::Bool(true) => Ok(NeedsApproval::Always),
+            Value::String(s) if s == "perCall" => Ok(NeedsApproval::PerCall),
+            other => Err(D::Error::custom(format!(
+                "needsApproval must be true, false or a function of the call's arguments; got {other}"
+            ))),
+        }
+    }
 }
 
 fn empty_object_schema() -> Value {
@@ -54,6 +101,7 @@ impl ToolSpec {
             refs_from: Vec::new(),
             read_only: false,
             recover_with: BTreeMap::new(),
+            needs_approval: NeedsApproval::Never,
         }
     }
 
@@ -82,6 +130,12 @@ impl ToolSpec {
     /// Declares the tool read-only (no side effect).
     pub fn read_only(mut self) -> Self {
         self.read_only = true;
+        self
+    }
+
+    /// Sets when the tool's calls wait for the user's approval.
+    pub fn with_approval(mut self, needs: NeedsApproval) -> Self {
+        self.needs_approval = needs;
         self
     }
 

@@ -159,6 +159,11 @@ impl WorkerHost {
             PageMessage::RedactResult(reply) => {
                 self.rpc.resolve(PageReply::Redact(reply));
             }
+            PageMessage::NeedsApprovalResult(reply) => {
+                self.rpc.resolve(PageReply::NeedsApproval(reply));
+            }
+            PageMessage::Decide { id, decision } => self.decide(id, decision),
+            PageMessage::PendingApprovals { id } => self.pending_approvals(id),
             PageMessage::Query { id, query } => super::queries::answer(self, id, query),
             PageMessage::Ping { id } => self.rpc.post(&WorkerMessage::Pong { id }),
             PageMessage::Dispose => {
@@ -180,6 +185,11 @@ impl WorkerHost {
             }
             Some("modelResult") => Some(("the model's reply", FailureClass::Fatal, "fix the model function")),
             Some("redactResult") => Some(("the redaction function's reply", FailureClass::Persistent, "")),
+            Some("needsApprovalResult") => Some((
+                "the needsApproval function's reply",
+                FailureClass::Persistent,
+                "the call waits for approval",
+            )),
             _ => None,
         };
         if let (Some((what, class, then)), Some(id)) = (call, header.id) {

@@ -23,6 +23,7 @@
 //! (the Prompt API called from the worker, where the worker has `LanguageModel`) and `indexeddb`
 //! (the durable store).
 
+mod approvals;
 pub mod fallback;
 pub mod host;
 pub mod init;

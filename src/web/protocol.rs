@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
+use crate::engine::{Decision, Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
 use crate::errors::{KeelErrorCode, RawFailure};
+use crate::store::ApprovalRequest;
 
 use super::openai::ResponseFormat;
 use super::wire::{well_formed, Header};
@@ -101,6 +102,22 @@ pub struct Run {
     /// ends it as interrupted. Its task and session are the stored ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Resume>,
+    /// With `resume: "continue"`: the user's decision on the call the stored run waits on (after a
+    /// reload, `agent.approve(callId)`), taken by the resumed run instead of asking again. Refused
+    /// with `APPROVAL_NOT_PENDING` when the run does not wait on that call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<CallDecision>,
+}
+
+/// A decision on one call that waits for approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDecision {
+    /// The call, `<run>:<step>`.
+    pub call_id: String,
+    /// Approved or rejected, and why.
+    #[serde(flatten)]
+    pub decision: Decision,
 }
 
 /// What to do with a cut-off run (`run` with `resume`).
@@ -158,6 +175,14 @@ pub struct ModelText {
     /// The model's context window in tokens, when the backend knows it (the Prompt API's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<usize>,
+}
+
+/// The page's `needsApproval` function's answer (`needsApprovalResult` with `ok: true`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NeedsApprovalValue {
+    /// Whether the call waits for approval.
+    pub needs_approval: bool,
 }
 
 /// A failure-log answer (`queryResult` with `ok: true`).
@@ -257,6 +282,23 @@ pub enum PageMessage {
     ModelResult(Reply<ModelText>),
     /// The page's redaction function's answer.
     RedactResult(Reply<RedactValue>),
+    /// The page's `needsApproval` function's answer.
+    NeedsApprovalResult(Reply<NeedsApprovalValue>),
+    /// The user's decision on a call a live run of this worker waits on. Answered by `decided`
+    /// with the same id: an error (`APPROVAL_NOT_PENDING`) when no run here waits on it.
+    Decide {
+        /// Echoed by `decided`.
+        id: RequestId,
+        /// The call and the decision.
+        #[serde(flatten)]
+        decision: CallDecision,
+    },
+    /// List the calls waiting for approval: this worker's live runs' and those stored on runs cut
+    /// off while they waited. Answered by `pendingApprovals` with the same id.
+    PendingApprovals {
+        /// Echoed by the answer.
+        id: RequestId,
+    },
     /// Ask the failure log (see [`super::queries`]). Answered by one `queryResult` with its id.
     Query {
         /// The page's id for the query, echoed by `queryResult`.
@@ -374,6 +416,39 @@ pub enum WorkerMessage {
         /// The arguments it was called with.
         args: Value,
     },
+    /// Ask the page's `needsApproval` function whether this call of a `perCall` tool waits for
+    /// approval. Never aborted: a late answer is ignored.
+    #[serde(rename_all = "camelCase")]
+    NeedsApproval {
+        /// The request, echoed by `needsApprovalResult`.
+        id: RequestId,
+        /// The run asking.
+        run_id: String,
+        /// The tool.
+        tool: String,
+        /// The call's validated arguments.
+        args: Value,
+    },
+    /// The answer to `decide`.
+    Decided {
+        /// The request's id.
+        id: RequestId,
+        /// Why the decision was refused, if it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<RawFailure>,
+    },
+    /// The answer to `pendingApprovals`: calls waiting for approval, oldest run first; `live`
+    /// ones wait in a run of this worker (decide them with `decide`), the others on stored runs
+    /// cut off while they waited (decide them by resuming the run with a `decision`).
+    PendingApprovals {
+        /// The request's id.
+        id: RequestId,
+        /// The calls.
+        approvals: Vec<PendingApprovalView>,
+        /// Why the store could not be read, if it could not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<RawFailure>,
+    },
     /// The answer to a `query`.
     QueryResult(Reply<QueryValue>),
     /// The answer to `unfinishedRuns`: runs left `running` that this worker is not running,
@@ -393,6 +468,18 @@ pub enum WorkerMessage {
         /// What was wrong with it.
         error: RawFailure,
     },
+}
+
+/// A call waiting for approval as the page lists it: the stored request, and whether it waits in
+/// a live run of this worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingApprovalView {
+    /// The call and its run.
+    #[serde(flatten)]
+    pub request: ApprovalRequest,
+    /// Whether a run of this worker waits on it now (else its run was cut off while it waited).
+    pub live: bool,
 }
 
 /// A failure of the protocol (a malformed or unexpected message), as a structured failure.
@@ -433,6 +520,10 @@ impl WorkerMessage {
             (Some("unfinishedRuns"), Some(id), _) => {
                 WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) }
             }
+            (Some("pendingApprovals"), Some(id), _) => {
+                WorkerMessage::PendingApprovals { id, approvals: Vec::new(), error: Some(error) }
+            }
+            (Some("decide"), Some(id), _) => WorkerMessage::Decided { id, error: Some(error) },
             _ => return None,
         })
     }

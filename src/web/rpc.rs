@@ -15,7 +15,9 @@ use std::task::{Context, Poll, Waker};
 
 use crate::errors::RawFailure;
 
-use super::protocol::{protocol_failure, ModelText, RedactValue, Reply, RequestId, ToolValue, WorkerMessage};
+use super::protocol::{
+    protocol_failure, ModelText, NeedsApprovalValue, RedactValue, Reply, RequestId, ToolValue, WorkerMessage,
+};
 
 /// Where the worker's messages go: `postMessage` in the browser, a list in tests.
 pub trait Transport {
@@ -32,6 +34,8 @@ pub enum PageReply {
     Model(Reply<ModelText>),
     /// A `redactResult`.
     Redact(Reply<RedactValue>),
+    /// A `needsApprovalResult`.
+    NeedsApproval(Reply<NeedsApprovalValue>),
 }
 
 impl PageReply {
@@ -40,6 +44,7 @@ impl PageReply {
             PageReply::Tool(r) => r.id,
             PageReply::Model(r) => r.id,
             PageReply::Redact(r) => r.id,
+            PageReply::NeedsApproval(r) => r.id,
         }
     }
 }
@@ -53,6 +58,8 @@ pub enum AbortKind {
     Model,
     /// Nothing: the page's redaction function has nothing to abort, and its late answer is ignored.
     Redact,
+    /// Nothing: the page's `needsApproval` function is asked and its late answer ignored.
+    NeedsApproval,
 }
 
 /// One slot of the table: the reply once it came, who to wake, and the run that asked.
@@ -185,7 +192,7 @@ impl Drop for PendingReply {
             let abort = match self.kind {
                 AbortKind::Tool => Some(WorkerMessage::ToolAbort { id: self.id }),
                 AbortKind::Model => Some(WorkerMessage::ModelAbort { id: self.id }),
-                AbortKind::Redact => None,
+                AbortKind::Redact | AbortKind::NeedsApproval => None,
             };
             if let Some(abort) = abort {
                 self.rpc.transport.post(&abort);

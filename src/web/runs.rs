@@ -17,12 +17,12 @@ use std::rc::Rc;
 use futures_util::future::select;
 use futures_util::FutureExt;
 
-use crate::engine::{Agent, CancelToken, Event, RunOptions, RunResult};
+use crate::engine::{Agent, Approvals, CancelToken, Event, RunOptions, RunResult};
 use crate::errors::{KeelErrorCode, RawFailure};
 
 use super::host::WorkerHost;
 use super::locks::{held_lock_names, live_run_ids, HeldLock};
-use super::protocol::{protocol_failure, Resume, Run, WorkerMessage};
+use super::protocol::{protocol_failure, CallDecision, Resume, Run, WorkerMessage};
 use crate::store::{RunStatus, SavedRun};
 
 /// A latch that opens when a run ends, for the next run of its session to wait on. A
@@ -34,6 +34,8 @@ struct Done(CancelToken);
 #[derive(Default)]
 pub(crate) struct Runs {
     pub(crate) cancels: RefCell<HashMap<String, CancelToken>>,
+    /// Where each live run takes the user's decisions on calls waiting for approval.
+    pub(crate) approvals: RefCell<HashMap<String, Approvals>>,
     /// Per session: the id of its last run and the latch that opens when that run ends.
     tails: RefCell<HashMap<String, (String, Done)>>,
 }
@@ -71,6 +73,7 @@ impl Runs {
 
     fn finish(&self, run_id: &str, session: &str) {
         self.cancels.borrow_mut().remove(run_id);
+        self.approvals.borrow_mut().remove(run_id);
         let mut tails = self.tails.borrow_mut();
         if tails.get(session).is_some_and(|(last, _)| last == run_id) {
             tails.remove(session);
@@ -106,6 +109,10 @@ impl WorkerHost {
         let host = self.clone();
         let task = async move {
             let mut run = run;
+            if run.decision.is_some() && run.resume != Some(Resume::Continue) {
+                let error = protocol_failure("a `decision` goes with `resume: \"continue\"` only");
+                return host.rpc.post(&WorkerMessage::RunFailed { run_id: run.run_id, error });
+            }
             if run.resume.is_some() {
                 // The session to queue in is the stored run's.
                 match built.agent.effects().store.load_run(&run.run_id).await {
@@ -132,7 +139,12 @@ impl WorkerHost {
                     ),
                 };
             };
-            let Run { run_id, task, session, resume } = run;
+            let Run { run_id, task, session, resume, decision } = run;
+            let approvals = match &decision {
+                Some(given) => Approvals::decided(&given.call_id, given.decision.clone()),
+                None => Approvals::new(),
+            };
+            host.runs.approvals.borrow_mut().insert(run_id.clone(), approvals.clone());
             let _finish =
                 Finish { host: host.clone(), run_id: run_id.clone(), session: session.clone(), done };
             // Held until the run's future ends, after its last write. A fresh run's id is new, so
@@ -168,10 +180,10 @@ impl WorkerHost {
             if let Some(message) = warning {
                 emit(&Event::Warning { step: None, message });
             }
-            let options = RunOptions { session, run_id: Some(run_id.clone()), cancel };
+            let options = RunOptions { session, run_id: Some(run_id.clone()), cancel, approvals };
             let result = match resume {
                 None => agent.run(&task, options, &emit).await,
-                Some(mode) => match resume_run(&agent, &run_id, mode, options, &emit).await {
+                Some(mode) => match resume_run(&agent, &run_id, mode, decision, options, &emit).await {
                     Ok(result) => result,
                     Err((code, message)) => return host.refuse(&run_id, code, &message),
                 },
@@ -232,6 +244,7 @@ async fn resume_run(
     agent: &Agent,
     run_id: &str,
     mode: Resume,
+    decision: Option<CallDecision>,
     options: RunOptions,
     emit: &dyn Fn(&Event),
 ) -> Result<RunResult, (KeelErrorCode, String)> {
@@ -244,6 +257,14 @@ async fn resume_run(
     if run.status != RunStatus::Running {
         let status = serde_json::to_value(run.status).unwrap_or_default();
         return Err((KeelErrorCode::RunFinished, format!("the run has already ended ({status})")));
+    }
+    if let Some(given) = decision {
+        let waits_on = run.pending_approval.as_ref().map(|p| p.call_id.as_str());
+        if waits_on != Some(given.call_id.as_str()) {
+            let waits = waits_on.map_or("on no call".to_string(), |call| format!("on `{call}`"));
+            let message = format!("no call `{}` waits for approval: the run waits {waits}", given.call_id);
+            return Err((KeelErrorCode::ApprovalNotPending, message));
+        }
     }
     let turns = turns.into_iter().map(|t| t.turn).collect();
     Ok(match mode {

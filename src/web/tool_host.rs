@@ -1,6 +1,8 @@
 //! The tool host of the browser: each attempt is a `toolCall` to the page, which runs the author's
 //! `execute(args, {signal, attempt})` and answers with `toolResult`. Dropping the call (a timeout, a
-//! cancelled run) posts `toolAbort`, which aborts the tool's signal.
+//! cancelled run) posts `toolAbort`, which aborts the tool's signal. For a tool whose
+//! `needsApproval` is a function, each call is first a `needsApproval` request the page answers
+//! with `needsApprovalResult` (`needsApproval: true` to wait for the user).
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -64,6 +66,23 @@ impl ToolHost for RpcToolHost {
             match pending.await? {
                 PageReply::Tool(reply) => reply.into_tool_output(),
                 _ => Err(wrong_reply(id, "toolResult")),
+            }
+        }
+        .boxed_local()
+    }
+
+    fn needs_approval<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<bool, RawFailure>> {
+        let pending = self.rpc.request(AbortKind::NeedsApproval, |id| WorkerMessage::NeedsApproval {
+            id,
+            run_id: self.run_id.clone(),
+            tool: call.tool.clone(),
+            args: call.args.clone(),
+        });
+        async move {
+            let id = pending.id();
+            match pending.await? {
+                PageReply::NeedsApproval(reply) => Ok(reply.into_result()?.needs_approval),
+                _ => Err(wrong_reply(id, "needsApprovalResult")),
             }
         }
         .boxed_local()

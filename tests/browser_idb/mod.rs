@@ -71,6 +71,7 @@ pub fn run(id: &str, session: &str, started_ms: u64) -> RunRecord {
         answer: None,
         reason: None,
         counts: RunCounts::default(),
+        pending_approval: None,
     }
 }
 

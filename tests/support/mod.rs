@@ -78,12 +78,19 @@ pub enum Behaviour {
     Hang,
 }
 
+/// Whether a call with these arguments needs approval (a page's `needsApproval` function).
+pub type ApprovalRule = fn(&Value) -> bool;
+
 /// Tools whose attempts follow a script per tool; the last behaviour repeats.
 #[derive(Default)]
 pub struct FakeTools {
     scripts: RefCell<HashMap<String, VecDeque<Behaviour>>>,
     pub calls: RefCell<Vec<ToolCall>>,
     pub aborted: Rc<Cell<u32>>,
+    /// Per tool: whether a call needs approval (the page's `needsApproval` function), for tools
+    /// declared `perCall`; every call it was asked about.
+    approval_rules: RefCell<HashMap<String, ApprovalRule>>,
+    pub approval_checks: RefCell<Vec<ToolCall>>,
 }
 
 impl FakeTools {
@@ -93,6 +100,12 @@ impl FakeTools {
 
     pub fn script(self: &Rc<Self>, tool: &str, behaviours: Vec<Behaviour>) -> Rc<Self> {
         self.scripts.borrow_mut().insert(tool.to_string(), behaviours.into());
+        self.clone()
+    }
+
+    /// Decides per call whether `tool` needs approval.
+    pub fn approval_rule(self: &Rc<Self>, tool: &str, rule: ApprovalRule) -> Rc<Self> {
+        self.approval_rules.borrow_mut().insert(tool.to_string(), rule);
         self.clone()
     }
 
@@ -110,6 +123,16 @@ impl Drop for AbortOnDrop {
 }
 
 impl ToolHost for FakeTools {
+    fn needs_approval<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<bool, RawFailure>> {
+        self.approval_checks.borrow_mut().push(call.clone());
+        let rule = self.approval_rules.borrow().get(&call.tool).copied();
+        let answer = match rule {
+            Some(rule) => Ok(rule(&call.args)),
+            None => Err(RawFailure::named("TypeError", format!("no approval rule for {}", call.tool))),
+        };
+        future::ready(answer).boxed_local()
+    }
+
     fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>> {
         self.calls.borrow_mut().push(call.clone());
         let behaviour = {

@@ -226,6 +226,7 @@ fn the_stored_turn_failure_and_run_hold_the_redacted_form_and_its_digest() {
         answer: Some("hunter22 did not work".into()),
         reason: Some(EndReason::Fatal { code: ErrorCode::Internal, message: "hunter22 rejected".into() }),
         counts: RunCounts::default(),
+        pending_approval: None,
     };
     let stored = s.run(&run);
     assert_eq!(stored.task, run.task, "the task is the page's own text");
