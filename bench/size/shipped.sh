@@ -79,7 +79,7 @@ FLAG_SETS=(
 	"-Oz --converge, $STRIP|-Oz --converge $STRIP"
 )
 listed=0
-for set in "${FLAG_SETS[@]}"; do [[ ${set#*|} == "$SHIPPED_FLAGS" ]] && listed=1; done
+for entry in "${FLAG_SETS[@]}"; do [[ ${entry#*|} == "$SHIPPED_FLAGS" ]] && listed=1; done
 ((listed)) || FLAG_SETS+=("$SHIPPED_FLAGS (Cargo.toml's)|$SHIPPED_FLAGS")
 
 # target_dir <level>: the profile's own level builds where wasm-pack does (so a ./build.sh build
@@ -109,8 +109,8 @@ for level in "${LEVELS[@]}"; do
 		cargo build --quiet --locked --lib --release --target "$WASM_TARGET" >&2
 	step "wasm-bindgen (opt-level $level)"
 	bindgen "$level" "$OUT/$level"
-	for set in "${FLAG_SETS[@]}"; do
-		flags=${set#*|}
+	for entry in "${FLAG_SETS[@]}"; do
+		flags=${entry#*|}
 		out="$OUT/$level/opt-${flags// /_}.wasm"
 		if [[ -z $flags ]]; then
 			cp "$OUT/$level/${OUT_NAME}_bg.wasm" "$out"
@@ -136,7 +136,7 @@ for flag in $SHIPPED_FLAGS; do [[ $flag == --strip-* ]] || NAMED_FLAGS+=("$flag"
 "${SIZES[@]}" strip "$OUT/named.wasm" "$OUT/named.stripped.wasm"
 
 report() {
-	local level set flags label raw gz base_raw base_gz
+	local level entry flags label raw gz base_raw base_gz
 	printf '### Machine, tools and pkg/\n\n'
 	printf -- '- date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
 	printf -- '- rustc: `%s`; wasm-bindgen: `%s`; wasm-opt: `%s` (npm binaryen@%s)\n' \
@@ -155,9 +155,9 @@ report() {
 	printf '|---|---|---:|---:|---:|---:|---:|\n'
 	read -r base_raw base_gz <<<"${RESULT["$PROFILE_LEVEL|$SHIPPED_FLAGS"]:-0 0}"
 	for level in "${LEVELS[@]}"; do
-		for set in "${FLAG_SETS[@]}"; do
-			label=${set%%|*}
-			flags=${set#*|}
+		for entry in "${FLAG_SETS[@]}"; do
+			label=${entry%%|*}
+			flags=${entry#*|}
 			read -r raw gz <<<"${RESULT["$level|$flags"]}"
 			printf '| %s | %s | %s | %s | %.1f | %s | %s |\n' "$level" "${label:-none}" "$raw" "$gz" \
 				"$(awk -v g="$gz" 'BEGIN {print g / 1024}')" \
