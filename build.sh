@@ -61,6 +61,10 @@ usage: ./build.sh <command> [args]
                  print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
                  then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
                  after wasm-opt (--write: into bench/results/wasm-size.md)
+  size shipped [--write] [--levels "s z"]
+                 run bench/size/shipped.sh: the module the package ships (bindings included),
+                 built at each opt-level and through each wasm-opt flag set, raw and gzip -9, and
+                 where its bytes go per crate and per keel module (--write: into wasm-size.md)
   fuzz [seconds] [target...]
                  run each cargo-fuzz target in fuzz/ (default: all) for [seconds] (default 60),
                  seeded from fuzz/seeds/, then print executions, crashes, and the slowest input of its
@@ -374,6 +378,12 @@ cmd_build() {
 }
 
 cmd_size() {
+	if [[ ${1:-} == shipped ]]; then
+		shift
+		log "bench/size/shipped.sh $*"
+		bash bench/size/shipped.sh "$@"
+		return
+	fi
 	if compgen -G "$PKG_DIR/*.wasm" >/dev/null; then
 		info "measuring the existing $PKG_DIR/ (./build.sh build rebuilds it)"
 	else

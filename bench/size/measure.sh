@@ -157,7 +157,7 @@ lock_drift() {
 
 report() {
 	local v
-	printf '## Machine and tools\n\n'
+	printf '### Machine and tools\n\n'
 	printf -- '- date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
 	printf -- '- machine: `%s`\n' "$(uname -a)"
 	printf -- '- rustc: `%s` (LLVM %s)\n' "$(rustc --version)" "$(rustc -vV | sed -n 's/^LLVM version: //p')"
@@ -172,7 +172,7 @@ report() {
 	done | sed 's/,$//'
 	printf '\n- profile: `lto = true`, `codegen-units = 1`, `opt-level = "s"`, `panic = "abort"`, target %s\n\n' "$WASM_TARGET"
 
-	printf '## Totals\n\n'
+	printf '### Totals\n\n'
 	printf '| module | raw bytes | gzip -9 -n bytes |\n|---|---:|---:|\n'
 	row 'cargo output (with its "name", "producers" and "target_features" sections)' "$OUT/shipped.wasm"
 	row 'cargo output without custom sections' "$OUT/shipped.stripped.wasm"
@@ -188,13 +188,13 @@ report() {
 		"$("${SIZES[@]}" sections "$OUT/shipped.wasm" | awk '$1 == "code" {print $2}')" \
 		"$("${SIZES[@]}" sections "$OUT/shipped.wasm" | awk '$1 == "data" {print $2}')"
 
-	printf '## Bytes per crate, before wasm-opt (inlining seen through)\n\n'
+	printf '### Bytes per crate, before wasm-opt (inlining seen through)\n\n'
 	printf 'Each byte of code counts for the crate of the source line it was compiled from (DWARF line\n'
 	printf 'tables), wherever it was inlined; standard-library lines (Vec, Option, iterators, drop glue)\n'
 	printf 'count for the crate whose function they are in, as a cost of using them.\n\n'
 	"${SIZES[@]}" attribute "$REL_OUT/v0.wasm" --root "$ROOT" --sysroot "$SYSROOT"
 	if [[ -n $WASM_OPT ]]; then
-		printf '\n## Bytes per function and crate, after `wasm-opt -Os`\n\n'
+		printf '\n### Bytes per function and crate, after `wasm-opt -Os`\n\n'
 		printf 'wasm-opt keeps function names (`--debuginfo`) but not line tables, so this view is per function:\n'
 		printf 'a function counts whole for the crate that defines it, code inlined into it included.\n\n'
 		"${SIZES[@]}" crates "$REL_OUT/v0.Os.names.wasm" --sysroot "$SYSROOT" --top 25
@@ -202,7 +202,7 @@ report() {
 
 	if ((${#VARIANTS[@]})); then
 		local base_raw base_gz name label raw gz kind
-		printf '\n## Ablations\n\nThe same scenario, one change at a time. Δ is against the shipped build above.\n\n'
+		printf '\n### Ablations\n\nThe same scenario, one change at a time. Δ is against the shipped build above.\n\n'
 		printf '| variant | stage | raw bytes | gzip -9 bytes | Δ raw | Δ gzip |\n|---|---|---:|---:|---:|---:|\n'
 		for kind in stripped Os; do
 			[[ $kind == Os && -z $WASM_OPT ]] && continue

@@ -10,6 +10,17 @@ usage: wasm_sizes.py sections FILE            section sizes, one `name bytes` li
                                               code bytes per crate by DWARF line tables and names
                                               (needs debug = "line-tables-only" and v0 names);
                                               DIR is keel's root (its src/ and bench/size/src/)
+       wasm_sizes.py modules FILE [--crate NAME] [--depth N]
+                                              code bytes per module of one crate (default keel,
+                                              depth 2: `keel::web::indexeddb`), from function names;
+                                              a function counts whole for the first module of that
+                                              crate its name mentions (so an impl's method for its
+                                              type's module), generic std code instantiated there
+                                              is not counted (it is named for std)
+       wasm_sizes.py kinds FILE                   code per kind (serde deserialising, sorting, fmt,
+                                              keel::web…), by function name, with each kind's
+                                              marginal gzip -9 bytes: the module gzipped with that
+                                              kind's bodies replaced by `unreachable`, against it whole
        wasm_sizes.py strip FILE OUT [--debug-only]
                                               FILE without its custom sections (names, producers,
                                               DWARF), or without DWARF only
@@ -29,6 +40,7 @@ Standard library only, no dependencies.
 
 import collections
 import glob
+import gzip
 import re
 import struct
 import sys
@@ -348,6 +360,24 @@ def legacy(symbol):
     return text, match.group() if match else "(other)", None
 
 
+def demangled(text):
+    """A name wasm-bindgen (`--keep-debug`) or twiggy already demangled from a legacy symbol:
+    `keel::web::host::WorkerHost::handle::h1d61…`, `<f64 as core[c593…]::fmt::Display>::fmt`.
+    Its crate is the first path segment; for `<T as Trait>::f` with T a primitive or a type
+    parameter (no path), the trait's crate; `<str>::to_lowercase` (an inherent impl of a
+    primitive, defined by the standard library) counts for core."""
+    text = re.sub(r"::h[0-9a-f]{16}$", "", text)
+    text = re.sub(r"\[[0-9a-f]{16}\]", "", text)
+    head = re.sub(r"^(?:<|&|mut |\*const |\*mut |dyn )+", "", text)
+    match = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(::)?", head)
+    if not match:
+        return text, "(other)", None
+    if not match.group(2):
+        trait = re.match(r"[A-Za-z_][A-Za-z0-9_<>, ]* as (?:&|mut |dyn )*([A-Za-z_][A-Za-z0-9_]*)::", head)
+        return text, trait.group(1) if trait else "core", None
+    return text, match.group(1), None
+
+
 def describe(name):
     """(readable name, defining crate, instantiating crate or None) of a function name."""
     symbol = name.split(".llvm.")[0]
@@ -358,6 +388,8 @@ def describe(name):
             return symbol, "(undemangled)", None
     if symbol.startswith("_ZN"):
         return legacy(symbol)
+    if "::" in symbol:
+        return demangled(symbol)
     # Unmangled: C ABI exports, the allocator shims, compiler-builtins' intrinsics.
     if symbol.startswith(("__rdl_", "__rust_")):
         return symbol, "alloc", None
@@ -508,6 +540,102 @@ def cmd_crates(path, top, sysroot):
         for size, crate, by, name in sorted(functions, key=lambda f: -f[0])[:top]:
             short = (name if len(name) <= 120 else name[:117] + "…").replace("|", "\\|")
             print(f"| {size} | {crate} | {by or ''} | `{short}` |")
+
+
+def cmd_modules(path, crate, depth):
+    w = weigh(path)
+    if not w["names"]:
+        sys.exit(f"{path} has no function names (a \"name\" section): build it with symbols")
+    path_re = re.compile(re.escape(crate) + r"((?:::[a-z_][a-z0-9_]*)*)")
+    per_module, in_crate = {}, 0
+    for i, size in enumerate(w["bodies"]):
+        text, defining, _ = describe(w["names"].get(w["imports"] + i, ""))
+        if CRATE_LABELS.get(defining, defining) != crate:
+            continue
+        match = path_re.search(text)
+        parts = match.group(1).split("::")[1:] if match else []
+        module = "::".join([crate] + parts[:depth])
+        row = per_module.setdefault(module, [0, 0])
+        row[0] += 1
+        row[1] += size
+        in_crate += size
+    code = dict(w["sections"]).get("code", 0)
+    print(f"| module of {crate} | functions | code bytes | % of {crate}'s code | % of code |")
+    print("|---|---:|---:|---:|---:|")
+    for module, (count, total) in sorted(per_module.items(), key=lambda kv: -kv[1][1]):
+        print(f"| `{module}` | {count} | {total} | {100 * total / in_crate:.1f} | {100 * total / code:.1f} |")
+    print(f"| **{crate}, all modules** | {sum(c for c, _ in per_module.values())} | **{in_crate}** | 100.0 | "
+          f"{100 * in_crate / code:.1f} |")
+
+
+# Kinds of code, by function name (first match wins), for `kinds`.
+KINDS = [
+    ("serde: deserialising (derives, visitors, Content buffering, serde_path_to_error)",
+     r"[Dd]eserializ|visit_|Visitor|__Field|next_key|next_value|content::|serde_path_to_error"),
+    ("serde: serialising", r"[Ss]erializ"),
+    ("fmt: Display/Debug impls, float formatting", r"fmt|Display|Debug|Formatter|format|flt2dec"),
+    ("slice sorting (std's stable sort, one copy per element type and order)", r"sort"),
+    ("maps and sets (hashbrown, indexmap, BTreeMap)", r"hashbrown|HashMap|indexmap|IndexMap|btree|BTree"),
+    ("regex-lite", r"regex_lite"),
+    ("keel::web (the worker, IndexedDB, OpenAI, Prompt API)", r"^<?keel::web"),
+    ("keel::store (records, memory store, OTLP, redaction)", r"^<?keel::store"),
+    ("the rest of keel (engine, errors, tools)", r"^<?keel::"),
+]
+
+
+def leb_bytes(value):
+    """value as unsigned LEB128."""
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | 0x80 if value else byte)
+        if not value:
+            return bytes(out)
+
+
+def cmd_kinds(path):
+    buf = open(path, "rb").read()
+    w = weigh(path)
+    if not w["names"]:
+        sys.exit(f"{path} has no function names (a \"name\" section): build it with symbols")
+    kinds = []
+    for i in range(len(w["spans"])):
+        name = w["names"].get(w["imports"] + i, "")
+        kinds.append(next((label for label, pattern in KINDS if re.search(pattern, name)), "other"))
+
+    def module(dropped):
+        """The module without custom sections, the bodies of kind `dropped` made `unreachable`."""
+        bodies = b"".join(b"\x03\x00\x00\x0b" if kinds[i] == dropped else buf[s:e]
+                          for i, (s, e) in enumerate(w["spans"]))
+        payload = leb_bytes(len(w["spans"])) + bodies
+        out = bytearray(buf[:8])
+        for sid, _, start, _, end in sections(buf):
+            if sid == 10:
+                out += b"\x0a" + leb_bytes(len(payload)) + payload
+            elif sid != 0:
+                out += buf[start:end]
+        return bytes(out)
+
+    def gz(data):
+        return len(gzip.compress(data, 9, mtime=0))
+
+    whole = module(None)
+    whole_gz = gz(whole)
+    code = dict(w["sections"]).get("code", 0)
+    print(f"<!-- {path}: {len(whole)} bytes without custom sections, {whole_gz} gzip -9 -->\n")
+    print("| kind of code | functions | code bytes | % of code | marginal gzip -9 bytes | % of gzip |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows = []
+    for label in [k for k, _ in KINDS] + ["other"]:
+        count = kinds.count(label)
+        if not count:
+            continue
+        size = sum(e - s for (s, e), k in zip(w["spans"], kinds) if k == label)
+        rows.append((size, label, count, whole_gz - gz(module(label))))
+    for size, label, count, saved in sorted(rows, reverse=True):
+        print(f"| {label} | {count} | {size} | {100 * size / code:.1f} | {saved} | {100 * saved / whole_gz:.1f} |")
+    data = dict(w["sections"]).get("data", 0)
+    print(f"| (data section: strings, tables, statics) | | {data} | | | |")
 
 
 def cmd_strip(path, out, debug_only):
@@ -783,6 +911,11 @@ def main(argv):
     elif len(argv) >= 2 and argv[0] == "attribute":
         options = dict(zip(argv[2::2], argv[3::2]))
         cmd_attribute(argv[1], options.get("--root"), options.get("--sysroot"))
+    elif len(argv) >= 2 and argv[0] == "modules":
+        options = dict(zip(argv[2::2], argv[3::2]))
+        cmd_modules(argv[1], options.get("--crate", "keel"), int(options.get("--depth", 2)))
+    elif len(argv) == 2 and argv[0] == "kinds":
+        cmd_kinds(argv[1])
     elif len(argv) in (3, 4) and argv[0] == "strip":
         cmd_strip(argv[1], argv[2], argv[3:] == ["--debug-only"])
     else:
