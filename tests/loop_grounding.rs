@@ -348,7 +348,7 @@ fn the_arguments_of_a_refused_call_ground_nothing() {
         .script("click", vec![Behaviour::Ok(json!("Download started: q3-report.pdf"))]);
     let h = Harness::new(model, tools, specs(), AgentConfig::default());
     let (result, _) = h.run("Click 'Download report' and tell me the name of the file it downloads.");
-    assert_eq!(result.turns[0].observation.contains("UNSEEN_ID"), true, "{}", result.turns[0].observation);
+    assert!(result.turns[0].observation.contains("UNSEEN_ID"), "{}", result.turns[0].observation);
     assert!(result.turns[3].observation.contains("'report.csv'"), "{}", result.turns[3].observation);
     assert!(result.success && result.answer == "It downloads q3-report.pdf.", "{}", result.answer);
 }
