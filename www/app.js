@@ -218,6 +218,10 @@ async function run() {
     setStatus("Running…");
     demo.reset();
     const handle = a.run(task, { signal: controller.signal });
+    trace.approvals = {
+      approve: (callId) => handle.approve(callId),
+      reject: (callId) => handle.reject(callId, "The user rejected it in the demo."),
+    };
     for await (const event of handle) {
       if (event.type === "modelDownload") showProgress(event.loaded, event.total, "Downloading Gemini Nano");
       trace.event(event);
@@ -235,6 +239,7 @@ async function run() {
     ui.answer.className = "answer failed";
     setStatus("Failed", "err");
   } finally {
+    trace.approvals = undefined;
     trace.stop();
     controller = undefined;
     setRunning(false);

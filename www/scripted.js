@@ -19,8 +19,9 @@ export function plan(task, on) {
   const t = task.toLowerCase();
   const wantsWeather = /weather|forecast|temperature|rain/.test(t);
   const wantsNewsletter = /newsletter|subscribe/.test(t);
-  const wantsInvoice = /invoice|bill/.test(t);
-  const all = !wantsWeather && !wantsNewsletter && !wantsInvoice;
+  const wantsPay = /\bpay\b/.test(t);
+  const wantsInvoice = /invoice|bill/.test(t) && !wantsPay;
+  const all = !wantsWeather && !wantsNewsletter && !wantsInvoice && !wantsPay;
   const steps = [];
   const answer = [];
   if (wantsWeather || all) {
@@ -53,11 +54,24 @@ export function plan(task, on) {
     steps.push(step("INV-1042 is the newest; get its details.", "get_invoice", { id: "INV-1042" }));
     answer.push("your latest invoice is INV-1042 (€49.00, paid on 2026-05-31)");
   }
+  if (wantsPay) {
+    steps.push(step("List the invoices to find the latest one.", "list_invoices", {}));
+    steps.push(step("Pay INV-1042, the newest; the user approves payments.", "pay_invoice", { id: "INV-1042" }));
+    answer.push(PAYMENT);
+  }
   return { steps, answer };
 }
 
-function sentence(parts, weather) {
-  const text = parts.map((p) => (p.startsWith("the weather") ? weather : p)).join("; ");
+// The answer's part about the payment, decided by what the user did with the approval.
+const PAYMENT = "the payment";
+
+function paymentFrom(messages) {
+  const rejected = messages.some((m) => m.content.includes("APPROVAL_REJECTED"));
+  return rejected ? "you rejected the payment of INV-1042, so it was not made" : "INV-1042 is paid (€49.00)";
+}
+
+function sentence(parts, weather, payment) {
+  const text = parts.map((p) => (p.startsWith("the weather") ? weather : p === PAYMENT ? payment : p)).join("; ");
   return text.charAt(0).toUpperCase() + text.slice(1) + ".";
 }
 
@@ -97,7 +111,7 @@ export function scriptedModel(faults, { delayMs = 300 } = {}) {
     }
     if (run.next < run.steps.length) return run.steps[run.next++];
     runs.delete(runId);
-    return final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages)));
+    return final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages), paymentFrom(messages)));
   };
 }
 

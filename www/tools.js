@@ -70,6 +70,7 @@ export function demoTools(faults) {
   let subscribed = false;
   const once = (name) => faults()[name] && !fired.has(name) && (fired.add(name), true);
 
+  const paid = new Set();
   const tools = [
     {
       name: "get_weather",
@@ -171,6 +172,26 @@ export function demoTools(faults) {
         const invoice = INVOICES.find((i) => i.id === id);
         if (!invoice) throw new ToolError(`No invoice ${id}.`, { code: "NOT_FOUND", availableActions: ["list_invoices"] });
         return invoice;
+      },
+    },
+    {
+      // A side effect the user must approve first: the run pauses with Approve / Reject in the trace.
+      name: "pay_invoice",
+      description: "Pay an invoice by id (the user approves each payment).",
+      inputSchema: {
+        type: "object",
+        properties: { id: { type: "string", pattern: "^INV-[0-9]{4}$" } },
+        required: ["id"],
+        additionalProperties: false,
+      },
+      refsFrom: ["list_invoices"],
+      needsApproval: true,
+      execute: async ({ id }, { signal }) => {
+        await sleep(200, signal);
+        const invoice = INVOICES.find((i) => i.id === id);
+        if (!invoice) throw new ToolError(`No invoice ${id}.`, { code: "NOT_FOUND", availableActions: ["list_invoices"] });
+        paid.add(id);
+        return `Paid ${id} (${invoice.amount}).`;
       },
     },
   ];

@@ -30,6 +30,8 @@ const ICONS = {
   failure: '<circle cx="12" cy="12" r="10"/><path d="M15 9l-6 6M9 9l6 6"/>',
   final: '<circle cx="12" cy="12" r="10"/><path d="M8 12l3 3 5-6"/>',
   end: '<rect x="5" y="5" width="14" height="14" rx="2"/>',
+  approval: '<path d="M12 2l8 4v6c0 5-3.5 9-8 10-4.5-1-8-5-8-10V6z"/>',
+  decision: '<path d="M12 2l8 4v6c0 5-3.5 9-8 10-4.5-1-8-5-8-10V6z"/><path d="M9 12l2 2 4-4"/>',
 };
 
 function icon(name) {
@@ -220,6 +222,18 @@ export class Trace {
       case "warning":
         this.#append(e.step, this.#item("warning", "Warning", h("p", { text: e.message })));
         break;
+      case "approvalRequested":
+        this.#approval(e);
+        break;
+      case "approvalDecided": {
+        const label = e.approved ? "Approved" : "Rejected";
+        const el = this.#item(e.approved ? "decision.approved" : "decision.rejected", label,
+          e.reason ? h("p", { text: e.reason }) : undefined);
+        el.dataset.approved = String(e.approved);
+        this.#append(e.step, el);
+        for (const b of this.#list.querySelectorAll(`[data-call-id="${CSS.escape(e.callId)}"] button`)) b.disabled = true;
+        break;
+      }
       case "failure": {
         const el = this.#item("failure", h("span", {},
           h(`span.badge.${e.class}`, { text: e.class, title: CLASS_HELP[e.class] }), " ",
@@ -249,6 +263,26 @@ export class Trace {
       default:
         break;
     }
+  }
+
+  /**
+   * Where the trace's Approve / Reject buttons send the user's decision (`{ approve(callId),
+   * reject(callId) }`, the run's handle); without it a pause is drawn without buttons (a replay).
+   */
+  approvals;
+
+  // A call waiting for the user's approval: what it would do, and the buttons while it waits.
+  #approval(e) {
+    const buttons = this.approvals && this.#live
+      ? h("div.decide", {},
+        h("button.approve", { type: "button", text: "Approve", onclick: () => this.approvals.approve(e.callId) }),
+        h("button.reject", { type: "button", text: "Reject", onclick: () => this.approvals.reject(e.callId) }))
+      : undefined;
+    const el = this.#item("approval", h("span", {}, "Waiting for your approval: ", h("code.tool", { text: e.tool })),
+      h("code.args", { text: JSON.stringify(e.args) }), buttons);
+    el.dataset.callId = e.callId;
+    this.#clearPending();
+    this.#append(e.step, el);
   }
 
   // A retry row whose delay counts down until the retry starts (the next event). A replay draws

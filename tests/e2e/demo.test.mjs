@@ -372,6 +372,28 @@ test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot l
   }
 });
 
+test("a payment waits for the user's approval in the trace: approved it runs, rejected the model is told", async () => {
+  await page.check("input[name=backend][value=scripted]");
+  for (const [click, answer] of [["approve", /INV-1042 is paid/], ["reject", /you rejected the payment of INV-1042/i]]) {
+    await page.fill("#task", "Pay my latest invoice.");
+    await page.click("#run");
+    await page.waitForSelector(".item.approval button.approve:not([disabled])");
+    const waiting = await items(".item.approval");
+    assert.equal(waiting.length, 1);
+    assert.match(waiting[0].text, /Waiting for your approval: pay_invoice\{"id":"INV-1042"\}/);
+    await page.click(`.item.approval button.${click}`);
+    await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+    await page.waitForFunction(() => !document.body.classList.contains("running"));
+    const decided = await items(".item.decision");
+    assert.deepEqual(decided.map((d) => d.approved), [String(click === "approve")]);
+    assert.match(await page.textContent("#answer"), answer);
+    if (click === "reject") {
+      const failures = await items(".item.failure");
+      assert.ok(failures.some((f) => f.code === "APPROVAL_REJECTED"), JSON.stringify(failures));
+    }
+  }
+});
+
 test("no uncaught errors in the demo page", () => {
   assert.deepEqual(pageErrors, []);
 });
