@@ -1,41 +1,14 @@
 // Human approval end to end in headless Chromium: tools declared `needsApproval` pause a run until
 // the page approves or rejects the call, the rejection reaches the model, and a pause stored in
 // IndexedDB is listed and decided after a reload. The scenarios live in approval-scenarios.js.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { collectErrors, launchChromium } from "./browser.mjs";
-import { serve } from "./server.mjs";
+import { useScenarioTabs } from "./scenario-page.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-let server;
-let browser;
-const pageErrors = [];
-
-before(async () => {
-  server = await serve(ROOT);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function openTab(context) {
-  const page = await context.newPage();
-  collectErrors(page, pageErrors);
-  await page.goto(`${server.url}/tests/e2e/page.html`);
-  await page.waitForFunction(() => window.scenariosLoaded === true);
-  return page;
-}
-
-const call = (page, name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
+const { openTab, call, pageErrors, opened } = useScenarioTabs();
 
 test("a call needing approval waits until the page approves or rejects it; a rejection reaches the model", async () => {
-  const context = await browser.newContext();
+  const context = await opened().browser.newContext();
   const r = await call(await openTab(context), "approveAndReject", "keel-e2e-approval");
   await context.close();
 
@@ -68,7 +41,7 @@ test("a call needing approval waits until the page approves or rejects it; a rej
 
 for (const decision of ["approve", "reject"]) {
   test(`a pause survives a reload: pendingApprovals lists it and ${decision === "approve" ? "approving" : "rejecting"} it resumes the run`, async () => {
-    const context = await browser.newContext();
+    const context = await opened().browser.newContext();
     const page = await openTab(context);
     const db = `keel-e2e-approval-reload-${decision}`;
     const waiting = await call(page, "waitForApproval", db);

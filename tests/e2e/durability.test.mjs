@@ -2,43 +2,15 @@
 // (resume and abandon from the reloaded page), a run live in another tab (not unfinished, not
 // resumable until its worker is gone), two tabs running one session (the session's Web Lock), and
 // a storage that fills up mid-run (a real quota, set through the DevTools protocol). The scenarios live in durable-scenarios.js.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { collectErrors, launchChromium } from "./browser.mjs";
-import { serve } from "./server.mjs";
+import { useScenarioTabs } from "./scenario-page.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-let server;
-let browser;
-const pageErrors = [];
-
-before(async () => {
-  server = await serve(ROOT);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A new tab of `context` on the scenarios page. */
-async function openTab(context) {
-  const page = await context.newPage();
-  collectErrors(page, pageErrors);
-  await page.goto(`${server.url}/tests/e2e/page.html`);
-  await page.waitForFunction(() => window.scenariosLoaded === true);
-  return page;
-}
-
-const call = (page, name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
+const { openTab, call, pageErrors, opened } = useScenarioTabs();
 const stepsOf = (turns, runId) => turns.filter((t) => t.runId === runId).map((t) => t.step);
 
 test("a reload mid-run: the reloaded page resumes one cut-off run to its end and abandons the other", async () => {
-  const context = await browser.newContext();
+  const context = await opened().browser.newContext();
   const page = await openTab(context);
   const db = "keel-e2e-reload";
   const ids = await call(page, "startRunsThenStall", db);
@@ -71,7 +43,7 @@ test("a reload mid-run: the reloaded page resumes one cut-off run to its end and
 });
 
 test("a run live in another tab is not offered for resume, and resuming or abandoning it is refused at once", async () => {
-  const context = await browser.newContext();
+  const context = await opened().browser.newContext();
   const [one, two] = [await openTab(context), await openTab(context)];
   const db = "keel-e2e-live";
   const runId = await call(one, "startLiveRun", db);
@@ -94,7 +66,7 @@ test("a run live in another tab is not offered for resume, and resuming or aband
 
 test("two tabs running one session take turns: their runs never overlap and their turns never interleave", async () => {
   // Two tabs of one browser context (one origin's IndexedDB and locks).
-  const context = await browser.newContext();
+  const context = await opened().browser.newContext();
   const [one, other] = [await openTab(context), await openTab(context)];
   const db = "keel-e2e-tabs";
   const session = "shared";
@@ -118,7 +90,7 @@ test("two tabs running one session take turns: their runs never overlap and thei
 });
 
 test("a full storage mid-run: the oldest runs are pruned by retention, a warning says so, the newest run is whole", async () => {
-  const context = await browser.newContext();
+  const context = await opened().browser.newContext();
   const page = await openTab(context);
   const db = "keel-e2e-quota";
   // A real quota for the origin, set before it stores anything (Chromium reads it when the database
@@ -126,10 +98,10 @@ test("a full storage mid-run: the oldest runs are pruned by retention, a warning
   // disk. The old runs fill it up to 40 KB short; the newest run writes more than that.
   const quota = 400_000;
   const cdp = await context.newCDPSession(page);
-  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.url, quotaSize: quota });
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: opened().server.url, quotaSize: quota });
   const old = { ids: await call(page, "quotaFill", db, quota - 40_000) };
   const full = await call(page, "quotaRun");
-  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.url });
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: opened().server.url });
   const after = await call(page, "afterQuota", db);
   await context.close();
 

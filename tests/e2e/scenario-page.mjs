@@ -36,3 +36,33 @@ export function useScenarioPage({ beforeLoad } = {}) {
   const scenario = (name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
   return { scenario, pageErrors, opened: () => ({ server, browser, page }) };
 }
+
+/**
+ * For tests that open their own browser contexts and tabs (reloads, several tabs, a tab's
+ * storage): registers the file's before/after hooks that start the server and the browser.
+ * Returns `openTab(context)`, a new tab of `context` on the scenarios page, loaded;
+ * `call(page, name, ...args)`, which runs `window.scenarios[name](...args)` in that tab;
+ * `pageErrors`, every tab's uncaught and console errors; and `opened()`, the `{ server, browser }`.
+ */
+export function useScenarioTabs() {
+  let server;
+  let browser;
+  const pageErrors = [];
+  before(async () => {
+    server = await serve(ROOT);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  const openTab = async (context) => {
+    const page = await context.newPage();
+    collectErrors(page, pageErrors);
+    await page.goto(`${server.url}/tests/e2e/page.html`);
+    await page.waitForFunction(() => window.scenariosLoaded === true);
+    return page;
+  };
+  const call = (page, name, ...args) => page.evaluate(([n, a]) => window.scenarios[n](...a), [name, args]);
+  return { openTab, call, pageErrors, opened: () => ({ server, browser }) };
+}
