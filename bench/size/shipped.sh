@@ -26,6 +26,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # binaryen_ok, WASM_TARGET, PKG_DIR, OUT_NAME. It runs nothing.
 # shellcheck source=SCRIPTDIR/../../build.sh
 source "$HERE/../../build.sh"
+# shellcheck source=generated.sh
+source "$HERE/generated.sh"
 
 WRITE=0
 LEVELS=(s z)
@@ -187,16 +189,5 @@ REPORT="$(report)"
 printf '%s\n' "$REPORT"
 
 if [[ $WRITE == 1 ]]; then
-	BEGIN='<!-- shipped.sh: begin -->'
-	END='<!-- shipped.sh: end -->'
-	if ! grep -qxF "$BEGIN" "$RESULTS" 2>/dev/null || ! grep -qxF "$END" "$RESULTS"; then
-		die "$RESULTS needs the lines $BEGIN and $END around the generated part"
-	fi
-	step "writing the figures into ${RESULTS#"$ROOT"/}"
-	printf '%s\n' "$REPORT" >"$OUT/report.md"
-	awk -v begin="$BEGIN" -v end="$END" -v report="$OUT/report.md" '
-		$0 == begin { print; while ((getline line < report) > 0) print line; skip = 1; next }
-		$0 == end { skip = 0 }
-		!skip' "$RESULTS" >"$OUT/results.md"
-	cp "$OUT/results.md" "$RESULTS"
+	write_generated shipped.sh "$REPORT" "$RESULTS" "$OUT"
 fi
