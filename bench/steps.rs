@@ -112,7 +112,13 @@ fn history(store: &MemoryStore, session: &str, runs: u32) {
                 outcome: keel::engine::Outcome::Ok,
                 reply: None,
             };
-            let record = TurnRecord { run_id: format!("old-{r}"), session: session.into(), at_ms: 0, turn };
+            let record = TurnRecord {
+                run_id: format!("old-{r}"),
+                session: session.into(),
+                at_ms: 0,
+                turn,
+                counts: None,
+            };
             futures_executor::block_on(store.put_turn(&record)).expect("memory store write");
         }
     }

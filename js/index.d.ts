@@ -702,8 +702,8 @@ export interface RunRecord {
   reason: EndReason | null;
   /**
    * Written when the run starts (zero) and when it ends: a run under way or cut off shows its
-   * committed steps and zero calls and tokens; a resumed run's final counts leave out the calls
-   * made before it was cut off.
+   * committed steps and zero calls and tokens (its turns hold the counts so far); a resumed run
+   * counts on from its last committed turn's, so only what the cut-off step itself spent is lost.
    */
   counts: RunResult["counts"];
   /** The call the run waits to have approved, while it waits (kept when it was cut off waiting). */
@@ -716,6 +716,8 @@ export interface TurnRecord {
   session: string;
   atMs: number;
   turn: Turn;
+  /** The run's counts once this step was committed (absent in records of older versions). */
+  counts?: RunResult["counts"];
 }
 
 /** A session's own record: counts of what was ever written in it. */

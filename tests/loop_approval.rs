@@ -66,11 +66,11 @@ impl<'a> Paused<'a> {
 
     fn resume(h: &'a Harness, run_id: &str, options: RunOptions, events: &Events) -> Paused<'a> {
         let saved = futures_executor::block_on(h.store.load_run(run_id)).unwrap().expect("the run is stored");
-        let turns = saved.turns.into_iter().map(|t| t.turn).collect();
+        let (run, turns) = saved.into_parts();
         let events = events.clone();
         let emit: &'a dyn Fn(&Event) =
             Box::leak(Box::new(move |e: &Event| events.borrow_mut().push(e.clone())));
-        Paused { run: Box::pin(h.agent.resume(saved.run, turns, options, emit)) }
+        Paused { run: Box::pin(h.agent.resume(run, turns, options, emit)) }
     }
 
     fn poll(&mut self) -> Option<RunResult> {

@@ -70,9 +70,9 @@ fn a_cut_off_run_resumes_at_the_next_step_and_the_store_has_each_step_once() {
     let model = ScriptedModel::new([weather("Rome"), answer("Mild everywhere.")]);
     let resumed = agent(&store, model.clone(), FakeTools::new().script("get_weather", vec![mild()]));
     let events = RefCell::new(Vec::new());
-    let turns = saved.turns.into_iter().map(|t| t.turn).collect();
+    let (run, turns) = saved.into_parts();
     let result = futures_executor::block_on(
-        resumed.resume(saved.run, turns, RunOptions::default(), &|e| events.borrow_mut().push(e.clone())),
+        resumed.resume(run, turns, RunOptions::default(), &|e| events.borrow_mut().push(e.clone())),
     );
 
     assert!(result.success, "{result:?}");
@@ -91,6 +91,11 @@ fn a_cut_off_run_resumes_at_the_next_step_and_the_store_has_each_step_once() {
     assert_eq!(store.runs().len(), 1);
     assert_eq!(store.runs()[0].status, RunStatus::Succeeded);
     assert_eq!(store.runs()[0].counts.steps, 4);
+    // The calls made before the cut count too: 2 steps committed with 2 model and 2 tool calls
+    // (step 3's call, cut off in its tool, is lost with it), then 2 model and 1 tool call.
+    let counts = store.runs()[0].counts;
+    assert_eq!((counts.model_calls, counts.tool_calls), (4, 3), "{counts:?}");
+    assert_eq!(result.counts, counts);
     assert!(futures_executor::block_on(store.unfinished_runs()).unwrap().is_empty());
 }
 
@@ -100,8 +105,8 @@ fn an_abandoned_run_is_marked_interrupted_and_keeps_its_steps() {
     cut_run(&store);
     let saved = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap();
     let a = agent(&store, ScriptedModel::new([]), FakeTools::new());
-    let turns = saved.turns.into_iter().map(|t| t.turn).collect();
-    let result = futures_executor::block_on(a.abandon(saved.run, turns, &|_| {}));
+    let (run, turns) = saved.into_parts();
+    let result = futures_executor::block_on(a.abandon(run, turns, &|_| {}));
     assert_eq!(
         (result.reason.clone(), result.success, result.turns.len()),
         (EndReason::Interrupted, false, 2)
@@ -121,9 +126,8 @@ fn a_run_cut_after_committing_its_answer_ends_with_that_answer() {
     let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), ..Default::default() };
     futures_executor::block_on(a.run("q", options, &|_| {}));
     let saved = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap();
-    let mut run = saved.run;
+    let (mut run, turns) = saved.into_parts();
     run.status = RunStatus::Running; // as if the worker died before the last record write
-    let turns: Vec<_> = saved.turns.into_iter().map(|t| t.turn).collect();
     assert_eq!(turns[0].outcome, Outcome::Final);
     let none = ScriptedModel::new([]);
     let result = futures_executor::block_on(agent(&store, none.clone(), FakeTools::new()).resume(

@@ -26,7 +26,7 @@ fn turn(run_id: &str, step: u32, at_ms: u64, tool: Option<&str>, outcome: Outcom
     let action = tool.map(|t| Action { tool: t.into(), args: json!({"city": "Oslo"}) });
     let turn =
         Turn { step, thought: "t".into(), action, observation: format!("obs {step}"), outcome, reply: None };
-    TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms, turn }
+    TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms, turn, counts: None }
 }
 
 fn failure(run_id: &str, step: u32, attempt: u32, recovered: bool) -> FailureRecord {

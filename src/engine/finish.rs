@@ -25,6 +25,7 @@ impl RunState<'_> {
             session: self.record.session.clone(),
             at_ms: self.agent.effects.clock.now_ms(),
             turn,
+            counts: Some(self.record.counts),
         };
         self.save_turn(record).await;
         self.save_failures().await;

@@ -84,7 +84,7 @@ mod tests {
     }
 
     fn turn(run_id: &str, turn: Turn) -> TurnRecord {
-        TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms: 0, turn }
+        TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms: 0, turn, counts: None }
     }
 
     fn call(step: u32) -> Turn {

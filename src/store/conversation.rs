@@ -100,6 +100,7 @@ mod tests {
             session: "s".into(),
             at_ms: 0,
             turn: Turn::final_answer(step, String::new(), format!("{run_id}/{step}")),
+            counts: None,
         }
     }
 

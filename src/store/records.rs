@@ -75,8 +75,9 @@ impl EndReason {
 /// ends, not at each step (a step's commit is its turn and its failures, with no rewrite: see
 /// [`Store`](super::Store)). So while a run is under way, or after it was cut off, its stored
 /// counts are zero but for `steps`, which stores report from its committed turns; the live counts
-/// are the run's own, in its result. A resumed run counts on from there: what a cut-off run spent
-/// before it was cut off (model and tool calls, tokens) is not in its final counts; its steps are.
+/// are the run's own, in its result, and each committed turn stores them as they were then
+/// ([`TurnRecord::counts`]). A resumed run counts on from its last committed turn's
+/// ([`super::SavedRun::into_parts`]): only what the cut-off step itself spent is lost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunCounts {
@@ -185,6 +186,11 @@ pub struct TurnRecord {
     pub at_ms: u64,
     /// The step.
     pub turn: Turn,
+    /// The run's counts once this step was committed (model and tool calls, tokens): what a run cut
+    /// off after it had spent, for its resumption to count on from. `None` in records written
+    /// before keel stored them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<RunCounts>,
 }
 
 /// One failure: a failed tool attempt, an invalid call, or unreadable model output.

@@ -266,7 +266,7 @@ async fn resume_run(
             return Err((KeelErrorCode::ApprovalNotPending, message));
         }
     }
-    let turns = turns.into_iter().map(|t| t.turn).collect();
+    let (run, turns) = SavedRun { run, turns }.into_parts();
     Ok(match mode {
         Resume::Continue => agent.resume(run, turns, options, emit).await,
         Resume::Abandon => agent.abandon(run, turns, emit).await,

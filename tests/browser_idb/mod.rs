@@ -93,6 +93,7 @@ pub fn turn(run_id: &str, session: &str, step: u32, at_ms: u64) -> TurnRecord {
             outcome: Outcome::Ok,
             reply: None,
         },
+        counts: None,
     }
 }
 
