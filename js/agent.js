@@ -184,14 +184,7 @@ export class Agent {
    * (`id`, `session`, `task`, `counts.steps` committed…).
    */
   unfinishedRuns() {
-    if (this.#disposed) return Promise.reject(new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed"));
-    if (this.#dead) return Promise.reject(this.#dead);
-    const id = this.#nextQuery++;
-    return new Promise((resolve, reject) => {
-      this.#queries.set(id, { resolve, reject });
-      this.#post({ type: "unfinishedRuns", id });
-      this.#watch();
-    });
+    return this.#request({ type: "unfinishedRuns" });
   }
 
   /**
@@ -500,19 +493,14 @@ export class Agent {
       case "queryResult":
         this.#log.settle(message);
         break;
-      case "unfinishedRuns": {
-        const query = this.#queries.get(message.id);
-        this.#queries.delete(message.id);
-        if (message.error) query?.reject(fromRawFailure(message.error));
-        else query?.resolve(message.runs);
-        break;
-      }
+      // The answers to `#request`, by the id it sent.
+      case "unfinishedRuns":
       case "pendingApprovals":
       case "decided": {
         const query = this.#queries.get(message.id);
         this.#queries.delete(message.id);
         if (message.error) query?.reject(fromRawFailure(message.error));
-        else query?.resolve(message.type === "decided" ? undefined : message.approvals);
+        else query?.resolve(message.runs ?? message.approvals);
         break;
       }
       case "needsApproval":

@@ -188,9 +188,7 @@ impl RunState<'_> {
     ) -> Result<Option<Envelope>, Stop> {
         if !self.needs_approval(step, spec, action).await? {
             // A resumed run's waiting call that no longer needs approval: the pause is over.
-            if self.record.pending_approval.take().is_some() {
-                self.save_run().await;
-            }
+            self.end_pause().await;
             return Ok(None);
         }
         let call_id = format!("{}:{step}", self.record.id);
@@ -198,9 +196,7 @@ impl RunState<'_> {
             Some(decision) => decision,
             None => self.wait_for_decision(step, &call_id, action, thought).await?,
         };
-        if self.record.pending_approval.take().is_some() {
-            self.save_run().await;
-        }
+        self.end_pause().await;
         let reason = if decision.approved { None } else { decision.reason.clone() };
         (self.emit)(&Event::ApprovalDecided {
             step,
@@ -209,6 +205,13 @@ impl RunState<'_> {
             reason: reason.clone(),
         });
         Ok((!decision.approved).then(|| self.rejection(action, reason)))
+    }
+
+    /// Clears the pause stored on the run record, if there is one, and stores the record.
+    async fn end_pause(&mut self) {
+        if self.record.pending_approval.take().is_some() {
+            self.save_run().await;
+        }
     }
 
     /// Whether this call waits for approval: its tool's declaration, or for `perCall` the tool
@@ -310,8 +313,7 @@ impl RunState<'_> {
         self.say_thought(step, &pending.thought);
         (self.emit)(&Event::Action { step, tool: action.tool.clone(), args: action.args.clone() });
         let decision = self.approvals.take(&pending.call_id);
-        self.record.pending_approval = None;
-        self.save_run().await;
+        self.end_pause().await;
         let observation = match decision.filter(|d| !d.approved) {
             Some(rejected) => {
                 let reason = rejected.reason.clone();

@@ -13,14 +13,11 @@
 
 use std::rc::Rc;
 
-use futures_util::FutureExt;
-
 use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::ApprovalRequest;
 
 use super::host::WorkerHost;
-use super::locks::{held_lock_names, live_run_ids};
-use super::protocol::{protocol_failure, CallDecision, PendingApprovalView, RequestId, WorkerMessage};
+use super::protocol::{CallDecision, PendingApprovalView, RequestId, WorkerMessage};
 
 impl WorkerHost {
     /// Answers `decide`: the decision goes to the live run waiting on the call, or is refused with
@@ -55,42 +52,25 @@ impl WorkerHost {
     /// Answers `pendingApprovals`: the calls stored as waiting on runs left `running`, less those
     /// whose run is live in another tab or worker; `live` when a run of this worker waits on it.
     pub(crate) fn pending_approvals(self: &Rc<Self>, id: RequestId) {
-        let Some(built) = self.built.borrow().clone() else {
-            let error = protocol_failure("no agent yet: send `init` and wait for `ready` first");
-            self.rpc.post(&WorkerMessage::PendingApprovals { id, approvals: Vec::new(), error: Some(error) });
-            return;
-        };
-        let host = self.clone();
-        (self.spawn)(
-            async move {
-                let reply = match built.agent.effects().store.unfinished_runs().await {
-                    Ok(runs) => {
-                        let elsewhere = live_run_ids(&held_lock_names().await);
-                        let approvals = runs
-                            .iter()
-                            .filter_map(ApprovalRequest::of)
-                            .filter_map(|request| {
-                                let here = host.runs.approvals.borrow().get(&request.run_id).cloned();
-                                let live = here.is_some_and(|a| {
-                                    a.waiting().as_deref() == Some(request.call.call_id.as_str())
-                                });
-                                let mine = host.runs.cancels.borrow().contains_key(&request.run_id);
-                                // A run of this worker between calls, or live in another tab, has
-                                // no call to decide from here.
-                                let listed = live || (!mine && !elsewhere.contains(&request.run_id));
-                                listed.then_some(PendingApprovalView { request, live })
-                            })
-                            .collect();
-                        WorkerMessage::PendingApprovals { id, approvals, error: None }
-                    }
-                    Err(e) => {
-                        let error = RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string());
-                        WorkerMessage::PendingApprovals { id, approvals: Vec::new(), error: Some(error) }
-                    }
-                };
-                host.rpc.post(&reply);
+        self.answer_from_unfinished(move |host, found| match found {
+            Ok((runs, elsewhere)) => {
+                let approvals = runs
+                    .iter()
+                    .filter_map(ApprovalRequest::of)
+                    .filter_map(|request| {
+                        let here = host.runs.approvals.borrow().get(&request.run_id).cloned();
+                        let live = here
+                            .is_some_and(|a| a.waiting().as_deref() == Some(request.call.call_id.as_str()));
+                        let mine = host.runs.cancels.borrow().contains_key(&request.run_id);
+                        // A run of this worker between calls, or live in another tab, has no call
+                        // to decide from here.
+                        let listed = live || (!mine && !elsewhere.contains(&request.run_id));
+                        listed.then_some(PendingApprovalView { request, live })
+                    })
+                    .collect();
+                WorkerMessage::PendingApprovals { id, approvals, error: None }
             }
-            .boxed_local(),
-        );
+            Err(error) => WorkerMessage::PendingApprovals { id, approvals: Vec::new(), error: Some(error) },
+        });
     }
 }

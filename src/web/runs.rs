@@ -23,7 +23,7 @@ use crate::errors::{KeelErrorCode, RawFailure};
 use super::host::WorkerHost;
 use super::locks::{held_lock_names, live_run_ids, HeldLock};
 use super::protocol::{protocol_failure, CallDecision, Resume, Run, WorkerMessage};
-use crate::store::{RunStatus, SavedRun};
+use crate::store::{RunRecord, RunStatus, SavedRun};
 
 /// A latch that opens when a run ends, for the next run of its session to wait on. A
 /// [`CancelToken`] is exactly that (a flag and the wakers to call when it is set), so it is reused.
@@ -196,28 +196,38 @@ impl WorkerHost {
     /// Answers `unfinishedRuns`: stored runs left `running`, less the live ones: this worker's, and
     /// those whose run lock another tab or worker holds.
     pub(crate) fn unfinished_runs(self: &Rc<Self>, id: u64) {
+        self.answer_from_unfinished(move |host, found| match found {
+            Ok((mut runs, elsewhere)) => {
+                runs.retain(|r| {
+                    !host.runs.cancels.borrow().contains_key(&r.id) && !elsewhere.contains(&r.id)
+                });
+                WorkerMessage::UnfinishedRuns { id, runs, error: None }
+            }
+            Err(error) => WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) },
+        });
+    }
+
+    /// Reads the stored runs left `running` and the ids of the runs live in another tab or worker
+    /// (their run locks are held), and posts what `reply` makes of them, or of the failure: no agent
+    /// yet, or the store could not be read. `unfinishedRuns` and `pendingApprovals` answer from it.
+    pub(crate) fn answer_from_unfinished(
+        self: &Rc<Self>,
+        reply: impl FnOnce(&WorkerHost, Result<(Vec<RunRecord>, Vec<String>), RawFailure>) -> WorkerMessage
+            + 'static,
+    ) {
         let Some(built) = self.built.borrow().clone() else {
             let error = protocol_failure("no agent yet: send `init` and wait for `ready` first");
-            self.rpc.post(&WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) });
+            self.rpc.post(&reply(self, Err(error)));
             return;
         };
         let host = self.clone();
         (self.spawn)(
             async move {
-                let reply = match built.agent.effects().store.unfinished_runs().await {
-                    Ok(mut runs) => {
-                        let live = live_run_ids(&held_lock_names().await);
-                        runs.retain(|r| {
-                            !host.runs.cancels.borrow().contains_key(&r.id) && !live.contains(&r.id)
-                        });
-                        WorkerMessage::UnfinishedRuns { id, runs, error: None }
-                    }
-                    Err(e) => {
-                        let error = RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string());
-                        WorkerMessage::UnfinishedRuns { id, runs: Vec::new(), error: Some(error) }
-                    }
+                let found = match built.agent.effects().store.unfinished_runs().await {
+                    Ok(runs) => Ok((runs, live_run_ids(&held_lock_names().await))),
+                    Err(e) => Err(RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string())),
                 };
-                host.rpc.post(&reply);
+                host.rpc.post(&reply(&host, found));
             }
             .boxed_local(),
         );
