@@ -411,8 +411,33 @@ export interface AgentConfig {
    * that call again after it worked; shown a log, it answers sooner (sometimes too soon).
    */
   pastSteps: "log" | "messages";
+  /**
+   * Many tools: an agent with at least `minTools` tools (default 20) offers each step only the
+   * `maxTools` (default 8) ranked most relevant to the task, the session's previous task and the
+   * latest two steps (BM25 over tool names, descriptions and argument names, split at snake_case
+   * and camelCase), in the prompt's tool list and in the step schema. Always offered besides:
+   * `alwaysInclude`, the `toolChoice` tool, tools the run has called, a tool whose failed call
+   * awaits its fix and the tools its recovery plan names, tools the task names, and the `refsFrom`
+   * producers of any offered tool. A call to a known tool that was not offered still runs (calls
+   * are checked against every tool); under constrained decoding the schema lists only the offered
+   * ones. `enabled: false` offers every tool. A name in `alwaysInclude` that is no tool fails
+   * `Agent.create` with `INVALID_CONFIG`.
+   */
+  toolSelection: Partial<ToolSelection>;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
+}
+
+/** `config.toolSelection` (every field optional; a misspelt one fails `Agent.create`). */
+export interface ToolSelection {
+  /** Default true; false offers every tool at every step. */
+  enabled: boolean;
+  /** Selection starts at this many tools (1 to 256; default 20). */
+  minTools: number;
+  /** Tools offered by rank at each step (1 to 256; default 8); the always-offered ones come on top. */
+  maxTools: number;
+  /** Names of tools offered at every step. */
+  alwaysInclude: string[];
 }
 
 /** IndexedDB settings (every field optional; a misspelt one fails `Agent.create`). */

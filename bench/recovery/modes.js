@@ -1,7 +1,10 @@
 // The recovery benchmark's modes: the same model and scenarios, one setting changed from keel as
 // designed. Read by the page (agent config) and by run.mjs (the report's descriptions).
 
-/** Each mode: the agent config over the bench's common one, the OpenAI backend's responseFormat. */
+/**
+ * Each mode: the agent config over the bench's common one, the OpenAI backend's responseFormat,
+ * and with `distractors: true` the scenario's tools among 48 others (`distractors.js`), ~50 in all.
+ */
 export const MODES = {
   keel: {
     describe: "keel as designed: XML recovery envelopes, runtime retry, constrained decoding",
@@ -62,6 +65,19 @@ export const MODES = {
     describe: "keel with issue 9's settings off (toolChoice auto, no grounding, no id provenance, every thought replayed)",
     config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false },
     responseFormat: "jsonObject",
+  },
+  // Many tools (issue 13): the same scenarios with ~50 tools, selected or all offered.
+  "keel-50tools": {
+    describe: "keel with ~50 tools (the scenario's among 48 distractors), toolSelection on (default: 8 ranked + pinned)",
+    config: {},
+    responseFormat: "jsonObject",
+    distractors: true,
+  },
+  "keel-50tools-all": {
+    describe: "keel with ~50 tools (the scenario's among 48 distractors), every tool offered (toolSelection: { enabled: false })",
+    config: { toolSelection: { enabled: false } },
+    responseFormat: "jsonObject",
+    distractors: true,
   },
   unconstrained: {
     describe: "keel as designed but without constrained decoding (no response_format)",

@@ -3,6 +3,7 @@
 import { Agent, ToolError } from "/pkg/index.js";
 import { MODES } from "./modes.js";
 import { correct, scenarios } from "./scenarios.js";
+import { withDistractors } from "./distractors.js";
 
 const SCENARIOS = new Map(scenarios(ToolError).map((s) => [s.id, s]));
 
@@ -26,9 +27,10 @@ async function runScenario({ id, mode, proxy, model }) {
   const settings = MODES[mode];
   if (!scenario) throw new Error(`no scenario '${id}'`);
   if (!settings) throw new Error(`no mode '${mode}'`);
+  const tools = settings.distractors ? withDistractors(id, scenario.tools()) : scenario.tools();
   const agent = await Agent.create({
     model: { openai: { baseUrl: `${proxy}/${mode}/${id}/v1`, model, responseFormat: settings.responseFormat } },
-    tools: scenario.tools(),
+    tools,
     session: `${mode}-${id}-${Date.now()}`,
     config: { ...COMMON, ...settings.config },
   });
@@ -48,6 +50,7 @@ async function runScenario({ id, mode, proxy, model }) {
       reason: result.reason.kind,
       answer: result.answer,
       wallMs,
+      tools: tools.length,
       counts: result.counts,
       stats: result.stats,
       failures: result.failures.map((f) => ({ step: f.step, tool: f.tool, code: f.code, class: f.class, attempt: f.attempt, recovered: f.recovered })),

@@ -37,6 +37,8 @@ export function summarise(results, modes) {
           steps: sum(ran.map((r) => r.counts.steps)),
           modelCalls: sum(ran.map((r) => r.counts.modelCalls)),
           promptTokens: sum(ran.map((r) => r.counts.promptTokens)),
+          // Per model call, as the server counted it (the proxy's record of each call's usage).
+          maxPromptTokens: Math.max(0, ...ran.flatMap((r) => (r.modelCalls ?? []).map((c) => c.usage?.prompt_tokens ?? 0))),
           completionTokens: sum(ran.map((r) => r.counts.completionTokens)),
           wallMs: sum(ran.map((r) => r.wallMs)),
           medianWallMs: median(ran.map((r) => r.wallMs)),
@@ -60,6 +62,8 @@ const ROWS = [
   // Over the runs that ran: an errored run's calls are not counted.
   ["Model calls per task", (s) => (s.tasks > s.errors ? (s.modelCalls / (s.tasks - s.errors)).toFixed(2) : "–")],
   ["Prompt tokens", (s) => s.promptTokens.toLocaleString("en-US")],
+  ["Prompt tokens per model call", (s) => (s.modelCalls ? Math.round(s.promptTokens / s.modelCalls).toLocaleString("en-US") : "–")],
+  ["Largest prompt (tokens)", (s) => (s.maxPromptTokens === undefined ? "–" : s.maxPromptTokens.toLocaleString("en-US"))],
   ["Completion tokens", (s) => s.completionTokens.toLocaleString("en-US")],
   ["Wall time, total", (s) => `${(s.wallMs / 1000).toFixed(0)} s`],
   ["Wall time per task, median", (s) => (s.medianWallMs === null ? "–" : `${(s.medianWallMs / 1000).toFixed(1)} s`)],

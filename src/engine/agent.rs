@@ -116,6 +116,7 @@ impl Agent {
         config.validate()?;
         let tools = Rc::new(ToolSet::new(tools)?);
         config.validate_tool_choice(&tools)?;
+        config.tool_selection.validate(&tools)?;
         let step_schemas = Rc::new([step_schema(tools.specs(), false), step_schema(tools.specs(), true)]);
         let counter = Rc::new(CharEstimate::default());
         Ok(Agent { effects, tools, config, counter, redactor: None, step_schemas })

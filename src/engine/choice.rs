@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::config::ToolChoice;
 use super::provenance;
 use super::run::RunState;
+use crate::tools::ToolSpec;
 
 /// What the model may do at the next step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +55,9 @@ impl RunState<'_> {
 
     /// The step schema for constrained decoding now: the tool choice, the tools sitting out, the
     /// arguments narrowed by what tools said, and the id arguments narrowed to their producer's
-    /// latest output. `final_only` for the forced last call.
-    pub(crate) fn current_schema(&self, final_only: bool) -> Value {
+    /// latest output. `final_only` for the forced last call; `offered`, the tools this step offers
+    /// when not all of them (`toolSelection`).
+    pub(crate) fn current_schema(&self, final_only: bool, offered_now: Option<&[ToolSpec]>) -> Value {
         let agent = self.agent;
         let allowed = self.allowed();
         if final_only || allowed == Allowed::AnswerOnly {
@@ -69,6 +71,7 @@ impl RunState<'_> {
             false => Vec::new(),
         };
         if allowed == Allowed::Any
+            && offered_now.is_none()
             && self.spent_tools.is_empty()
             && self.narrowings.is_empty()
             && ids.is_empty()
@@ -84,9 +87,18 @@ impl RunState<'_> {
                 self.narrowings.step_schema(&offered(&[name]), &self.spent_tools, &ids, false)
             }
             Allowed::Recover(names) => {
+                // A plan's envelope offers every tool; with many, the step offers those selected.
+                let selected = |n: &String| offered_now.is_none_or(|o| o.iter().any(|s| &s.name == n));
+                let kept: Vec<String> = names.iter().filter(|n| selected(n)).cloned().collect();
+                let names = if kept.is_empty() { names } else { kept };
                 self.narrowings.step_schema(&offered(&names), &self.spent_tools, &ids, false)
             }
-            allowed => self.narrowings.step_schema(specs, &self.spent_tools, &ids, allowed == Allowed::Any),
+            allowed => self.narrowings.step_schema(
+                offered_now.unwrap_or(specs),
+                &self.spent_tools,
+                &ids,
+                allowed == Allowed::Any,
+            ),
         }
     }
 

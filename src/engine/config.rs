@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::render::Format;
 
-use super::RetryPolicy;
+use super::{RetryPolicy, ToolSelection};
 use crate::tools::{MAX_ATTEMPTS, MAX_WAIT_MS};
 
 /// The most steps a run may take (`maxSteps`, `maxConsecutiveFailures`).
@@ -62,6 +62,8 @@ pub struct AgentConfig {
     pub recover_before_answer: bool,
     /// How the run's earlier steps are written into the prompt (`engine/prompt/compact.rs`).
     pub past_steps: PastSteps,
+    /// Which tools a prompt offers when the agent has many (`engine/selection.rs`).
+    pub tool_selection: ToolSelection,
 }
 
 /// How a prompt shows the run's earlier steps (`pastSteps`). A small model copies its own earlier
@@ -169,6 +171,7 @@ impl Default for AgentConfig {
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,
             past_steps: PastSteps::Messages,
+            tool_selection: ToolSelection::default(),
         }
     }
 }

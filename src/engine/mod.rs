@@ -39,6 +39,7 @@ mod retry;
 mod run;
 mod save;
 mod seen;
+mod selection;
 pub mod settings;
 mod tool_turn;
 mod turn;
@@ -63,4 +64,5 @@ pub use prompt::{
 };
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
+pub use selection::{select, ToolSelection};
 pub use turn::{Action, Outcome, Turn};

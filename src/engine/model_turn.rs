@@ -31,8 +31,9 @@ impl RunState<'_> {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
+            let offered = self.offered_tools();
             let input = PromptInput {
-                tools: agent.tools.specs(),
+                tools: offered.as_deref().unwrap_or(agent.tools.specs()),
                 task: &self.task,
                 memory: &self.memory,
                 turns: &self.turns,
@@ -45,7 +46,7 @@ impl RunState<'_> {
                 .transcript
                 .build(&input, agent.counter.as_ref(), self.context_tokens)
                 .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
-            let schema = constrain.then(|| self.current_schema(final_only.is_some()));
+            let schema = constrain.then(|| self.current_schema(final_only.is_some(), offered.as_deref()));
             let request = ModelRequest { messages, schema, max_tokens: config.reply_tokens };
             self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request);

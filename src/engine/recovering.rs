@@ -122,6 +122,11 @@ impl UnfixedCalls {
         self.failed_values.get(tool).and_then(|fields| fields.get(field)).is_some_and(|v| v.contains(value))
     }
 
+    /// The tools whose failures are still unfixed, and the tools their recovery plans name.
+    pub(crate) fn named_tools(&self) -> impl Iterator<Item = &String> {
+        self.unfixed.iter().flat_map(|(tool, u)| std::iter::once(tool).chain(&u.named))
+    }
+
     /// The most recent failure still unfixed.
     fn latest(&self) -> Option<(&String, &Unfixed)> {
         self.unfixed.iter().max_by_key(|(_, u)| u.last)
@@ -246,7 +251,7 @@ impl RunState<'_> {
 }
 
 /// Whether `token` occurs in `text` with no letter, digit, `-` or `_` right before or after it.
-fn has_token(text: &str, token: &str) -> bool {
+pub(super) fn has_token(text: &str, token: &str) -> bool {
     let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
     text.match_indices(token).any(|(at, _)| {
         let before = text[..at].chars().next_back();

@@ -1,6 +1,7 @@
 //! Tools: their specs, argument validation against JSON Schema, and "did you mean" for names.
 
 mod limits;
+pub mod rank;
 mod schema;
 mod spec;
 mod suggest;

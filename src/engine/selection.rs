@@ -1,0 +1,191 @@
+//! Many tools (`toolSelection`): an agent with more tools than a small model's prompt holds well
+//! offers, at each step, only the ones relevant to the task and the latest steps — in the prompt's
+//! tool list and in the step schema — ranked lexically (`tools/rank.rs`: BM25 over names,
+//! descriptions and argument names; no model to download).
+//!
+//! Some tools are always offered whatever their rank: those in `alwaysInclude`, the `toolChoice`
+//! tool, every tool the run has called, a tool whose failed call awaits its fix and the tools its
+//! recovery plan names, the tools the task names, and the tools that supply the ids of an offered tool (`refsFrom`).
+//!
+//! A call to a known tool that was not offered still runs: calls are validated against all of the
+//! agent's tools, never against the offered ones. Under constrained decoding the step schema lists
+//! only the offered tools, so the model cannot write such a call there (that is the point: the
+//! schema and the prompt shrink together); a backend that does not constrain, or ignores the schema,
+//! can, and the call runs as any other.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::config::{ConfigError, ToolChoice};
+use super::memory::Remembered;
+use super::recovering::has_token;
+use super::run::RunState;
+use crate::text::clip;
+use crate::tools::{rank, ToolSet, ToolSpec, MAX_TOOLS};
+
+/// How many of the latest steps the ranking reads, besides the task.
+const RECENT_STEPS: usize = 2;
+/// Characters of a recent step's observation the ranking reads.
+const RECENT_CHARS: usize = 1_000;
+
+/// Which tools a prompt offers when the agent has many (`toolSelection`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct ToolSelection {
+    /// Whether to select at all (`false` offers every tool at every step).
+    pub enabled: bool,
+    /// Selection starts at this many tools: an agent with fewer offers all of them.
+    pub min_tools: usize,
+    /// How many tools a step offers by rank; the tools always offered come on top.
+    pub max_tools: usize,
+    /// Tools offered at every step whatever their rank.
+    pub always_include: Vec<String>,
+}
+
+impl Default for ToolSelection {
+    fn default() -> Self {
+        // Twenty tool declarations with their schemas take about 2,000 tokens, a quarter of Gemini
+        // Nano's window; eight leave room for the history.
+        ToolSelection { enabled: true, min_tools: 20, max_tools: 8, always_include: Vec::new() }
+    }
+}
+
+impl ToolSelection {
+    /// Checks the counts, and that `alwaysInclude` names the agent's tools.
+    pub(crate) fn validate(&self, tools: &ToolSet) -> Result<(), ConfigError> {
+        let error = |field: String, value: String, expected| Err(ConfigError { field, value, expected });
+        if !(1..=MAX_TOOLS).contains(&self.min_tools) {
+            let value = self.min_tools.to_string();
+            return error(
+                "toolSelection.minTools".into(),
+                value,
+                "from 1 to 256 (the most tools an agent may have)",
+            );
+        }
+        if !(1..=MAX_TOOLS).contains(&self.max_tools) {
+            let value = self.max_tools.to_string();
+            return error(
+                "toolSelection.maxTools".into(),
+                value,
+                "from 1 to 256 (the most tools an agent may have)",
+            );
+        }
+        match self.always_include.iter().enumerate().find(|(_, name)| tools.get(name).is_none()) {
+            Some((i, name)) => error(
+                format!("toolSelection.alwaysInclude[{i}]"),
+                format!("\"{name}\""),
+                "the name of one of the agent's tools",
+            ),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether an agent with `count` tools selects.
+    pub(crate) fn applies(&self, count: usize) -> bool {
+        self.enabled && count >= self.min_tools && count > self.max_tools
+    }
+}
+
+/// The tools to offer, in the agent's order: the `pinned` ones, the `max_tools` best ranked for
+/// `query` (ties to the earlier tool), and the tools supplying the ids of any of those.
+pub fn select(tools: &[ToolSpec], max_tools: usize, query: &str, pinned: &BTreeSet<String>) -> Vec<ToolSpec> {
+    let scores = rank::scores(tools, query);
+    let mut order: Vec<usize> = (0..tools.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let mut chosen: BTreeSet<&str> = pinned.iter().map(String::as_str).collect();
+    chosen.extend(order.iter().take(max_tools).map(|&i| tools[i].name.as_str()));
+    let producers: Vec<&str> = tools
+        .iter()
+        .filter(|t| chosen.contains(t.name.as_str()))
+        .flat_map(|t| t.refs_from.iter().map(String::as_str))
+        .collect();
+    chosen.extend(producers);
+    tools.iter().filter(|t| chosen.contains(t.name.as_str())).cloned().collect()
+}
+
+impl RunState<'_> {
+    /// The tools the next step offers: `None` when it offers every tool (selection is off, or the
+    /// agent has few tools).
+    pub(crate) fn offered_tools(&self) -> Option<Vec<ToolSpec>> {
+        let agent = self.agent;
+        let selection = &agent.config.tool_selection;
+        let specs = agent.tools.specs();
+        if !selection.applies(specs.len()) {
+            return None;
+        }
+        Some(select(specs, selection.max_tools, &self.selection_query(), &self.pinned_tools()))
+    }
+
+    /// What the ranking reads: the task, the session's previous task (a follow-up such as "and in
+    /// Oslo?" names no tool), and the latest steps' thoughts, calls and observations.
+    fn selection_query(&self) -> String {
+        let mut query = self.task.clone();
+        if let Some(Remembered::Asked(previous)) =
+            self.memory.iter().rev().find(|m| matches!(m, Remembered::Asked(_)))
+        {
+            query.push('\n');
+            query.push_str(previous);
+        }
+        for turn in self.turns.iter().rev().take(RECENT_STEPS) {
+            query.push('\n');
+            query.push_str(&turn.thought);
+            if let Some(action) = &turn.action {
+                query.push('\n');
+                query.push_str(&action.tool);
+            }
+            query.push('\n');
+            query.push_str(&clip(&turn.observation, RECENT_CHARS));
+        }
+        query
+    }
+
+    /// The tools offered whatever their rank.
+    fn pinned_tools(&self) -> BTreeSet<String> {
+        let agent = self.agent;
+        let known = |name: &String| agent.tools.get(name).is_some();
+        let mut pinned: BTreeSet<String> =
+            agent.config.tool_selection.always_include.iter().cloned().collect();
+        if let Some(ToolChoice::Tool(name)) = &agent.config.tool_choice {
+            pinned.insert(name.clone());
+        }
+        pinned.extend(
+            self.turns.iter().filter_map(|t| t.action.as_ref()).map(|a| a.tool.clone()).filter(known),
+        );
+        pinned.extend(self.unfixed.named_tools().filter(|&name| known(name)).cloned());
+        pinned.extend(agent.tools.names().iter().filter(|name| has_token(&self.task, name)).cloned());
+        pinned
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str) -> ToolSpec {
+        ToolSpec::new(name, description, json!({"type": "object", "properties": {}}))
+    }
+
+    #[test]
+    fn the_best_ranked_the_pinned_and_their_producers_are_offered_in_the_agents_order() {
+        let mut click = tool("click", "Clicks an element.");
+        click.refs_from = vec!["snapshot".into()];
+        let tools = [
+            tool("snapshot", "Lists the page's elements."),
+            tool("get_weather", "Current weather for a city."),
+            tool("send_email", "Sends an e-mail to a contact."),
+            click,
+            tool("list_contacts", "Lists contacts."),
+        ];
+        let names = |offered: Vec<ToolSpec>| offered.into_iter().map(|t| t.name).collect::<Vec<_>>();
+        let none = BTreeSet::new();
+        assert_eq!(names(select(&tools, 1, "weather in Oslo", &none)), ["get_weather"]);
+        assert_eq!(names(select(&tools, 2, "e-mail my contacts", &none)), ["send_email", "list_contacts"]);
+        let pinned = BTreeSet::from(["click".to_string()]);
+        assert_eq!(
+            names(select(&tools, 1, "weather in Oslo", &pinned)),
+            ["snapshot", "get_weather", "click"]
+        );
+    }
+}

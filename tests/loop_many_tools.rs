@@ -1,0 +1,177 @@
+//! Many tools (`toolSelection`, `engine/selection.rs`): with at least `minTools` tools, a step offers
+//! the `maxTools` ranked most relevant to the task and the latest steps, in the prompt and in the
+//! step schema; tools used in the run, named by a pending recovery plan or in `alwaysInclude` stay
+//! offered; a known tool that was not offered still runs when called.
+
+mod support;
+
+use keel::engine::settings::read;
+use keel::engine::{AgentConfig, AgentError, ToolSelection};
+use keel::errors::{FailureHints, RawFailure};
+use keel::tools::ToolSpec;
+use serde_json::{json, Value};
+use support::*;
+
+/// The demo's five tools among twenty from other domains: 25 in all.
+fn many() -> Vec<ToolSpec> {
+    let others = [
+        ("create_calendar_event", "Creates an event in the user's calendar.", "title"),
+        ("add_note", "Saves a note with a title and a body.", "body"),
+        ("create_task", "Adds a to-do item.", "dueDate"),
+        ("play_song", "Plays a song on the user's speaker.", "artist"),
+        ("get_directions", "Route and travel time between two places.", "destination"),
+        ("find_parking", "Parking garages near a place.", "near"),
+        ("log_workout", "Records a workout in the fitness log.", "activity"),
+        ("search_recipes", "Finds recipes using the given ingredients.", "ingredients"),
+        ("set_thermostat", "Sets a room's target temperature.", "celsius"),
+        ("toggle_lights", "Turns a room's lights on or off.", "room"),
+        ("lock_door", "Locks one of the house's doors.", "door"),
+        ("create_github_issue", "Opens an issue in a GitHub repository.", "repo"),
+        ("send_sms", "Sends a text message to a phone number.", "phoneNumber"),
+        ("post_to_slack", "Posts a message in a Slack channel.", "channel"),
+        ("shorten_url", "Makes a short link for a long URL.", "url"),
+        ("define_word", "A dictionary definition of an English word.", "word"),
+        ("convert_units", "Converts a quantity between units.", "value"),
+        ("read_report", "Reads a sales report by name.", "report"),
+        ("request_access", "Asks an administrator to grant a permission.", "permission"),
+        ("list_contacts", "Lists the user's contacts.", "letter"),
+    ];
+    let mut all = specs();
+    all.extend(others.iter().map(|(name, description, arg)| {
+        ToolSpec::new(
+            *name,
+            *description,
+            json!({"type": "object", "properties": {*arg: {"type": "string"}}}),
+        )
+    }));
+    all
+}
+
+fn selecting(max_tools: usize) -> AgentConfig {
+    let tool_selection = ToolSelection { max_tools, ..ToolSelection::default() };
+    AgentConfig { tool_selection, ..AgentConfig::default() }
+}
+
+/// The tools request `n` offered: those listed in its system message and those in its step schema.
+fn offered(h: &Harness, n: usize) -> (Vec<String>, Vec<String>) {
+    let requests = h.model.requests.borrow();
+    let system = &requests[n].messages[0].content;
+    let tools =
+        system.split("\nTools:").nth(1).expect("a tool list").split("\n\nOutput").next().unwrap_or("");
+    let listed = tools
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(|l| l.split(':').next().unwrap_or(l).to_string())
+        .collect();
+    let schema = requests[n].schema.clone().expect("constrained");
+    let branches = match schema.get("anyOf") {
+        Some(Value::Array(branches)) => branches.clone(),
+        _ => vec![schema],
+    };
+    let in_schema = branches
+        .iter()
+        .filter_map(|b| b.pointer("/properties/action/properties/tool/const")?.as_str().map(str::to_string))
+        .collect();
+    (listed, in_schema)
+}
+
+#[test]
+fn a_step_offers_only_the_tools_ranked_most_relevant() {
+    let model =
+        ScriptedModel::new([act("get_weather", json!({"city": "Oslo"})), answer("It is 4°C in Oslo.")]);
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!({"temp": "4°C"}))]);
+    let h = Harness::new(model, tools, many(), selecting(3));
+    let (result, _) = h.run("What is the weather in Oslo?");
+    assert!(result.success, "{}", result.answer);
+    let (listed, in_schema) = offered(&h, 0);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(listed, in_schema, "the prompt and the schema offer the same tools");
+    assert!(listed.contains(&"get_weather".to_string()), "{listed:?}");
+    // The id producer comes with the tool taking its ids.
+    let model = ScriptedModel::new([answer("-")]);
+    let h = Harness::new(model, FakeTools::new(), many(), selecting(1));
+    h.run("Show me invoice INV-7.");
+    let (listed, _) = offered(&h, 0);
+    assert_eq!(listed, ["list_invoices", "get_invoice"]);
+}
+
+#[test]
+fn few_tools_or_selection_off_offer_every_tool() {
+    let off = AgentConfig {
+        tool_selection: ToolSelection { enabled: false, max_tools: 3, ..ToolSelection::default() },
+        ..AgentConfig::default()
+    };
+    let h = Harness::new(ScriptedModel::new([answer("-")]), FakeTools::new(), many(), off);
+    h.run("What is the weather in Oslo?");
+    assert_eq!(offered(&h, 0).0.len(), 25);
+    // 25 tools are fewer than minTools 30.
+    let mut config = selecting(3);
+    config.tool_selection.min_tools = 30;
+    let h = Harness::new(ScriptedModel::new([answer("-")]), FakeTools::new(), many(), config);
+    h.run("What is the weather in Oslo?");
+    assert_eq!(offered(&h, 0).1.len(), 25);
+}
+
+#[test]
+fn a_tool_not_offered_still_runs_when_called_and_then_stays_offered() {
+    let model = ScriptedModel::new([
+        act("define_word", json!({"word": "Oslo"})),
+        act("get_weather", json!({"city": "Oslo"})),
+        answer("It is 4°C in Oslo."),
+    ]);
+    let tools = FakeTools::new()
+        .script("define_word", vec![Behaviour::Ok(json!("Oslo: the capital of Norway."))])
+        .script("get_weather", vec![Behaviour::Ok(json!({"temp": "4°C"}))]);
+    let h = Harness::new(model, tools, many(), selecting(2));
+    let (result, _) = h.run("What is the weather in Oslo?");
+    assert!(!offered(&h, 0).0.contains(&"define_word".to_string()), "{:?}", offered(&h, 0));
+    // The scripted model ignored the schema: the call was checked against every tool and ran.
+    assert_eq!(h.tools.calls_to("define_word"), 1);
+    assert_eq!(result.turns[0].outcome, keel::engine::Outcome::Ok, "{}", result.turns[0].observation);
+    let (listed, in_schema) = offered(&h, 1);
+    assert!(listed.contains(&"define_word".to_string()) && in_schema.contains(&"define_word".to_string()));
+    assert!(result.success, "{}", result.answer);
+}
+
+#[test]
+fn the_tools_a_recovery_plan_names_stay_offered() {
+    let denied = RawFailure::coded("PERMISSION", "You may not read this report.").with_hints(FailureHints {
+        recovery: Some(vec!["Call `request_access` for the report, then read it again.".to_string()]),
+        ..FailureHints::default()
+    });
+    let model = ScriptedModel::new([act("read_report", json!({"report": "sales"})), answer("-")]);
+    let tools = FakeTools::new().script("read_report", vec![Behaviour::Fail(denied)]);
+    let h = Harness::new(model, tools, many(), selecting(1));
+    h.run("Read the sales report.");
+    assert_eq!(offered(&h, 0).0, ["read_report"]);
+    let (listed, in_schema) = offered(&h, 1);
+    assert!(listed.contains(&"request_access".to_string()), "{listed:?}");
+    assert!(in_schema.contains(&"request_access".to_string()), "{in_schema:?}");
+}
+
+#[test]
+fn always_include_keeps_a_tool_offered_and_must_name_one() {
+    let mut config = selecting(1);
+    config.tool_selection.always_include = vec!["list_contacts".into()];
+    let h = Harness::new(ScriptedModel::new([answer("-")]), FakeTools::new(), many(), config.clone());
+    h.run("What is the weather in Oslo?");
+    assert_eq!(offered(&h, 0).0, ["get_weather", "list_contacts"]);
+
+    config.tool_selection.always_include = vec!["list_contact".into()];
+    let effects = h.agent.effects().clone();
+    let error = keel::engine::Agent::new(effects.clone(), many(), config).err().expect("refused");
+    let AgentError::Config(error) = error else { panic!("{error:?}") };
+    assert_eq!(error.field, "toolSelection.alwaysInclude[0]");
+    let error = keel::engine::Agent::new(effects, many(), selecting(0)).err().expect("refused");
+    assert!(error.to_string().contains("toolSelection.maxTools"), "{error}");
+}
+
+#[test]
+fn unknown_or_misspelt_keys_are_refused() {
+    let error = read::<AgentConfig>(&json!({"toolSelection": {"maxTool": 5}}), "config", &[]).unwrap_err();
+    assert_eq!(error.to_string(), "`config.toolSelection.maxTool`: unknown key (did you mean `maxTools`?)");
+    let read: AgentConfig =
+        read(&json!({"toolSelection": {"maxTools": 5, "alwaysInclude": ["a"]}}), "config", &[]).unwrap();
+    assert_eq!(read.tool_selection.max_tools, 5);
+    assert_eq!(read.tool_selection.min_tools, 20);
+}
