@@ -5,7 +5,13 @@
 //!
 //! Some tools are always offered whatever their rank: those in `alwaysInclude`, the `toolChoice`
 //! tool, every tool the run has called, a tool whose failed call awaits its fix and the tools its
-//! recovery plan names, the tools the task names, and the tools that supply the ids of an offered tool (`refsFrom`).
+//! recovery plan names, the tools the task names, the tools that list what a matching offered one
+//! takes (`list_museums` for `museum_hours`), and the tools that supply the ids of an offered tool
+//! (`refsFrom`).
+//!
+//! Lexical ranking finds a tool by the words it shares with the task: "How many vacation days do I
+//! have left?" does not find `get_leave_balance`. Those tools need `alwaysInclude`, or a
+//! description in the words users write.
 //!
 //! A call to a known tool that was not offered still runs: calls are validated against all of the
 //! agent's tools, never against the offered ones. Under constrained decoding the step schema lists
@@ -19,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{ConfigError, ToolChoice};
 use super::memory::Remembered;
+use super::provenance;
 use super::recovering::has_token;
 use super::run::RunState;
 use crate::text::clip;
@@ -88,21 +95,37 @@ impl ToolSelection {
 }
 
 /// The tools to offer, in the agent's order: the `pinned` ones, the `max_tools` best ranked for
-/// `query` (ties to the earlier tool), and the tools supplying the ids of any of those.
-pub fn select(tools: &[ToolSpec], max_tools: usize, query: &str, pinned: &BTreeSet<String>) -> Vec<ToolSpec> {
+/// `query` (ties to the earlier tool), the tools that list what a matching one takes (`list_museums`
+/// for `museum_hours`: a lookup by name fails without the names), and the tools supplying the ids
+/// of any of those (`refsFrom`, else inferred as id provenance infers them).
+pub fn select(set: &ToolSet, max_tools: usize, query: &str, pinned: &BTreeSet<String>) -> Vec<ToolSpec> {
+    let tools = set.specs();
     let scores = rank::scores(tools, query);
     let mut order: Vec<usize> = (0..tools.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let mut chosen: BTreeSet<&str> = pinned.iter().map(String::as_str).collect();
     chosen.extend(order.iter().take(max_tools).map(|&i| tools[i].name.as_str()));
-    let producers: Vec<&str> = tools
+    let matching: Vec<Vec<String>> = (0..tools.len())
+        .filter(|&i| scores[i] > 0.0 && chosen.contains(tools[i].name.as_str()))
+        .map(|i| rank::words(&tools[i].name))
+        .collect();
+    let listers = tools.iter().filter(|t| {
+        let words = rank::words(&t.name);
+        words.iter().any(|w| LISTING.contains(&w.as_str()))
+            && matching.iter().any(|m| m.iter().any(|w| !LISTING.contains(&w.as_str()) && words.contains(w)))
+    });
+    chosen.extend(listers.map(|t| t.name.as_str()).collect::<Vec<_>>());
+    let producers: Vec<String> = tools
         .iter()
         .filter(|t| chosen.contains(t.name.as_str()))
-        .flat_map(|t| t.refs_from.iter().map(String::as_str))
+        .flat_map(|t| provenance::producers(set, t))
         .collect();
-    chosen.extend(producers);
+    chosen.extend(producers.iter().map(String::as_str));
     tools.iter().filter(|t| chosen.contains(t.name.as_str())).cloned().collect()
 }
+
+/// Name words of a tool that lists or finds things.
+const LISTING: [&str; 4] = ["list", "search", "find", "browse"];
 
 impl RunState<'_> {
     /// The tools the next step offers: `None` when it offers every tool (selection is off, or the
@@ -114,7 +137,7 @@ impl RunState<'_> {
         if !selection.applies(specs.len()) {
             return None;
         }
-        Some(select(specs, selection.max_tools, &self.selection_query(), &self.pinned_tools()))
+        Some(select(&agent.tools, selection.max_tools, &self.selection_query(), &self.pinned_tools()))
     }
 
     /// What the ranking reads: the task, the session's previous task (a follow-up such as "and in
@@ -171,17 +194,21 @@ mod tests {
     fn the_best_ranked_the_pinned_and_their_producers_are_offered_in_the_agents_order() {
         let mut click = tool("click", "Clicks an element.");
         click.refs_from = vec!["snapshot".into()];
-        let tools = [
+        let tools = ToolSet::new(vec![
             tool("snapshot", "Lists the page's elements."),
             tool("get_weather", "Current weather for a city."),
             tool("send_email", "Sends an e-mail to a contact."),
             click,
             tool("list_contacts", "Lists contacts."),
-        ];
+            tool("contact_details", "Details of a person, by name."),
+        ])
+        .unwrap();
         let names = |offered: Vec<ToolSpec>| offered.into_iter().map(|t| t.name).collect::<Vec<_>>();
         let none = BTreeSet::new();
         assert_eq!(names(select(&tools, 1, "weather in Oslo", &none)), ["get_weather"]);
         assert_eq!(names(select(&tools, 2, "e-mail my contacts", &none)), ["send_email", "list_contacts"]);
+        // The listing of what a matching tool takes comes with it.
+        assert_eq!(names(select(&tools, 1, "Ann's details", &none)), ["list_contacts", "contact_details"]);
         let pinned = BTreeSet::from(["click".to_string()]);
         assert_eq!(
             names(select(&tools, 1, "weather in Oslo", &pinned)),
