@@ -11,7 +11,10 @@ const EXAMPLES = [
   ["Newsletter", "Subscribe me to the newsletter on this page."],
   ["Latest invoice", "Find my latest invoice and its amount."],
   ["Lisbon, 3 days", "What's the weather in Lisbon for the next 3 days?"],
+  ["Follow-up", "And in Tokyo?"],
 ];
+// Exchanges of the conversation shown above the answer (the newest ones).
+const CONVERSATION_SHOWN = 4;
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -31,7 +34,7 @@ const ui = {
 };
 const SESSION = "demo";
 const trace = new Trace($("trace"));
-const history = new History($("history-card"), SESSION, Agent, { viewer: "./viewer.html" });
+const history = new History($("history-card"), SESSION, Agent, { viewer: "./viewer.html", onRefresh: renderConversation });
 const faultState = Object.fromEntries(Object.keys(FAULTS).map((k) => [k, false]));
 const faults = () => ({ ...faultState });
 const demo = demoTools(faults);
@@ -41,6 +44,8 @@ let note = null;
 let agent;
 let agentKeyNow;
 let controller;
+// The run whose answer the Answer card shows: the conversation above it leaves it out.
+let shownRunId;
 
 // ---- the panels ---------------------------------------------------------------------------------
 
@@ -50,6 +55,18 @@ function renderExamples() {
     ...EXAMPLES.map(([label, text]) =>
       h("button.chip", { type: "button", text: label, title: text, onclick: () => ((ui.task.value = text), ui.task.focus()) }),
     ),
+  );
+}
+
+/** The session's earlier exchanges (what was asked, what was answered), above the answer. */
+function renderConversation(exchanges) {
+  const earlier = exchanges.filter((x) => x.runId !== shownRunId && x.status !== "running").slice(-CONVERSATION_SHOWN);
+  $("conversation").hidden = earlier.length === 0;
+  $("conversation-list").replaceChildren(
+    ...earlier.map((x) =>
+      h("li", { "data-run-id": x.runId, "data-status": x.status },
+        h("p.asked", { text: x.task }),
+        h(`p.answered.${x.status === "succeeded" ? "ok" : "failed"}`, { text: x.answer ?? `(no answer: ${x.status})` }))),
   );
 }
 
@@ -227,6 +244,7 @@ async function run() {
       trace.event(event);
     }
     const result = await handle.result;
+    shownRunId = result.runId;
     ui.progress.hidden = true;
     showResult(result, performance.now() - t0);
     setStatus(result.success ? "Done" : describe(result.reason), result.success ? "ok" : "warn");

@@ -32,19 +32,22 @@ function breakdown(title, name, stats) {
 export class History {
   #card;
   #session;
+  #onRefresh;
   #Agent;
   #reader;
   #viewer;
 
   /**
    * `Agent` is keel-agent's Agent class, which the panel's reader agent is made with; `viewer`, the
-   * URL of a trace viewer page that opens `?run=<id>&session=<session>` from the same store.
+   * URL of a trace viewer page that opens `?run=<id>&session=<session>` from the same store;
+   * `onRefresh(exchanges)`, called with the session's conversation (`agent.history`) after each read.
    */
-  constructor(card, session, Agent, { viewer } = {}) {
+  constructor(card, session, Agent, { viewer, onRefresh } = {}) {
     this.#card = card;
     this.#session = session;
     this.#Agent = Agent;
     this.#viewer = viewer;
+    this.#onRefresh = onRefresh;
     card.querySelector("[data-action=clear]").addEventListener("click", () => this.clear());
   }
 
@@ -72,6 +75,7 @@ export class History {
       const runs = exported.runs.slice(-RUNS_SHOWN).reverse();
       const perRun = await Promise.all(runs.map((r) => agent.failureStats({ session, runId: r.id })));
       this.#render(runs, perRun.map((s) => s.totals), stats, failures);
+      this.#onRefresh?.(await agent.history(session));
     } catch (e) {
       this.#part("note").textContent = `Could not read the history: ${e.message}`;
     }

@@ -93,9 +93,9 @@ export function scriptedModel(faults, { delayMs = 300 } = {}) {
   const runs = new Map();
   return async (messages, { signal, runId }) => {
     if (!runs.has(runId)) {
-      const task = messages.filter((m) => m.role === "user")[0]?.content ?? "";
+      const prompt = messages.filter((m) => m.role === "user")[0]?.content ?? "";
       const on = faults();
-      runs.set(runId, { ...plan(taskOf(task), on), next: 0, down: on.modelDown });
+      runs.set(runId, { ...plan(followUp(taskOf(prompt), askedBefore(prompt)), on), next: 0, down: on.modelDown });
     }
     const run = runs.get(runId);
     await new Promise((resolve, reject) => {
@@ -113,6 +113,23 @@ export function scriptedModel(faults, { delayMs = 300 } = {}) {
     runs.delete(runId);
     return final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages), paymentFrom(messages)));
   };
+}
+
+// The tasks the user asked earlier in the session, as keel's prompt recalls them ("- User asked:").
+function askedBefore(prompt) {
+  return [...prompt.matchAll(/^- User asked: (.+)$/gm)].map((m) => m[1].trim());
+}
+
+const TOPICAL = /weather|forecast|temperature|rain|newsletter|subscribe|\bpay\b|invoice|bill/i;
+
+// A follow-up that names no topic of its own ("And in Oslo?") takes an earlier task's topics, with
+// its own place first (cityOf reads the first one): the latest earlier task about the weather when
+// it names a place, else the latest earlier task.
+function followUp(task, earlier) {
+  if (TOPICAL.test(task) || !earlier.length) return task;
+  const place = /\b(?:in|for|at)\s+[A-Z]/.test(task);
+  const about = (place && earlier.findLast((t) => /weather|forecast|temperature|rain/i.test(t))) || earlier.at(-1);
+  return `${task} ${about}`;
 }
 
 // keel's prompt wraps the task; the scripted model only needs the user's words.

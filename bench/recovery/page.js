@@ -34,9 +34,16 @@ async function runScenario({ id, mode, proxy, model }) {
     session: `${mode}-${id}-${Date.now()}`,
     config: { ...COMMON, ...settings.config },
   });
-  const started = performance.now();
   const events = [];
+  let started;
   try {
+    // A follow-up's earlier tasks, in the same session: only their answers are kept.
+    const earlier = [];
+    for (const task of scenario.before ?? []) {
+      const done = await agent.run(task).result;
+      earlier.push({ task, answer: done.answer, success: done.success, steps: done.counts.steps });
+    }
+    started = performance.now();
     const run = agent.run(scenario.task);
     for await (const event of run) events.push(event);
     const result = await run.result;
@@ -56,6 +63,7 @@ async function runScenario({ id, mode, proxy, model }) {
       failures: result.failures.map((f) => ({ step: f.step, tool: f.tool, code: f.code, class: f.class, attempt: f.attempt, recovered: f.recovered })),
       retries: events.filter((e) => e.type === "retryScheduled").length,
       warnings: events.filter((e) => e.type === "warning").map((e) => e.message),
+      ...(earlier.length ? { earlier } : {}),
       trace: result.turns.map((t) => ({ step: t.step, thought: t.thought, action: t.action, outcome: t.outcome, observation: t.observation, reply: t.reply ?? null })),
     };
   } finally {

@@ -12,8 +12,10 @@
 //   fails, through the bench's proxy).
 // - minSteps: steps a perfect run takes (tool calls + the final answer).
 // - modelFaults: what the proxy does to this scenario's model calls, by 1-based call number.
+// - before: earlier tasks run first in the same session (follow-ups); only `task` is judged.
 // Plain data and functions only: run.mjs imports this file in Node to read `modelFaults`.
 
+import { conversation } from "./scenarios-conversation.js";
 import { invention } from "./scenarios-invention.js";
 
 export const obj = (properties, required = Object.keys(properties)) => ({
@@ -87,7 +89,7 @@ export function correct(scenario, result) {
 
 /** Issue 9's scenarios first: on a shared machine a run may be stopped before its end. */
 export function scenarios(ToolError) {
-  return [...invention(ToolError), ...original(ToolError)];
+  return [...invention(ToolError), ...original(ToolError), ...conversation(ToolError)];
 }
 
 function original(ToolError) {

@@ -394,6 +394,29 @@ test("a payment waits for the user's approval in the trace: approved it runs, re
   }
 });
 
+test("a follow-up reads the conversation: the earlier exchange is shown and the new city is used", async () => {
+  await page.check("input[name=backend][value=scripted]");
+  for (const fault of await page.$$eval("input[data-fault]:checked", (els) => els.map((el) => el.dataset.fault))) await toggle(fault);
+  const ask = async (task) => {
+    await page.fill("#task", task);
+    await page.click("#run");
+    await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+    await page.waitForFunction(() => !document.body.classList.contains("running"));
+  };
+  await ask("What's the weather in Paris?");
+  await ask("And in Tokyo?");
+  // The scripted model planned the follow-up from the session's earlier task (the prompt recalls it).
+  assert.match(await page.textContent("#answer"), /21°C.*Tokyo/);
+  assert.doesNotMatch(await page.textContent("#answer"), /Paris/);
+  const earlier = await items("#conversation:not([hidden]) li");
+  assert.ok(earlier.length >= 1, "the conversation is shown");
+  const last = earlier.at(-1);
+  assert.equal(last.status, "succeeded");
+  assert.match(last.text, /What's the weather in Paris\?.*Paris/s);
+  // The answer shown below is not repeated above it.
+  assert.ok(earlier.every((x) => !/And in Tokyo/.test(x.text)), JSON.stringify(earlier));
+});
+
 test("no uncaught errors in the demo page", () => {
   assert.deepEqual(pageErrors, []);
 });
