@@ -133,11 +133,13 @@ fn run_file(path: &Path, name: &str) -> (usize, Vec<String>) {
         };
         for case in group.tests {
             let issues = schema.validate(&case.data);
-            if issues.is_empty() == case.valid {
+            // The yes/no walk `validate` runs first must agree on its own too.
+            let verdict = schema.is_valid(&case.data);
+            if issues.is_empty() == case.valid && verdict == case.valid {
                 passed += 1;
             } else {
                 failed.push(format!(
-                    "{} / {}: expected valid={}, issues {issues:?}",
+                    "{} / {}: expected valid={}, is_valid {verdict}, issues {issues:?}",
                     group.description, case.description, case.valid
                 ));
             }

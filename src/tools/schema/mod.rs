@@ -57,6 +57,7 @@ mod sent;
 #[cfg(test)]
 mod tests;
 mod validate;
+mod verdict;
 
 use serde_json::Value;
 
@@ -110,6 +111,16 @@ impl Schema {
 
     /// Every problem with `value`, in the order met walking the value; empty when it is valid.
     pub fn validate(&self, value: &Value) -> Vec<FieldIssue> {
+        // The yes/no walk first: a valid call builds no issue and no text.
+        if self.is_valid(value) {
+            return Vec::new();
+        }
         validate::validate(&self.nodes, self.root, value)
+    }
+
+    /// Whether `value` is valid, with no issues built (what [`Schema::validate`] runs first): when
+    /// true, `validate` finds nothing; when false, it reports why (or that a limit was reached).
+    pub fn is_valid(&self, value: &Value) -> bool {
+        verdict::accepts(&self.nodes, self.root, value)
     }
 }

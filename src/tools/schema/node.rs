@@ -102,6 +102,13 @@ pub(super) struct Pattern {
     pub regex: Regex,
 }
 
+impl Pattern {
+    /// Whether the pattern matches somewhere in `text` (JSON Schema patterns are not anchored).
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
 /// A numeric bound, inclusive or exclusive.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Bound {

@@ -21,7 +21,7 @@ const SUGGESTION_BUDGET: usize = 2_000_000;
 
 /// How many enum values one step of the budget pays for: comparing a value with a long `enum` is
 /// work too, and 30 000 values against 1 000 options must not stall the worker.
-const VALUES_PER_STEP: usize = 8;
+pub(super) const VALUES_PER_STEP: usize = 8;
 
 /// Every issue with `value` against the schema rooted at `root`, duplicates removed.
 pub(super) fn validate(nodes: &[Node], root: NodeId, value: &Value) -> Vec<FieldIssue> {
@@ -207,7 +207,7 @@ impl<'a> Checker<'a> {
             let expected = describe::length(rules.min_length, rules.max_length, "character");
             self.report(IssueKind::Length, expected, Some(value));
         }
-        if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.regex.is_match(text)) {
+        if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.is_match(text)) {
             self.report(IssueKind::Pattern, format!("matching pattern {}", pattern.source), Some(value));
         }
     }
@@ -236,7 +236,7 @@ impl<'a> Checker<'a> {
             self.path.push(Segment::Key(key));
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
-                if pattern.regex.is_match(key) {
+                if pattern.is_match(key) {
                     matched = true;
                     self.check(*id, item, depth);
                 }

@@ -15,7 +15,12 @@ use crate::errors::{FieldIssue, IssueKind};
 
 /// Every issue `value` has against `schema`.
 fn issues(schema: Value, value: Value) -> Vec<FieldIssue> {
-    Schema::compile(&schema).expect("the test schema compiles").validate(&value)
+    let compiled = Schema::compile(&schema).expect("the test schema compiles");
+    // The full walk on its own, so that the yes/no walk run first is checked against it here.
+    let full = super::validate::validate(&compiled.nodes, compiled.root, &value);
+    assert_eq!(compiled.is_valid(&value), full.is_empty(), "the yes/no walk agrees: {full:#?}");
+    assert_eq!(compiled.validate(&value), full);
+    full
 }
 
 /// The one issue `value` has against `schema`.
