@@ -25,7 +25,15 @@ const SKIPPED_FILES: [(&str, &str); 6] = [
 
 /// Groups keel refuses to compile (a clear error, never a wrong answer), and why. The test checks
 /// that each one is still refused: a listed group that compiles fails the test.
-const REFUSED_GROUPS: [(&str, &str, &str); 20] = [
+const REFUSED_GROUPS: [(&str, &str, &str); 24] = [
+    ("optional/ecmascript-regex.json", "patterns always use unicode semantics with pattern", PROPERTY),
+    ("optional/ecmascript-regex.json", "pattern with non-ASCII digits", PROPERTY),
+    (
+        "optional/ecmascript-regex.json",
+        "patterns always use unicode semantics with patternProperties",
+        PROPERTY,
+    ),
+    ("optional/ecmascript-regex.json", "patternProperties with non-ASCII digits", PROPERTY),
     ("anchor.json", "Location-independent identifier with absolute URI", ID),
     ("anchor.json", "Location-independent identifier with base URI change in subschema", ID),
     ("anchor.json", "same $anchor with different base uri", ID),
@@ -52,11 +60,14 @@ const REFUSED_GROUPS: [(&str, &str, &str); 20] = [
 const ID: &str = "a $ref by an embedded resource's $id (or relative to one): keel resolves only #fragments";
 /// Why `unevaluated*` is refused.
 const UNEVALUATED: &str = "unevaluatedProperties/unevaluatedItems: not implemented, refused at compile time";
+/// Why `\p{…}` is refused.
+const PROPERTY: &str = "Unicode property classes (\\p{Letter}): regex-lite has no Unicode tables";
 /// Why a remote ref is refused.
 const REMOTE: &str = "remote ref (the 2020-12 metaschema)";
 
-/// `optional/` files run: the ones keel supports.
-const OPTIONAL_FILES: [&str; 2] = ["optional/bignum.json", "optional/non-bmp-regex.json"];
+/// `optional/` files run: the ones keel supports (ECMA-262 regex semantics: `ecma.rs`).
+const OPTIONAL_FILES: [&str; 3] =
+    ["optional/bignum.json", "optional/non-bmp-regex.json", "optional/ecmascript-regex.json"];
 
 /// One test group's schema and cases.
 #[derive(serde::Deserialize)]

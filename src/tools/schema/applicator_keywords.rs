@@ -59,9 +59,15 @@ impl Compiler<'_> {
                 for (source, schema) in patterns {
                     let place = child(&at, source);
                     let id = self.schema(schema, place.clone(), depth + 1)?;
-                    if let Some(pattern) = self.pattern(source, &place)? {
-                        rules.pattern_properties.push((pattern, id));
-                    }
+                    // A pattern left unchecked here would turn the keys it names into unknown keys.
+                    let pattern = self.pattern(source, &place)?.ok_or_else(|| SchemaError::InvalidPattern {
+                        path: fragment(&place),
+                        pattern: source.clone(),
+                        reason: "lookaround is ECMA-262 syntax keel's regex engine (regex-lite) cannot check, \
+                                 and a patternProperties key cannot go unchecked"
+                            .to_string(),
+                    })?;
+                    rules.pattern_properties.push((pattern, id));
                 }
             }
             "propertyNames" => rules.property_names = self.optional(value, at.clone(), depth)?,

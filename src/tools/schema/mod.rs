@@ -17,9 +17,15 @@
 //! [`SchemaError::Unsupported`] (`unevaluatedProperties`, `unevaluatedItems`, `$dynamicRef`,
 //! `$recursiveRef`), as do refs that are not a local fragment ([`SchemaError::UnresolvableRef`]).
 //! Annotations (`title`, `description` — kept to explain missing properties —, `default`,
-//! `examples`, `format`, …) and keywords no draft defines are ignored. A `pattern` using syntax
-//! only ECMAScript has (lookaround, backreferences, `\p{…}`) is skipped: Zod emits such patterns
-//! for `z.email()`, and refusing the whole tool would be worse.
+//! `examples`, `format` unless format assertions are asked for, …) and keywords no draft defines
+//! are ignored.
+//!
+//! `pattern`s are ECMA-262 regular expressions with Unicode semantics, translated for regex-lite
+//! where the two differ (`ecma.rs`: `\s`, `.`, `\cX`, `\uHHHH`, classes). A `pattern` using
+//! lookaround is skipped: Zod emits one for `z.email()`, and refusing the whole tool would be worse
+//! (in `patternProperties`, where skipping would turn the keys it names into unknown keys, it is
+//! refused). Backreferences and Unicode property classes (`\p{Letter}`) fail compile with
+//! [`SchemaError::InvalidPattern`] naming the construct, as does syntax ECMA-262 does not have.
 //!
 //! For each value: a failed `enum`/`const` is reported alone (the options say everything), then a
 //! wrong `type` alone (bounds on the wrong type mean nothing), otherwise every failed bound, every
@@ -47,6 +53,7 @@ mod applicator_keywords;
 mod applicators;
 mod compile;
 mod describe;
+mod ecma;
 mod error;
 mod keywords;
 mod node;

@@ -3,6 +3,7 @@
 mod alternatives;
 mod applicators;
 mod compile_errors;
+mod ecma;
 mod keywords;
 mod limits;
 mod objects;
