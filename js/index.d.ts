@@ -411,6 +411,13 @@ export interface AgentConfig {
    * that call again after it worked; shown a log, it answers sooner (sometimes too soon).
    */
   pastSteps: "log" | "messages";
+  /**
+   * Whether the tools' schemas assert `format`: `"annotation"` (default, as draft 2020-12 says) only
+   * annotates it; `"assertion"` checks the formats Zod emits (`email`, `uri`, `uuid`, `date`,
+   * `date-time`, `time`, `ipv4`, `ipv6`), a mismatch failing the call with `INVALID_ARGS` like any
+   * other argument; other format names stay annotations.
+   */
+  formats: "annotation" | "assertion";
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::errors::render::Format;
 
 use super::RetryPolicy;
-use crate::tools::{MAX_ATTEMPTS, MAX_WAIT_MS};
+use crate::tools::{Formats, MAX_ATTEMPTS, MAX_WAIT_MS};
 
 /// The most steps a run may take (`maxSteps`, `maxConsecutiveFailures`).
 pub const MAX_STEPS: u32 = 1_000;
@@ -62,6 +62,10 @@ pub struct AgentConfig {
     pub recover_before_answer: bool,
     /// How the run's earlier steps are written into the prompt (`engine/prompt/compact.rs`).
     pub past_steps: PastSteps,
+    /// Whether the tools' schemas assert `format` (`"assertion"`: `email`, `uri`, `uuid`, `date`,
+    /// `date-time`, `time`, `ipv4`, `ipv6`, the formats Zod emits) or only annotate it
+    /// (`"annotation"`, the default, as draft 2020-12 says).
+    pub formats: Formats,
 }
 
 /// How a prompt shows the run's earlier steps (`pastSteps`). A small model copies its own earlier
@@ -169,6 +173,7 @@ impl Default for AgentConfig {
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,
             past_steps: PastSteps::Messages,
+            formats: Formats::Annotation,
         }
     }
 }

@@ -55,6 +55,7 @@ mod compile;
 mod describe;
 mod ecma;
 mod error;
+mod formats;
 mod keywords;
 mod node;
 mod numbers;
@@ -71,6 +72,7 @@ use serde_json::Value;
 use crate::errors::FieldIssue;
 
 pub use error::SchemaError;
+pub use formats::Formats;
 
 /// How deep schemas nest, and how deep into a value validation follows them. Tool arguments rarely
 /// nest past ten; the limit keeps the call stack small on wasm's 1 MiB stack.
@@ -112,7 +114,23 @@ impl Schema {
     /// Compiles a JSON Schema document, checking its keywords, resolving its `$ref`s and building its
     /// regexes once.
     pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
-        let compiled = compile::compile(schema)?;
+        Schema::compile_with(schema, Formats::Annotation)
+    }
+
+    /// [`Schema::compile`], with `format` asserted when `formats` says so (`email`, `uri`, `uuid`,
+    /// `date`, `date-time`, `time`, `ipv4`, `ipv6`; other names stay annotations).
+    ///
+    /// ```
+    /// use keel::tools::{Formats, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({ "type": "string", "format": "date" });
+    /// assert!(Schema::compile(&schema)?.is_valid(&json!("2026-02-30")));
+    /// assert!(!Schema::compile_with(&schema, Formats::Assertion)?.is_valid(&json!("2026-02-30")));
+    /// # Ok::<(), keel::tools::SchemaError>(())
+    /// ```
+    pub fn compile_with(schema: &Value, formats: Formats) -> Result<Schema, SchemaError> {
+        let compiled = compile::compile(schema, formats)?;
         Ok(Schema { nodes: compiled.nodes, root: compiled.root })
     }
 

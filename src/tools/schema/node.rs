@@ -1,6 +1,8 @@
 //! The compiled form of a schema: an arena of nodes, `$ref`s resolved to node ids, regexes built.
 
 use regex_lite::Regex;
+
+use super::formats::StringFormat;
 use serde_json::Value;
 
 /// Index of a node in [`super::Schema`]'s arena; `$ref`s and sub-schemas point to each other by id,
@@ -84,6 +86,8 @@ pub(super) struct Rules {
     pub contains: Option<(NodeId, u64, Option<u64>)>,
     /// `uniqueItems: true`.
     pub unique_items: bool,
+    /// `format`, when format assertions are on and keel checks this one.
+    pub format: Option<StringFormat>,
 }
 
 impl Rules {

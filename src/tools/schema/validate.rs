@@ -199,7 +199,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `minLength`, `maxLength` and `pattern`.
+    /// `minLength`, `maxLength`, `pattern` and an asserted `format`.
     fn check_string(&mut self, rules: &Rules, text: &str, value: &'a Value) {
         let chars = text.chars().count() as u64;
         if rules.min_length.is_some_and(|min| chars < min) || rules.max_length.is_some_and(|max| chars > max)
@@ -209,6 +209,9 @@ impl<'a> Checker<'a> {
         }
         if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.is_match(text)) {
             self.report(IssueKind::Pattern, format!("matching pattern {}", pattern.source), Some(value));
+        }
+        if let Some(format) = rules.format.filter(|f| !f.accepts(text)) {
+            self.report(IssueKind::Pattern, format.expected().to_owned(), Some(value));
         }
     }
 

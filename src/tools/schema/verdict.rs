@@ -193,4 +193,5 @@ fn string_ok(rules: &Rules, text: &str) -> bool {
         }
     }
     rules.pattern.as_ref().is_none_or(|pattern| pattern.is_match(text))
+        && rules.format.is_none_or(|format| format.accepts(text))
 }

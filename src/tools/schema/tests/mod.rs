@@ -4,6 +4,7 @@ mod alternatives;
 mod applicators;
 mod compile_errors;
 mod ecma;
+mod formats;
 mod keywords;
 mod limits;
 mod objects;
