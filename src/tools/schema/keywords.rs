@@ -3,6 +3,7 @@
 use regex_lite::RegexBuilder;
 use serde_json::{Map, Value};
 
+use super::anchored::Anchored;
 use super::applicator_keywords::Later;
 use super::compile::{child, fragment, Compiler};
 use super::ecma::{translate, Refusal};
@@ -220,7 +221,7 @@ impl Compiler<'_> {
                     .size_limit(MAX_PATTERN_BYTES)
                     .build()
                     .map_err(|error| invalid(error.to_string()))?;
-                Some(Pattern { source: source.to_owned(), regex })
+                Some(Pattern { source: source.to_owned(), regex, anchored: Anchored::parse(source) })
             }
             // Zod emits lookahead for `z.email()`: refusing the whole tool would be worse than not
             // checking that one pattern.

@@ -49,6 +49,7 @@
 //! [`IssueKind::TooComplex`]: crate::errors::IssueKind::TooComplex
 
 mod alternatives;
+mod anchored;
 mod applicator_keywords;
 mod applicators;
 mod compile;

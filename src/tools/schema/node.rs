@@ -2,6 +2,7 @@
 
 use regex_lite::Regex;
 
+use super::anchored::Anchored;
 use super::formats::StringFormat;
 use serde_json::Value;
 
@@ -104,12 +105,17 @@ pub(super) struct Pattern {
     pub source: String,
     /// The compiled pattern.
     pub regex: Regex,
+    /// The same pattern as a direct matcher, when it is `^…$` of literals and classes.
+    pub anchored: Option<Anchored>,
 }
 
 impl Pattern {
     /// Whether the pattern matches somewhere in `text` (JSON Schema patterns are not anchored).
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        match &self.anchored {
+            Some(anchored) => anchored.is_match(text),
+            None => self.regex.is_match(text),
+        }
     }
 }
 

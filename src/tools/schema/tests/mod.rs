@@ -1,6 +1,7 @@
 //! Unit tests for schema compilation and validation, with exact expectations on every issue.
 
 mod alternatives;
+mod anchored;
 mod applicators;
 mod compile_errors;
 mod ecma;
