@@ -119,6 +119,55 @@ fn an_abandoned_run_is_marked_interrupted_and_keeps_its_steps() {
     assert_eq!(store.turns().len(), 2);
 }
 
+/// The final answer event's step and text.
+fn final_answer(events: &[Event]) -> Option<(u32, String)> {
+    events.iter().find_map(|e| match e {
+        Event::FinalAnswer { step, answer, .. } => Some((*step, answer.clone())),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_run_abandoned_before_it_committed_a_step_ends_in_step_1_not_step_0() {
+    let store = Rc::new(MemoryStore::new());
+    // Cut off in step 1's tool: nothing committed.
+    let model = ScriptedModel::new([act("snapshot", json!({}))]);
+    let cut = agent(&store, model, FakeTools::new().script("snapshot", vec![Behaviour::Hang]));
+    let options = RunOptions { session: "s".into(), run_id: Some("r0".into()), ..Default::default() };
+    assert!(cut.run("Look", options, &|_| {}).now_or_never().is_none());
+    let saved = futures_executor::block_on(store.load_run("r0")).unwrap().unwrap();
+    assert!(saved.turns.is_empty());
+    let (run, turns) = saved.into_parts();
+    let events = RefCell::new(Vec::new());
+    let a = agent(&store, ScriptedModel::new([]), FakeTools::new());
+    let result = futures_executor::block_on(a.abandon(run, turns, &|e| events.borrow_mut().push(e.clone())));
+    assert_eq!((result.reason.clone(), result.success), (EndReason::Interrupted, false));
+    let (step, answer) = final_answer(&events.borrow()).expect("a final answer");
+    assert_eq!(step, 1, "the run was cut off in step 1");
+    assert_eq!(
+        answer,
+        "I could not complete the task. The run was cut off in step 1, before it committed a step, and not resumed."
+    );
+    assert_eq!(result.answer, answer);
+    assert_eq!(result.counts.steps, 0, "no step was committed");
+}
+
+#[test]
+fn a_run_abandoned_after_two_steps_ends_in_the_step_it_was_cut_off_in() {
+    let store = Rc::new(MemoryStore::new());
+    cut_run(&store);
+    let (run, turns) = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap().into_parts();
+    let events = RefCell::new(Vec::new());
+    let a = agent(&store, ScriptedModel::new([]), FakeTools::new());
+    futures_executor::block_on(a.abandon(run, turns, &|e| events.borrow_mut().push(e.clone())));
+    let (step, answer) = final_answer(&events.borrow()).expect("a final answer");
+    assert_eq!(step, 3);
+    assert!(
+        answer.ends_with("cut off in step 3, after committing steps 1 to 2, and not resumed."),
+        "{answer}"
+    );
+}
+
 #[test]
 fn a_run_cut_after_committing_its_answer_ends_with_that_answer() {
     let store = Rc::new(MemoryStore::new());

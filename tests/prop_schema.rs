@@ -153,6 +153,8 @@ proptest! {
         let Ok(compiled) = Schema::compile(&schema) else { return Ok(()) };
         let issues = compiled.validate(&value);
         prop_assert_eq!(&issues, &compiled.validate(&value), "validation is deterministic");
+        // The yes/no walk `validate` runs first rejects only what the full walk reports.
+        prop_assert_eq!(compiled.is_valid(&value), issues.is_empty(), "is_valid agrees with validate");
         for issue in &issues {
             prop_assert!(!issue.expected.is_empty());
             prop_assert_eq!(issue.sent.is_none(), issue.kind == IssueKind::Missing || issue.path.is_empty() && issue.kind == IssueKind::TooComplex && issues.len() == 1);

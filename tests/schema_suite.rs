@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use keel::tools::Schema;
+use keel::tools::{Formats, Schema};
 use serde_json::Value;
 
 /// Whole files keel does not run, and why.
@@ -25,7 +25,15 @@ const SKIPPED_FILES: [(&str, &str); 6] = [
 
 /// Groups keel refuses to compile (a clear error, never a wrong answer), and why. The test checks
 /// that each one is still refused: a listed group that compiles fails the test.
-const REFUSED_GROUPS: [(&str, &str, &str); 20] = [
+const REFUSED_GROUPS: [(&str, &str, &str); 24] = [
+    ("optional/ecmascript-regex.json", "patterns always use unicode semantics with pattern", PROPERTY),
+    ("optional/ecmascript-regex.json", "pattern with non-ASCII digits", PROPERTY),
+    (
+        "optional/ecmascript-regex.json",
+        "patterns always use unicode semantics with patternProperties",
+        PROPERTY,
+    ),
+    ("optional/ecmascript-regex.json", "patternProperties with non-ASCII digits", PROPERTY),
     ("anchor.json", "Location-independent identifier with absolute URI", ID),
     ("anchor.json", "Location-independent identifier with base URI change in subschema", ID),
     ("anchor.json", "same $anchor with different base uri", ID),
@@ -52,11 +60,18 @@ const REFUSED_GROUPS: [(&str, &str, &str); 20] = [
 const ID: &str = "a $ref by an embedded resource's $id (or relative to one): keel resolves only #fragments";
 /// Why `unevaluated*` is refused.
 const UNEVALUATED: &str = "unevaluatedProperties/unevaluatedItems: not implemented, refused at compile time";
+/// Why `\p{…}` is refused.
+const PROPERTY: &str = "Unicode property classes (\\p{Letter}): regex-lite has no Unicode tables";
 /// Why a remote ref is refused.
 const REMOTE: &str = "remote ref (the 2020-12 metaschema)";
 
-/// `optional/` files run: the ones keel supports.
-const OPTIONAL_FILES: [&str; 2] = ["optional/bignum.json", "optional/non-bmp-regex.json"];
+/// `optional/` files run: the ones keel supports (ECMA-262 regex semantics: `ecma.rs`).
+const OPTIONAL_FILES: [&str; 3] =
+    ["optional/bignum.json", "optional/non-bmp-regex.json", "optional/ecmascript-regex.json"];
+
+/// `optional/format/` files run with format assertions on (`formats: "assertion"`): the formats Zod
+/// emits, which keel asserts on request.
+const FORMAT_FILES: [&str; 8] = ["email", "uri", "uuid", "date", "date-time", "time", "ipv4", "ipv6"];
 
 /// One test group's schema and cases.
 #[derive(serde::Deserialize)]
@@ -94,17 +109,27 @@ fn draft2020_12() {
             skipped += 1;
             continue;
         }
-        let (ok, bad) = run_file(&root.join(name), name);
+        let (ok, bad) = run_file(&root.join(name), name, Formats::Annotation);
         println!("{name}: {ok} passed, {} failed", bad.len());
         passed += ok;
         failed.extend(bad.into_iter().map(|what| format!("{name}: {what}")));
     }
     println!("draft 2020-12: {passed} passed, {} failed, {skipped} files skipped", failed.len());
+    let (mut format_passed, mut format_failed) = (0, Vec::new());
+    for format in FORMAT_FILES {
+        let name = format!("optional/format/{format}.json");
+        let (ok, bad) = run_file(&root.join(&name), &name, Formats::Assertion);
+        println!("{name} (formats: assertion): {ok} passed, {} failed", bad.len());
+        format_passed += ok;
+        format_failed.extend(bad.into_iter().map(|what| format!("{name}: {what}")));
+    }
+    println!("formats asserted: {format_passed} passed, {} failed", format_failed.len());
+    failed.extend(format_failed);
     assert!(failed.is_empty(), "unexpected failures:\n{}", failed.join("\n"));
 }
 
 /// The passed count and a description of each failure in one suite file.
-fn run_file(path: &Path, name: &str) -> (usize, Vec<String>) {
+fn run_file(path: &Path, name: &str, formats: Formats) -> (usize, Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let groups: Vec<Group> =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -113,7 +138,7 @@ fn run_file(path: &Path, name: &str) -> (usize, Vec<String>) {
         let refused = REFUSED_GROUPS
             .iter()
             .find(|(file, group_name, _)| *file == name && *group_name == group.description);
-        let schema = match (Schema::compile(&group.schema), refused) {
+        let schema = match (Schema::compile_with(&group.schema, formats), refused) {
             (Err(error), Some((_, _, why))) => {
                 println!("  refused as expected: {}: {error} ({why})", group.description);
                 continue;
@@ -133,11 +158,13 @@ fn run_file(path: &Path, name: &str) -> (usize, Vec<String>) {
         };
         for case in group.tests {
             let issues = schema.validate(&case.data);
-            if issues.is_empty() == case.valid {
+            // The yes/no walk `validate` runs first must agree on its own too.
+            let verdict = schema.is_valid(&case.data);
+            if issues.is_empty() == case.valid && verdict == case.valid {
                 passed += 1;
             } else {
                 failed.push(format!(
-                    "{} / {}: expected valid={}, issues {issues:?}",
+                    "{} / {}: expected valid={}, is_valid {verdict}, issues {issues:?}",
                     group.description, case.description, case.valid
                 ));
             }

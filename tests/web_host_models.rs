@@ -130,3 +130,21 @@ fn a_chain_of_the_prompt_api_and_a_custom_function_names_the_page_backend_of_eac
     let call = w.last();
     assert_eq!((call["type"].as_str(), call["backend"].as_str()), (Some("modelCall"), Some("custom")));
 }
+
+#[test]
+fn a_custom_model_answering_http_400_stops_the_run_as_a_rejected_request_naming_the_backend() {
+    let mut w = worker(vec![]);
+    w.send(init(json!({"kind": "custom"})));
+    w.send(json!({"type": "run", "runId": "r", "task": "t"}));
+    let call = w.last();
+    w.send(json!({"type": "modelResult", "id": call["id"], "ok": false,
+                  "error": {"message": "400 Bad Request", "status": 400}}));
+    let ended = w.last();
+    assert_eq!(ended["type"], "runEnded");
+    let reason = &ended["result"]["reason"];
+    assert_eq!(reason["code"], "MODEL_REQUEST_REJECTED", "not a tool's INVALID_ARGS: {reason}");
+    assert_eq!(
+        reason["message"],
+        "The `custom` model backend rejected the request with HTTP 400: 400 Bad Request"
+    );
+}

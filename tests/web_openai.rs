@@ -140,7 +140,13 @@ fn a_wrong_key_an_unknown_model_or_a_spent_account_makes_the_model_unavailable()
         json!({"object": "error", "message": "bad temperature", "type": "BadRequestError", "code": 400}),
     );
     assert!(vllm.message.ends_with("bad temperature (BadRequestError)"), "{}", vllm.message);
-    assert_eq!(class(&vllm), (FailureClass::Fatal, ErrorCode::InvalidArgs));
+    // A 400 the server gives no code for is the request refused, not a tool's arguments.
+    assert_eq!(class(&vllm), (FailureClass::Fatal, ErrorCode::ModelRequestRejected));
+    assert!(
+        vllm.message.starts_with("HTTP 400 from the OpenAI-compatible backend at http://"),
+        "the status and the backend: {}",
+        vllm.message
+    );
 }
 
 #[test]

@@ -172,3 +172,36 @@ fn an_unknown_key_carries_its_path_and_the_closest_known_key_as_fields() {
     w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"maxSteps": -1}, "tools": []}));
     assert_eq!(w.next()["error"]["hints"]["details"], json!({"path": "config.maxSteps"}));
 }
+
+#[test]
+fn format_assertions_are_asked_for_by_name_and_an_unknown_value_is_refused() {
+    let message = config_error(json!({"formats": "strict"}));
+    assert!(message.starts_with("`config.formats`"), "{message}");
+    assert!(message.contains("unknown variant `strict`") && message.contains("annotation"), "{message}");
+    assert!(
+        config_error(json!({"format": "assertion"})).starts_with("`config.format`"),
+        "the envelope format"
+    );
+    // Asked for, a malformed date fails the call as INVALID_ARGS; by default it is an annotation.
+    let date = json!([{"name": "book", "description": "Book a day.",
+        "inputSchema": {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}}}]);
+    for (formats, fails) in [(json!("assertion"), true), (json!("annotation"), false), (Value::Null, false)] {
+        let mut config = json!({"toolChoice": "auto"});
+        if !formats.is_null() {
+            config["formats"] = formats.clone();
+        }
+        let mut w = Worker::new();
+        w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": config, "tools": date}));
+        assert_eq!(w.next()["type"], "ready", "{formats}");
+        w.send(json!({"type": "run", "runId": "r", "task": "Book 30 February."}));
+        w.model(json!({"thought": "book", "action": {"tool": "book", "args": {"day": "2026-02-30"}}}));
+        let failures: Vec<Value> = w.events().into_iter().filter(|e| e["type"] == "failure").collect();
+        if fails {
+            assert_eq!(failures[0]["code"], "INVALID_ARGS", "{failures:?}");
+            assert_eq!(w.next()["type"], "modelCall", "the model is asked again, the tool not run");
+        } else {
+            assert!(failures.is_empty(), "{failures:?}");
+            assert_eq!(w.next()["type"], "toolCall", "{formats}");
+        }
+    }
+}

@@ -114,7 +114,7 @@ impl Agent {
     /// or malformed name, invalid schema) or a setting is out of range, saying which and why.
     pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, AgentError> {
         config.validate()?;
-        let tools = Rc::new(ToolSet::new(tools)?);
+        let tools = Rc::new(ToolSet::with_formats(tools, config.formats)?);
         config.validate_tool_choice(&tools)?;
         config.tool_selection.validate(&tools)?;
         let step_schemas = Rc::new([step_schema(tools.specs(), false), step_schema(tools.specs(), true)]);

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::errors::render::Format;
 
 use super::{RetryPolicy, ToolSelection};
-use crate::tools::{MAX_ATTEMPTS, MAX_WAIT_MS};
+use crate::tools::{Formats, MAX_ATTEMPTS, MAX_WAIT_MS};
 
 /// The most steps a run may take (`maxSteps`, `maxConsecutiveFailures`).
 pub const MAX_STEPS: u32 = 1_000;
@@ -64,6 +64,10 @@ pub struct AgentConfig {
     pub past_steps: PastSteps,
     /// Which tools a prompt offers when the agent has many (`engine/selection.rs`).
     pub tool_selection: ToolSelection,
+    /// Whether the tools' schemas assert `format` (`"assertion"`: `email`, `uri`, `uuid`, `date`,
+    /// `date-time`, `time`, `ipv4`, `ipv6`, the formats Zod emits) or only annotate it
+    /// (`"annotation"`, the default, as draft 2020-12 says).
+    pub formats: Formats,
 }
 
 /// How a prompt shows the run's earlier steps (`pastSteps`). A small model copies its own earlier
@@ -172,6 +176,7 @@ impl Default for AgentConfig {
             recover_before_answer: true,
             past_steps: PastSteps::Messages,
             tool_selection: ToolSelection::default(),
+            formats: Formats::Annotation,
         }
     }
 }

@@ -84,9 +84,21 @@ impl RunState<'_> {
 
     /// Ends the run: the answer is shown in the step the run is in (the last begun, committed or
     /// not), the run record gets its last write, and the page its totals.
-    pub(crate) async fn finish(mut self, answer: String, success: bool, reason: EndReason) -> RunResult {
+    pub(crate) async fn finish(self, answer: String, success: bool, reason: EndReason) -> RunResult {
+        let step = self.current_step();
+        self.finish_in(step, answer, success, reason).await
+    }
+
+    /// [`Self::finish`] with the answer shown in `step`: an abandoned run's is the step it was cut
+    /// off in, which this run never began.
+    pub(crate) async fn finish_in(
+        mut self,
+        step: u32,
+        answer: String,
+        success: bool,
+        reason: EndReason,
+    ) -> RunResult {
         if reason != EndReason::Cancelled {
-            let step = self.current_step();
             (self.emit)(&Event::FinalAnswer { step, answer: answer.clone(), success });
         }
         self.record.status = match (&reason, success) {

@@ -52,11 +52,22 @@ impl Agent {
     }
 
     /// Gives up a cut-off run instead: it ends now as `interrupted`, with the steps it had
-    /// committed (they stay in the store) and the runtime's account as its answer.
+    /// committed (they stay in the store) and the runtime's account as its answer. The answer
+    /// belongs to the step the run was cut off in, the one after its last committed step (each
+    /// step is committed before the next begins): step 1 for a run that committed none, never 0.
     pub async fn abandon(&self, run: RunRecord, turns: Vec<Turn>, on_event: &dyn Fn(&Event)) -> RunResult {
         let state = RunState::resume(self, run, turns, RunOptions::default(), on_event).await;
-        let answer = format!("I could not complete the task. {}", EndReason::Interrupted.describe());
-        state.finish(answer, false, EndReason::Interrupted).await
+        let committed = state.step();
+        let cut_in = committed + 1;
+        let kept = match committed {
+            0 => "before it committed a step".to_string(),
+            1 => "after committing step 1".to_string(),
+            n => format!("after committing steps 1 to {n}"),
+        };
+        let answer = format!(
+            "I could not complete the task. The run was cut off in step {cut_in}, {kept}, and not resumed."
+        );
+        state.finish_in(cut_in, answer, false, EndReason::Interrupted).await
     }
 }
 

@@ -58,9 +58,12 @@ fn for_model(found: Classification) -> Classification {
         ErrorCode::Permission | ErrorCode::NotFound => {
             Classification { class: FailureClass::Fatal, code: ErrorCode::ModelUnavailable }
         }
-        ErrorCode::InvalidArgs | ErrorCode::Internal => {
-            Classification { class: FailureClass::Fatal, ..found }
+        // INVALID_ARGS is about a tool's arguments; from a model (HTTP 400/422, a RangeError for
+        // an option) it is the request that was refused.
+        ErrorCode::InvalidArgs => {
+            Classification { class: FailureClass::Fatal, code: ErrorCode::ModelRequestRejected }
         }
+        ErrorCode::Internal => Classification { class: FailureClass::Fatal, ..found },
         _ => found,
     }
 }
@@ -180,6 +183,16 @@ mod tests {
     }
 
     #[test]
+    fn a_model_backends_400_is_a_rejected_request_not_a_tools_bad_arguments() {
+        use FailureClass::*;
+        assert_eq!(model(RawFailure::http(400, "bad temperature")), (Fatal, ErrorCode::ModelRequestRejected));
+        assert_eq!(model(RawFailure::http(422, "")), (Fatal, ErrorCode::ModelRequestRejected));
+        assert_eq!(model(RawFailure::http(418, "")), (Fatal, ErrorCode::ModelRequestRejected));
+        // The same status from a tool is still its arguments.
+        assert_eq!(tool(RawFailure::http(400, "")), (Persistent, ErrorCode::InvalidArgs));
+    }
+
+    #[test]
     fn prompt_api_dom_exceptions_from_the_model() {
         use FailureClass::*;
         assert_eq!(model(RawFailure::named("UnknownError", "")), (Transient, ErrorCode::Unavailable));
@@ -196,7 +209,7 @@ mod tests {
         assert_eq!(model(RawFailure::named("NotReadableError", "")), (Persistent, ErrorCode::SafetyBlocked));
         assert_eq!(model(RawFailure::named("SyntaxError", "")), (Persistent, ErrorCode::Unsupported));
         assert_eq!(model(RawFailure::named("TypeError", "bad option")), (Fatal, ErrorCode::Internal));
-        assert_eq!(model(RawFailure::named("RangeError", "topK")), (Fatal, ErrorCode::InvalidArgs));
+        assert_eq!(model(RawFailure::named("RangeError", "topK")), (Fatal, ErrorCode::ModelRequestRejected));
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub enum ErrorCode {
     Unsupported,
     /// No model can run: not available on this device, not allowed, or misconfigured.
     ModelUnavailable,
+    /// The model backend refused the request itself (HTTP 400/422, a bad option): a wrong model
+    /// name, option or request shape, or a server that cannot take keel's request. Not the tool
+    /// arguments' [`ErrorCode::InvalidArgs`]; fatal, as retrying the same request gets the same answer.
+    ModelRequestRejected,
     /// The run was cancelled.
     Aborted,
     /// An unexpected error inside a tool or the runtime.
@@ -78,6 +82,7 @@ const BUILT_IN: &[(ErrorCode, &str)] = &[
     (ErrorCode::SafetyBlocked, "SAFETY_BLOCKED"),
     (ErrorCode::Unsupported, "UNSUPPORTED"),
     (ErrorCode::ModelUnavailable, "MODEL_UNAVAILABLE"),
+    (ErrorCode::ModelRequestRejected, "MODEL_REQUEST_REJECTED"),
     (ErrorCode::Aborted, "ABORTED"),
     (ErrorCode::Internal, "INTERNAL_ERROR"),
     (ErrorCode::UnseenId, "UNSEEN_ID"),
@@ -147,7 +152,9 @@ impl ErrorCode {
             ErrorCode::Timeout | ErrorCode::RateLimited | ErrorCode::Unavailable | ErrorCode::Network => {
                 FailureClass::Transient
             }
-            ErrorCode::ModelUnavailable | ErrorCode::Aborted => FailureClass::Fatal,
+            ErrorCode::ModelUnavailable | ErrorCode::ModelRequestRejected | ErrorCode::Aborted => {
+                FailureClass::Fatal
+            }
             _ => FailureClass::Persistent,
         }
     }

@@ -245,6 +245,12 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
             Vec::new(),
             false,
         ),
+        ErrorCode::ModelRequestRejected => plan(
+            "The model backend rejected the request.".to_string(),
+            strings(["A wrong model name or option", "A request the server cannot take"]),
+            Vec::new(),
+            false,
+        ),
         ErrorCode::Aborted => plan(
             format!("{tool} was aborted before it finished."),
             strings(["The user dismissed or declined it", "The page cancelled it"]),

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::errors::FieldIssue;
 
-use super::{closest, Schema, SchemaError, ToolSpec};
+use super::{closest, Formats, Schema, SchemaError, ToolSpec};
 
 /// Why a set of tool specs was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -101,8 +101,13 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl ToolSet {
-    /// Checks and compiles `specs`.
+    /// Checks and compiles `specs`, `format` an annotation.
     pub fn new(specs: Vec<ToolSpec>) -> Result<ToolSet, ToolSetError> {
+        ToolSet::with_formats(specs, Formats::Annotation)
+    }
+
+    /// Checks and compiles `specs`, asserting `format` when `formats` says so.
+    pub fn with_formats(specs: Vec<ToolSpec>, formats: Formats) -> Result<ToolSet, ToolSetError> {
         if specs.len() > super::MAX_TOOLS {
             return Err(ToolSetError::TooMany(specs.len()));
         }
@@ -119,7 +124,7 @@ impl ToolSet {
             }
             super::limits::check(spec)
                 .map_err(|message| ToolSetError::InvalidSetting { tool: spec.name.clone(), message })?;
-            let schema = Schema::compile(&spec.input_schema)
+            let schema = Schema::compile_with(&spec.input_schema, formats)
                 .map_err(|error| ToolSetError::InvalidSchema { tool: spec.name.clone(), error })?;
             schemas.push(schema);
         }

@@ -10,7 +10,7 @@ use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
 use crate::engine::{Model, ModelReply, ModelRequest};
-use crate::errors::RawFailure;
+use crate::errors::{classify, ErrorCode, Origin, RawFailure};
 
 use super::protocol::WorkerMessage;
 use super::rpc::{wrong_reply, AbortKind, PageReply, Rpc};
@@ -38,6 +38,20 @@ impl PageModel {
     }
 }
 
+impl PageModel {
+    /// A failure whose request the backend refused (`MODEL_REQUEST_REJECTED`: an HTTP 400, a bad
+    /// option), its message naming the backend and the status, which the page's error may not say.
+    fn named(&self, failure: RawFailure) -> RawFailure {
+        if classify(&failure, Origin::Model).code != ErrorCode::ModelRequestRejected {
+            return failure;
+        }
+        let status = failure.status.map_or_else(String::new, |s| format!(" with HTTP {s}"));
+        let message =
+            format!("The `{}` model backend rejected the request{status}: {}", self.backend, failure.message);
+        RawFailure { message, ..failure }
+    }
+}
+
 impl Model for PageModel {
     fn complete<'a>(
         &'a self,
@@ -53,7 +67,7 @@ impl Model for PageModel {
             let id = pending.id();
             match pending.await? {
                 PageReply::Model(reply) => {
-                    let text = reply.into_result()?;
+                    let text = reply.into_result().map_err(|failure| self.named(failure))?;
                     if text.context_window.is_some() {
                         self.window.set(text.context_window);
                     }

@@ -302,7 +302,7 @@ test("a run whose model fails reads correctly: steps in order, no check mark, no
 
   // The first model call fails for good (HTTP 400): step 1, its one failure, no "Step 0".
   await runOn("fatal", "What's the weather in Paris?");
-  await assertModelFailedRun({ runs: runs + 1, step: 1, code: "INVALID_ARGS", attempts: 1 });
+  await assertModelFailedRun({ runs: runs + 1, step: 1, code: "MODEL_REQUEST_REJECTED", attempts: 1 });
   // The stop does not repeat the failure's message, which the failure row shows.
   assert.equal(await page.$$eval("#trace .item.stop p", (els) => els.length), 0);
   assert.equal(await logRows(before + 1), before + 1, "the trace's failure rows are the log's");

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::compile::{child, fragment, Compiler};
 use super::error::SchemaError;
+use super::formats::{Formats, StringFormat};
 use super::keywords::{count, COUNT};
 use super::node::{NodeId, Rules};
 
@@ -59,9 +60,15 @@ impl Compiler<'_> {
                 for (source, schema) in patterns {
                     let place = child(&at, source);
                     let id = self.schema(schema, place.clone(), depth + 1)?;
-                    if let Some(pattern) = self.pattern(source, &place)? {
-                        rules.pattern_properties.push((pattern, id));
-                    }
+                    // A pattern left unchecked here would turn the keys it names into unknown keys.
+                    let pattern = self.pattern(source, &place)?.ok_or_else(|| SchemaError::InvalidPattern {
+                        path: fragment(&place),
+                        pattern: source.clone(),
+                        reason: "lookaround is ECMA-262 syntax keel's regex engine (regex-lite) cannot check, \
+                                 and a patternProperties key cannot go unchecked"
+                            .to_string(),
+                    })?;
+                    rules.pattern_properties.push((pattern, id));
                 }
             }
             "propertyNames" => rules.property_names = self.optional(value, at.clone(), depth)?,
@@ -90,6 +97,10 @@ impl Compiler<'_> {
             "minContains" => later.min_contains = Some(count(value).ok_or_else(|| wrong(COUNT))?),
             "maxContains" => later.max_contains = Some(count(value).ok_or_else(|| wrong(COUNT))?),
             "uniqueItems" => rules.unique_items = value.as_bool().ok_or_else(|| wrong("a boolean"))?,
+            // An annotation unless assertions were asked for; names keel does not check stay one.
+            "format" if self.formats == Formats::Assertion => {
+                rules.format = value.as_str().and_then(StringFormat::named);
+            }
             // Keywords that change what is valid but that keel cannot check: refusing the schema
             // is better than accepting what it forbids.
             "unevaluatedProperties" | "unevaluatedItems" | "$dynamicRef" | "$recursiveRef" => {

@@ -11,7 +11,7 @@ use super::validate::{same, Checker};
 use crate::errors::IssueKind;
 
 /// How many pairs of items one step of the budget pays for in `uniqueItems`.
-const PAIRS_PER_STEP: usize = 8;
+pub(super) const PAIRS_PER_STEP: usize = 8;
 
 impl<'a> Checker<'a> {
     /// Whether `value` passes node `id`; its issues are dropped, its steps still count.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::error::SchemaError;
+use super::formats::Formats;
 use super::node::Pattern;
 use super::node::{Node, NodeId};
 use super::MAX_DEPTH;
@@ -20,9 +21,10 @@ pub(super) struct Compiled {
 }
 
 /// Compiles the whole document.
-pub(super) fn compile(root: &Value) -> Result<Compiled, SchemaError> {
+pub(super) fn compile(root: &Value, formats: Formats) -> Result<Compiled, SchemaError> {
     let mut compiler = Compiler {
         root,
+        formats,
         nodes: Vec::new(),
         pointers: Vec::new(),
         at: HashMap::new(),
@@ -46,6 +48,8 @@ pub(super) fn compile(root: &Value) -> Result<Compiled, SchemaError> {
 pub(super) struct Compiler<'s> {
     /// The whole document, for resolving refs.
     root: &'s Value,
+    /// Whether `format` is asserted.
+    pub(super) formats: Formats,
     /// The arena being built.
     nodes: Vec<Node>,
     /// Each node's JSON pointer, for errors found after the walk.

@@ -13,14 +13,15 @@ pub enum SchemaError {
         /// The reference as written.
         reference: String,
     },
-    /// A `pattern` that is not a regular expression.
-    #[error("schema at {path}: pattern {pattern:?} is not a valid regular expression: {reason}")]
+    /// A `pattern` that is not an ECMA-262 regular expression, or uses ECMA-262 syntax keel cannot
+    /// check (`\p{…}`, backreferences; the reason names it).
+    #[error("schema at {path}: pattern {pattern:?} cannot be checked: {reason}")]
     InvalidPattern {
         /// Where the `pattern` is.
         path: String,
         /// The pattern as written.
         pattern: String,
-        /// What the regex parser said.
+        /// What is wrong with it, naming the construct.
         reason: String,
     },
     /// A keyword whose value has the wrong shape (`"required": 5`).

@@ -3,16 +3,13 @@
 use regex_lite::RegexBuilder;
 use serde_json::{Map, Value};
 
+use super::anchored::Anchored;
 use super::applicator_keywords::Later;
 use super::compile::{child, fragment, Compiler};
+use super::ecma::{translate, Refusal};
 use super::error::SchemaError;
 use super::node::{Bound, NodeId, Pattern, Rules, TypeSet};
 use super::MAX_DEPTH;
-
-/// Regex syntax ECMAScript has and regex-lite lacks (lookaround, backreferences, Unicode property
-/// classes). Zod emits such patterns for `z.email()` and `z.emoji()`; rejecting the whole tool for
-/// them would be worse than not checking that one pattern, so they are skipped.
-const ECMASCRIPT_ONLY: [&str; 7] = ["(?=", "(?!", "(?<=", "(?<!", "\\p{", "\\P{", "\\k<"];
 
 impl Compiler<'_> {
     /// The keywords of the schema object at `pointer`, and its `$ref` (resolved later).
@@ -204,7 +201,8 @@ const MAX_PATTERNS: usize = 128;
 const MAX_PATTERN_BYTES: usize = 64 * 1024;
 
 impl Compiler<'_> {
-    /// Compiles a `pattern` once per schema, or skips it when it uses syntax only ECMAScript has.
+    /// Compiles a `pattern` once per schema, translated from ECMA-262 (`ecma.rs`), or skips it
+    /// when it uses lookaround, backreferences or `\p{…}`, which regex-lite has no engine for.
     pub(super) fn pattern(&mut self, source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
         if let Some(compiled) = self.patterns.get(source) {
             return Ok(compiled.clone());
@@ -212,26 +210,27 @@ impl Compiler<'_> {
         if self.patterns.len() >= MAX_PATTERNS {
             return Err(SchemaError::TooManyPatterns { path: fragment(at), limit: MAX_PATTERNS });
         }
-        let compiled = match RegexBuilder::new(source).size_limit(MAX_PATTERN_BYTES).build() {
-            Ok(regex) => Some(Pattern { source: source.to_owned(), regex }),
-            Err(_) if ecmascript_only(source) => None,
-            Err(error) => {
-                return Err(SchemaError::InvalidPattern {
-                    path: fragment(at),
-                    pattern: source.to_owned(),
-                    reason: error.to_string(),
-                })
+        let invalid = |reason: String| SchemaError::InvalidPattern {
+            path: fragment(at),
+            pattern: source.to_owned(),
+            reason,
+        };
+        let compiled = match translate(source) {
+            Ok(translated) => {
+                let regex = RegexBuilder::new(&translated)
+                    .size_limit(MAX_PATTERN_BYTES)
+                    .build()
+                    .map_err(|error| invalid(error.to_string()))?;
+                Some(Pattern { source: source.to_owned(), regex, anchored: Anchored::parse(source) })
             }
+            // Zod emits lookahead for `z.email()`: refusing the whole tool would be worse than not
+            // checking that one pattern.
+            Err(Refusal::EcmaOnly(_)) => None,
+            Err(Refusal::Invalid(reason)) => return Err(invalid(reason)),
         };
         self.patterns.insert(source.to_owned(), compiled.clone());
         Ok(compiled)
     }
-}
-
-/// Whether a pattern uses syntax regex-lite lacks but ECMAScript has.
-fn ecmascript_only(source: &str) -> bool {
-    let backreference = source.as_bytes().windows(2).any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
-    backreference || ECMASCRIPT_ONLY.iter().any(|syntax| source.contains(syntax))
 }
 
 /// Rejects `enum`/`const` values nested deeper than keel checks; measured with an explicit stack so

@@ -17,9 +17,15 @@
 //! [`SchemaError::Unsupported`] (`unevaluatedProperties`, `unevaluatedItems`, `$dynamicRef`,
 //! `$recursiveRef`), as do refs that are not a local fragment ([`SchemaError::UnresolvableRef`]).
 //! Annotations (`title`, `description` — kept to explain missing properties —, `default`,
-//! `examples`, `format`, …) and keywords no draft defines are ignored. A `pattern` using syntax
-//! only ECMAScript has (lookaround, backreferences, `\p{…}`) is skipped: Zod emits such patterns
-//! for `z.email()`, and refusing the whole tool would be worse.
+//! `examples`, `format` unless format assertions are asked for, …) and keywords no draft defines
+//! are ignored.
+//!
+//! `pattern`s are ECMA-262 regular expressions with Unicode semantics, translated for regex-lite
+//! where the two differ (`ecma.rs`: `\s`, `.`, `\cX`, `\uHHHH`, classes). A `pattern` using
+//! lookaround is skipped: Zod emits one for `z.email()`, and refusing the whole tool would be worse
+//! (in `patternProperties`, where skipping would turn the keys it names into unknown keys, it is
+//! refused). Backreferences and Unicode property classes (`\p{Letter}`) fail compile with
+//! [`SchemaError::InvalidPattern`] naming the construct, as does syntax ECMA-262 does not have.
 //!
 //! For each value: a failed `enum`/`const` is reported alone (the options say everything), then a
 //! wrong `type` alone (bounds on the wrong type mean nothing), otherwise every failed bound, every
@@ -43,11 +49,14 @@
 //! [`IssueKind::TooComplex`]: crate::errors::IssueKind::TooComplex
 
 mod alternatives;
+mod anchored;
 mod applicator_keywords;
 mod applicators;
 mod compile;
 mod describe;
+mod ecma;
 mod error;
+mod formats;
 mod keywords;
 mod node;
 mod numbers;
@@ -57,12 +66,14 @@ mod sent;
 #[cfg(test)]
 mod tests;
 mod validate;
+mod verdict;
 
 use serde_json::Value;
 
 use crate::errors::FieldIssue;
 
 pub use error::SchemaError;
+pub use formats::Formats;
 
 /// How deep schemas nest, and how deep into a value validation follows them. Tool arguments rarely
 /// nest past ten; the limit keeps the call stack small on wasm's 1 MiB stack.
@@ -104,12 +115,38 @@ impl Schema {
     /// Compiles a JSON Schema document, checking its keywords, resolving its `$ref`s and building its
     /// regexes once.
     pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
-        let compiled = compile::compile(schema)?;
+        Schema::compile_with(schema, Formats::Annotation)
+    }
+
+    /// [`Schema::compile`], with `format` asserted when `formats` says so (`email`, `uri`, `uuid`,
+    /// `date`, `date-time`, `time`, `ipv4`, `ipv6`; other names stay annotations).
+    ///
+    /// ```
+    /// use keel::tools::{Formats, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({ "type": "string", "format": "date" });
+    /// assert!(Schema::compile(&schema)?.is_valid(&json!("2026-02-30")));
+    /// assert!(!Schema::compile_with(&schema, Formats::Assertion)?.is_valid(&json!("2026-02-30")));
+    /// # Ok::<(), keel::tools::SchemaError>(())
+    /// ```
+    pub fn compile_with(schema: &Value, formats: Formats) -> Result<Schema, SchemaError> {
+        let compiled = compile::compile(schema, formats)?;
         Ok(Schema { nodes: compiled.nodes, root: compiled.root })
     }
 
     /// Every problem with `value`, in the order met walking the value; empty when it is valid.
     pub fn validate(&self, value: &Value) -> Vec<FieldIssue> {
+        // The yes/no walk first: a valid call builds no issue and no text.
+        if self.is_valid(value) {
+            return Vec::new();
+        }
         validate::validate(&self.nodes, self.root, value)
+    }
+
+    /// Whether `value` is valid, with no issues built (what [`Schema::validate`] runs first): when
+    /// true, `validate` finds nothing; when false, it reports why (or that a limit was reached).
+    pub fn is_valid(&self, value: &Value) -> bool {
+        verdict::accepts(&self.nodes, self.root, value)
     }
 }

@@ -1,6 +1,9 @@
 //! The compiled form of a schema: an arena of nodes, `$ref`s resolved to node ids, regexes built.
 
 use regex_lite::Regex;
+
+use super::anchored::Anchored;
+use super::formats::StringFormat;
 use serde_json::Value;
 
 /// Index of a node in [`super::Schema`]'s arena; `$ref`s and sub-schemas point to each other by id,
@@ -84,6 +87,8 @@ pub(super) struct Rules {
     pub contains: Option<(NodeId, u64, Option<u64>)>,
     /// `uniqueItems: true`.
     pub unique_items: bool,
+    /// `format`, when format assertions are on and keel checks this one.
+    pub format: Option<StringFormat>,
 }
 
 impl Rules {
@@ -100,6 +105,18 @@ pub(super) struct Pattern {
     pub source: String,
     /// The compiled pattern.
     pub regex: Regex,
+    /// The same pattern as a direct matcher, when it is `^…$` of literals and classes.
+    pub anchored: Option<Anchored>,
+}
+
+impl Pattern {
+    /// Whether the pattern matches somewhere in `text` (JSON Schema patterns are not anchored).
+    pub fn is_match(&self, text: &str) -> bool {
+        match &self.anchored {
+            Some(anchored) => anchored.is_match(text),
+            None => self.regex.is_match(text),
+        }
+    }
 }
 
 /// A numeric bound, inclusive or exclusive.

@@ -21,7 +21,7 @@ const SUGGESTION_BUDGET: usize = 2_000_000;
 
 /// How many enum values one step of the budget pays for: comparing a value with a long `enum` is
 /// work too, and 30 000 values against 1 000 options must not stall the worker.
-const VALUES_PER_STEP: usize = 8;
+pub(super) const VALUES_PER_STEP: usize = 8;
 
 /// Every issue with `value` against the schema rooted at `root`, duplicates removed.
 pub(super) fn validate(nodes: &[Node], root: NodeId, value: &Value) -> Vec<FieldIssue> {
@@ -199,7 +199,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `minLength`, `maxLength` and `pattern`.
+    /// `minLength`, `maxLength`, `pattern` and an asserted `format`.
     fn check_string(&mut self, rules: &Rules, text: &str, value: &'a Value) {
         let chars = text.chars().count() as u64;
         if rules.min_length.is_some_and(|min| chars < min) || rules.max_length.is_some_and(|max| chars > max)
@@ -207,8 +207,11 @@ impl<'a> Checker<'a> {
             let expected = describe::length(rules.min_length, rules.max_length, "character");
             self.report(IssueKind::Length, expected, Some(value));
         }
-        if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.regex.is_match(text)) {
+        if let Some(pattern) = rules.pattern.as_ref().filter(|p| !p.is_match(text)) {
             self.report(IssueKind::Pattern, format!("matching pattern {}", pattern.source), Some(value));
+        }
+        if let Some(format) = rules.format.filter(|f| !f.accepts(text)) {
+            self.report(IssueKind::Pattern, format.expected().to_owned(), Some(value));
         }
     }
 
@@ -236,7 +239,7 @@ impl<'a> Checker<'a> {
             self.path.push(Segment::Key(key));
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
-                if pattern.regex.is_match(key) {
+                if pattern.is_match(key) {
                     matched = true;
                     self.check(*id, item, depth);
                 }

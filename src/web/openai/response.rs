@@ -1,7 +1,8 @@
 //! Reading a chat-completions answer: the step's text and token counts, or a failure the one
 //! classifier can place.
 //!
-//! - Non-2xx: the HTTP status (429 and 5xx are transient, 401/403/404 make the model unavailable),
+//! - Non-2xx: the HTTP status (429 and 5xx are transient, 401/403/404 make the model unavailable,
+//!   400/422 and other 4xx are a rejected request: `MODEL_REQUEST_REJECTED`), the backend named,
 //!   the message from `error.message` (OpenAI, llama.cpp, Ollama), a top-level `message` (vLLM),
 //!   `error` as a string, or the body's text cut short; a code only where the server's code says
 //!   more than its status (an oversized prompt, a spent account); Retry-After from `retry-after-ms`
@@ -103,7 +104,7 @@ fn http_failure(response: &HttpResponse, json: Option<&Value>, url: &str, now_ms
         status,
         code: code.map(|c| c.as_str().to_owned()),
         retry_after_ms: retry_after(response, now_ms),
-        ..RawFailure::message(format!("{shown}from {url}: {said}{tag}"))
+        ..RawFailure::message(format!("{shown}from the OpenAI-compatible backend at {url}: {said}{tag}"))
     }
     .with_hints(FailureHints { details: context_sizes(error), ..Default::default() })
 }

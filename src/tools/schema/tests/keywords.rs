@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use super::super::{Schema, SchemaError};
 use super::{issue, issues, only, with_options};
 use crate::errors::IssueKind::{Length, NotAllowed, OutOfRange, Pattern, WrongType};
 
@@ -94,11 +95,20 @@ fn patterns_search_unanchored_and_report_their_source() {
 }
 
 #[test]
-fn ecmascript_only_patterns_are_skipped() {
+fn lookaround_patterns_are_skipped_and_other_ecmascript_only_syntax_refused() {
+    // Zod's `z.email()` pattern has lookahead: the pattern goes unchecked, the tool still works.
     let lookahead = json!({"type": "string", "pattern": "^(?!\\.)[a-z.]+$"});
     assert!(issues(lookahead, json!(".x")).is_empty());
-    assert!(issues(json!({"pattern": "^\\p{Lu}"}), json!("a")).is_empty());
-    assert!(issues(json!({"pattern": "(a)\\1"}), json!("b")).is_empty());
+    for (pattern, named) in [("^\\p{Lu}", "`\\p{…}`"), ("(a)\\1", "`\\1`"), ("(?<x>a)\\k<x>", "`\\k<…>`")]
+    {
+        match Schema::compile(&json!({"pattern": pattern})) {
+            Err(SchemaError::InvalidPattern { reason, .. }) => assert!(reason.contains(named), "{reason}"),
+            other => panic!("{pattern} should be refused: {other:?}"),
+        }
+    }
+    // Unchecked in patternProperties, it would refuse the keys it names: refused instead.
+    let keys = json!({"patternProperties": {"^(?!x)": true}, "additionalProperties": false});
+    assert!(matches!(Schema::compile(&keys), Err(SchemaError::InvalidPattern { .. })));
 }
 
 #[test]

@@ -1,8 +1,11 @@
 //! Unit tests for schema compilation and validation, with exact expectations on every issue.
 
 mod alternatives;
+mod anchored;
 mod applicators;
 mod compile_errors;
+mod ecma;
+mod formats;
 mod keywords;
 mod limits;
 mod objects;
@@ -15,7 +18,12 @@ use crate::errors::{FieldIssue, IssueKind};
 
 /// Every issue `value` has against `schema`.
 fn issues(schema: Value, value: Value) -> Vec<FieldIssue> {
-    Schema::compile(&schema).expect("the test schema compiles").validate(&value)
+    let compiled = Schema::compile(&schema).expect("the test schema compiles");
+    // The full walk on its own, so that the yes/no walk run first is checked against it here.
+    let full = super::validate::validate(&compiled.nodes, compiled.root, &value);
+    assert_eq!(compiled.is_valid(&value), full.is_empty(), "the yes/no walk agrees: {full:#?}");
+    assert_eq!(compiled.validate(&value), full);
+    full
 }
 
 /// The one issue `value` has against `schema`.

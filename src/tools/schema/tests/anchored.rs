@@ -1,0 +1,97 @@
+//! The direct matcher for `^…$` patterns against regex-lite on the translated pattern: the same
+//! answer for every pattern it takes, on chosen strings and on random ones.
+
+use proptest::prelude::*;
+use regex_lite::Regex;
+
+use super::super::anchored::Anchored;
+use super::super::ecma::translate;
+
+/// Patterns of the shape the matcher takes, as tool schemas write them.
+const TAKEN: [&str; 14] = [
+    "^e[0-9]+$",
+    "^[A-Z]{3}-[0-9]{4}$",
+    r"^\d{4}-\d{2}-\d{2}$",
+    "^[a-z_]+$",
+    r"^[a-zA-Z0-9_\-\.]{1,64}$",
+    "^a*a*b?$",
+    "^[^,]*,?[0-9]{2,}$",
+    r"^\w+@\w+\.[a-z]{2,6}$",
+    "^x{0}y$",
+    "^$",
+    "^[-a]+$",
+    "^[a-]{2,3}$",
+    r"^\$\.\*$",
+    "^é+ü?$",
+];
+
+/// Patterns it leaves to regex-lite.
+const LEFT: [&str; 10] =
+    ["e[0-9]+$", "^e[0-9]+", "^(ab)+$", "^a|b$", "^.+$", r"^\s$", "^a+?$", "^[]$", r"^a\$", "^a{1,100}$"];
+
+fn regex(pattern: &str) -> Regex {
+    Regex::new(&translate(pattern).expect("translates")).expect("compiles")
+}
+
+#[test]
+fn the_matcher_takes_simple_anchored_patterns_only() {
+    for pattern in TAKEN {
+        assert!(Anchored::parse(pattern).is_some(), "{pattern} is taken");
+    }
+    for pattern in LEFT {
+        assert!(Anchored::parse(pattern).is_none(), "{pattern} is left to regex-lite");
+    }
+}
+
+#[test]
+fn it_answers_as_regex_lite_does_on_chosen_strings() {
+    let texts = [
+        "",
+        "e",
+        "e4",
+        "e42",
+        "E42",
+        "e42x",
+        "xe42",
+        "ABC-1234",
+        "ABC-123",
+        "abc-1234",
+        "2026-11-26",
+        "2026-1-26",
+        "a_b",
+        "a-b",
+        "aab",
+        "aaa",
+        "b",
+        "ab,12",
+        ",123",
+        "a,b,12",
+        "x@y.io",
+        "x@y.toolongtld",
+        "y",
+        "x",
+        "-a-",
+        "a-",
+        "$.*",
+        "éé",
+        "éü",
+        "ü",
+        "\n",
+        "e4\n",
+    ];
+    for pattern in TAKEN {
+        let (anchored, regex) = (Anchored::parse(pattern).unwrap(), regex(pattern));
+        for text in texts {
+            assert_eq!(anchored.is_match(text), regex.is_match(text), "{pattern} on {text:?}");
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn it_answers_as_regex_lite_does_on_random_strings(index in 0..TAKEN.len(), text in "[ae0-9A-Z_,.@$*é-]{0,12}") {
+        let pattern = TAKEN[index];
+        let (anchored, regex) = (Anchored::parse(pattern).unwrap(), regex(pattern));
+        prop_assert_eq!(anchored.is_match(&text), regex.is_match(&text), "{} on {:?}", pattern, text);
+    }
+}

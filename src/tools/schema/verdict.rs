@@ -1,0 +1,197 @@
+//! The yes/no check run before the full one: it builds no issue, formats no text and stops at the
+//! first failure, so a valid call (the common case) costs a walk and nothing else. When it says no,
+//! or cannot tell within the limits, [`super::validate`] walks again and reports every issue; so it
+//! must never accept a value the full check would report anything for.
+
+use serde_json::{Map, Number, Value};
+
+use super::applicators::PAIRS_PER_STEP;
+use super::node::{Node, NodeId, Rules};
+use super::numbers::multiple_of;
+use super::validate::{same, VALUES_PER_STEP};
+use super::{MAX_DEPTH, MAX_STEPS};
+
+/// Whether `value` is valid against the schema rooted at `root`. `false` also when a limit (depth,
+/// steps) is reached, which the full check reports.
+pub(super) fn accepts(nodes: &[Node], root: NodeId, value: &Value) -> bool {
+    let mut verdict = Verdict { nodes, steps: 0 };
+    // A budget spent inside a `not` or an `if` must not turn into a pass: the full check reports it.
+    verdict.check(root, value, 0) && verdict.steps <= MAX_STEPS
+}
+
+/// The state of one yes/no check.
+struct Verdict<'a> {
+    /// The schema's arena.
+    nodes: &'a [Node],
+    /// Checks made so far, counted as the full check counts them.
+    steps: usize,
+}
+
+impl Verdict<'_> {
+    /// Whether `value` passes node `id`.
+    fn check(&mut self, id: NodeId, value: &Value, depth: usize) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || depth > MAX_DEPTH {
+            return false;
+        }
+        let nodes = self.nodes;
+        match nodes.get(id) {
+            Some(Node::Rules(rules)) => self.rules(rules, value, depth + 1),
+            Some(Node::Nothing) => false,
+            Some(Node::Any) | None => true,
+        }
+    }
+
+    /// A schema object's keywords, in the full check's order.
+    fn rules(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
+        if rules.reference.is_some_and(|target| !self.check(target, value, depth)) {
+            return false;
+        }
+        if !rules.all_of.iter().all(|&member| self.check(member, value, depth)) {
+            return false;
+        }
+        if !rules.any_of.is_empty() && !rules.any_of.iter().any(|&branch| self.check(branch, value, depth)) {
+            return false;
+        }
+        if !rules.one_of.is_empty() {
+            // Every branch is tried, as the full check does, so that the steps counted match.
+            let passed = rules.one_of.iter().filter(|&&branch| self.check(branch, value, depth)).count();
+            if passed != 1 {
+                return false;
+            }
+        }
+        if rules.not.is_some_and(|id| self.check(id, value, depth)) {
+            return false;
+        }
+        if let Some((test, then, other)) = rules.condition {
+            let branch = if self.check(test, value, depth) { then } else { other };
+            if branch.is_some_and(|id| !self.check(id, value, depth)) {
+                return false;
+            }
+        }
+        if rules.constant.as_ref().is_some_and(|constant| !same(constant, value)) {
+            return false;
+        }
+        if let Some(values) = &rules.one_of_values {
+            self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
+            if !values.iter().any(|v| same(v, value)) {
+                return false;
+            }
+        }
+        if rules.types.is_some_and(|types| !types.accepts(value)) {
+            return false;
+        }
+        match value {
+            Value::Number(number) => number_ok(rules, number),
+            Value::String(text) => string_ok(rules, text),
+            Value::Array(items) => self.items(rules, items, depth),
+            Value::Object(map) => self.object(rules, map, value, depth),
+            Value::Null | Value::Bool(_) => true,
+        }
+    }
+
+    /// `minItems`, `maxItems`, `contains`, `uniqueItems`, `prefixItems` and `items`.
+    fn items(&mut self, rules: &Rules, items: &[Value], depth: usize) -> bool {
+        let count = items.len() as u64;
+        if rules.min_items.is_some_and(|min| count < min) || rules.max_items.is_some_and(|max| count > max) {
+            return false;
+        }
+        if let Some((id, min, max)) = rules.contains {
+            let found = items.iter().filter(|item| self.check(id, item, depth)).count() as u64;
+            if found < min || max.is_some_and(|max| found > max) {
+                return false;
+            }
+        }
+        if rules.unique_items {
+            let pairs = items.len().saturating_mul(items.len().saturating_sub(1)) / 2;
+            self.steps = self.steps.saturating_add(pairs / PAIRS_PER_STEP);
+            if self.steps > MAX_STEPS {
+                return false;
+            }
+            if (1..items.len()).any(|j| (0..j).any(|i| same(&items[i], &items[j]))) {
+                return false;
+            }
+        }
+        items.iter().enumerate().all(|(index, item)| {
+            match rules.prefix_items.get(index).copied().or(rules.items) {
+                Some(schema) => self.check(schema, item, depth),
+                None => true,
+            }
+        })
+    }
+
+    /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
+    /// dependencies.
+    fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
+        for (key, item) in map {
+            let mut matched = false;
+            for (pattern, id) in &rules.pattern_properties {
+                if pattern.is_match(key) {
+                    matched = true;
+                    if !self.check(*id, item, depth) {
+                        return false;
+                    }
+                }
+            }
+            let passed = match (rules.property(key), rules.additional) {
+                (Some(id), _) => self.check(id, item, depth),
+                (None, _) if matched => true,
+                (None, Some(id)) => self.check(id, item, depth),
+                (None, None) => true,
+            };
+            if !passed {
+                return false;
+            }
+        }
+        if !rules.required.iter().all(|name| map.contains_key(name)) {
+            return false;
+        }
+        if let Some(id) = rules.property_names {
+            for key in map.keys() {
+                if !self.check(id, &Value::String(key.clone()), depth) {
+                    return false;
+                }
+            }
+        }
+        let count = map.len() as u64;
+        if rules.min_properties.is_some_and(|min| count < min)
+            || rules.max_properties.is_some_and(|max| count > max)
+        {
+            return false;
+        }
+        let dependent_ok = |(present, names): &(String, Vec<String>)| {
+            !map.contains_key(present) || names.iter().all(|name| map.contains_key(name))
+        };
+        if !rules.dependent_required.iter().all(dependent_ok) {
+            return false;
+        }
+        rules
+            .dependent_schemas
+            .iter()
+            .all(|(present, id)| !map.contains_key(present) || self.check(*id, value, depth))
+    }
+}
+
+/// `multipleOf` and the numeric bounds.
+fn number_ok(rules: &Rules, number: &Number) -> bool {
+    if rules.multiple_of.as_ref().is_some_and(|m| !multiple_of(number, m)) {
+        return false;
+    }
+    let Some(x) = number.as_f64() else { return true };
+    let below = rules.lower.is_some_and(|b| if b.exclusive { x <= b.value } else { x < b.value });
+    let above = rules.upper.is_some_and(|b| if b.exclusive { x >= b.value } else { x > b.value });
+    !(below || above)
+}
+
+/// `minLength`, `maxLength` (in characters, counted only when a bound is set) and `pattern`.
+fn string_ok(rules: &Rules, text: &str) -> bool {
+    if rules.min_length.is_some() || rules.max_length.is_some() {
+        let chars = text.chars().count() as u64;
+        if rules.min_length.is_some_and(|min| chars < min) || rules.max_length.is_some_and(|max| chars > max)
+        {
+            return false;
+        }
+    }
+    rules.pattern.as_ref().is_none_or(|pattern| pattern.is_match(text))
+        && rules.format.is_none_or(|format| format.accepts(text))
+}
