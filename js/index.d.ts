@@ -424,6 +424,7 @@ export interface AgentConfig {
    * `Agent.create` with `INVALID_CONFIG`.
    */
   toolSelection: Partial<ToolSelection>;
+  /**
    * Whether the tools' schemas assert `format`: `"annotation"` (default, as draft 2020-12 says) only
    * annotates it; `"assertion"` checks the formats Zod emits (`email`, `uri`, `uuid`, `date`,
    * `date-time`, `time`, `ipv4`, `ipv6`), a mismatch failing the call with `INVALID_ARGS` like any
