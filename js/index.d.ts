@@ -544,9 +544,9 @@ export interface FailureStats {
 }
 
 export type EndReason =
-  | { kind: "final_answer" }
-  | { kind: "max_steps"; steps: number }
-  | { kind: "consecutive_failures"; failures: number }
+  | { kind: "finalAnswer" }
+  | { kind: "maxSteps"; steps: number }
+  | { kind: "consecutiveFailures"; failures: number }
   | { kind: "fatal"; code: ErrorCode; message: string }
   | { kind: "cancelled" }
   | { kind: "interrupted" };

@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What kind of problem a [`FieldIssue`] reports.
+/// What kind of problem a [`FieldIssue`] reports (`wrongType`, camelCase like the rest of the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum IssueKind {
     /// A required property is absent.

@@ -22,18 +22,22 @@ pub enum RunStatus {
     Interrupted,
 }
 
-/// Why a run ended.
+/// Why a run ended. `kind` is camelCase like the rest of the wire; records stored by earlier
+/// builds spelt it snake_case (`final_answer`), and those still read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[serde(rename_all = "camelCase", tag = "kind")]
 pub enum EndReason {
     /// The model answered.
+    #[serde(alias = "final_answer")]
     FinalAnswer,
     /// The step budget ran out.
+    #[serde(alias = "max_steps")]
     MaxSteps {
         /// The budget.
         steps: u32,
     },
     /// Too many steps in a row failed or made no progress.
+    #[serde(alias = "consecutive_failures")]
     ConsecutiveFailures {
         /// How many.
         failures: u32,
@@ -227,4 +231,29 @@ pub struct FailureRecord {
     pub recovery_call: Option<String>,
     /// When it happened, ms since the epoch.
     pub at_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_end_reason_is_written_camel_case_and_read_in_either_spelling() {
+        let reason = EndReason::MaxSteps { steps: 3 };
+        assert_eq!(
+            serde_json::to_value(&reason).unwrap(),
+            serde_json::json!({"kind": "maxSteps", "steps": 3})
+        );
+        for (old, new) in [
+            (r#"{"kind":"final_answer"}"#, r#"{"kind":"finalAnswer"}"#),
+            (r#"{"kind":"max_steps","steps":3}"#, r#"{"kind":"maxSteps","steps":3}"#),
+            (
+                r#"{"kind":"consecutive_failures","failures":5}"#,
+                r#"{"kind":"consecutiveFailures","failures":5}"#,
+            ),
+        ] {
+            let stored: EndReason = serde_json::from_str(old).unwrap();
+            assert_eq!(stored, serde_json::from_str::<EndReason>(new).unwrap(), "{old}");
+        }
+    }
 }
