@@ -18,4 +18,6 @@ pub mod errors;
 pub mod store;
 mod text;
 pub mod tools;
+#[cfg(test)]
+mod typescript;
 pub mod web;

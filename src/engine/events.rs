@@ -10,6 +10,8 @@ use super::Outcome;
 
 /// One thing that happened during a run, in order. Serialised with a `type` tag for the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "AgentEvent"))]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Event {

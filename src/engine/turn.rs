@@ -5,6 +5,7 @@ use serde_json::Value;
 
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Action {
     /// The tool's name, as the model wrote it.
     pub tool: String,
@@ -14,6 +15,7 @@ pub struct Action {
 
 /// How a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The tool succeeded.
@@ -28,6 +30,7 @@ pub enum Outcome {
 
 /// One step: the thought, the action (if any) and what was observed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Turn {
     /// The step number within its run, from 1.
     pub step: u32,
@@ -42,6 +45,7 @@ pub struct Turn {
     /// What the model wrote, when it could not be read as a step: replayed as written in later
     /// prompts, so the model sees its own mistake rather than a different one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub reply: Option<String>,
 }
 

@@ -11,6 +11,7 @@ use crate::engine::Turn;
 
 /// One exchange of a session's conversation: one run, from the task to its answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Exchange {
     /// The run.

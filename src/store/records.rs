@@ -7,6 +7,7 @@ use crate::errors::{ErrorCode, FailureClass};
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Still going (or cut off before it could say otherwise).
@@ -25,6 +26,7 @@ pub enum RunStatus {
 /// Why a run ended. `kind` is camelCase like the rest of the wire; records stored by earlier
 /// builds spelt it snake_case (`final_answer`), and those still read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum EndReason {
     /// The model answered.
@@ -83,6 +85,7 @@ impl EndReason {
 /// ([`TurnRecord::counts`]). A resumed run counts on from its last committed turn's
 /// ([`super::SavedRun::into_parts`]): only what the cut-off step itself spent is lost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RunCounts {
     /// Steps begun: the committed ones, and the step the run stopped in when it stopped before
@@ -102,6 +105,7 @@ pub struct RunCounts {
 
 /// One run of one task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RunRecord {
     /// Unique id.
@@ -126,11 +130,14 @@ pub struct RunRecord {
     /// (`approvalRequested`), cleared when the decision comes or the run ends. A run cut off while
     /// it waits keeps it, so that after a reload the call can still be approved or rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub pending_approval: Option<PendingApproval>,
 }
 
 /// A call that waits for the user's approval (its tool's `needsApproval`), as stored on its run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "StoredApproval"))]
 #[serde(rename_all = "camelCase")]
 pub struct PendingApproval {
     /// The call's id, `<run>:<step>`: what `approve` and `reject` name.
@@ -153,6 +160,7 @@ pub struct PendingApproval {
 
 /// A pending approval with the run it belongs to: what `agent.pendingApprovals()` lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     /// The run that waits.
@@ -180,6 +188,7 @@ impl ApprovalRequest {
 
 /// One step of a run, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRecord {
     /// The run.
@@ -194,11 +203,13 @@ pub struct TurnRecord {
     /// off after it had spent, for its resumption to count on from. `None` in records written
     /// before keel stored them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub counts: Option<RunCounts>,
 }
 
 /// One failure: a failed tool attempt, an invalid call, or unreadable model output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FailureRecord {
     /// Unique id: `<run>:<step>:<attempt>` plus a sequence number within the step.
@@ -228,6 +239,7 @@ pub struct FailureRecord {
     /// The read-only tool the runtime called on its own after this failure (the failing tool's
     /// `recoverWith`), when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub recovery_call: Option<String>,
     /// When it happened, ms since the epoch.
     pub at_ms: u64,

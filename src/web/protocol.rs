@@ -473,6 +473,8 @@ pub enum WorkerMessage {
 /// A call waiting for approval as the page lists it: the stored request, and whether it waits in
 /// a live run of this worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "PendingApproval"))]
 #[serde(rename_all = "camelCase")]
 pub struct PendingApprovalView {
     /// The call and its run.

@@ -12,12 +12,13 @@
 //! ← {"type": "queryResult", "id": 7, "ok": true, "value": [{"id": "…", "code": "TIMEOUT", …}]}
 //! ```
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::host::WorkerHost;
 use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMessage};
@@ -25,7 +26,7 @@ use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 use crate::store::otlp::run_to_otlp;
 use crate::store::query::FailureQuery;
 use crate::store::retention::Pruned;
-use crate::store::{FailureBreakdown, MemoryStore, StoreError};
+use crate::store::{FailureBreakdown, FailureStats, MemoryStore, StoreError};
 
 /// What the page asks of the failure log (`query.kind` and its arguments, camelCase).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,14 +82,29 @@ fn to_json(value: impl Serialize) -> Result<Value, StoreError> {
     serde_json::to_value(value).map_err(|e| StoreError::Failed(format!("could not write the answer: {e}")))
 }
 
-/// The stats answer: the breakdown under the names the page uses.
+/// The stats answer (`agent.failureStats`): the breakdown under the names the page uses.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct FailureStatsReport {
+    /// Over every failure the query selects.
+    pub totals: FailureStats,
+    /// Per tool name (`(none)` for failures of the model's reply).
+    pub by_tool: BTreeMap<String, FailureStats>,
+    /// Per code: a call that failed with several codes counts under each.
+    pub by_code: BTreeMap<String, FailureStats>,
+    /// Stored values that could not be read, left out.
+    pub skipped: u32,
+}
+
+/// The stats answer as JSON.
 fn stats_json(breakdown: FailureBreakdown, skipped: u32) -> Result<Value, StoreError> {
-    Ok(json!({
-        "totals": to_json(breakdown.total)?,
-        "byTool": to_json(breakdown.by_tool)?,
-        "byCode": to_json(breakdown.by_code)?,
-        "skipped": skipped,
-    }))
+    to_json(FailureStatsReport {
+        totals: breakdown.total,
+        by_tool: breakdown.by_tool,
+        by_code: breakdown.by_code,
+        skipped,
+    })
 }
 
 impl FailureLog for MemoryStore {
