@@ -243,7 +243,6 @@ fn wire_dts() -> String {
     format!("{HEADER}\n{}\n", decls.join("\n\n"))
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn wire_dts_is_generated_from_the_rust_types() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/wire.d.ts");

@@ -12,7 +12,6 @@
 mod agent;
 mod answer_check;
 mod approval;
-mod call_key;
 mod cancel;
 mod choice;
 mod config;
@@ -41,13 +40,13 @@ mod save;
 mod seen;
 pub mod settings;
 mod tool_turn;
-mod turn;
 mod unrelated;
 mod withheld;
 
+pub use crate::turn::{digest, CallKey};
+pub use crate::turn::{Action, Outcome, Turn};
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
 pub use approval::{ApprovalError, Approvals, Decision};
-pub use call_key::{digest, CallKey};
 pub use cancel::{CancelToken, Cancelled};
 pub use config::{AgentConfig, ConfigError, PastSteps, ThoughtReplay, ToolChoice};
 pub use effects::{
@@ -63,4 +62,3 @@ pub use prompt::{
 };
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
-pub use turn::{Action, Outcome, Turn};

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{RunRecord, RunStatus, TurnRecord};
-use crate::engine::Turn;
+use crate::turn::Turn;
 
 /// One exchange of a session's conversation: one run, from the task to its answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

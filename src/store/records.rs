@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Turn;
 use crate::errors::{ErrorCode, FailureClass};
+use crate::turn::Turn;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,8 +14,7 @@ use crate::store::ApprovalRequest;
 use super::openai::ResponseFormat;
 use super::wire::{well_formed, Header};
 
-/// A request id of the worker's pending-request table.
-pub type RequestId = u64;
+pub use super::wire::RequestId;
 
 /// Which model backend the worker should use.
 ///

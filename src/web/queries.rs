@@ -20,8 +20,9 @@ use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::host::WorkerHost;
 use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMessage};
+use super::rpc::Rpc;
+use super::spawn::Spawner;
 use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 use crate::store::otlp::run_to_otlp;
 use crate::store::query::FailureQuery;
@@ -162,25 +163,30 @@ pub(crate) fn store_failure(error: &StoreError) -> RawFailure {
     RawFailure { name: Some("StoreError".into()), ..RawFailure::coded(code.as_str(), error.to_string()) }
 }
 
-/// Answers a `query` message: from the agent's store once `init` built it, else a protocol failure.
-/// The answer is posted as a `queryResult` when the store has it; nothing is held across the wait
-/// but the store itself.
-pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: Value) {
+/// Answers a `query` message: from the agent's store (`log`) once `init` built it, else a protocol
+/// failure. The answer is posted as a `queryResult` when the store has it; nothing is held across
+/// the wait but the store itself.
+pub(crate) fn answer(
+    log: Option<Rc<dyn FailureLog>>,
+    rpc: &Rc<Rpc>,
+    spawn: &Spawner,
+    id: RequestId,
+    query: Value,
+) {
     let query: StoreQuery = match crate::engine::settings::read(&query, "query", &[]) {
         Ok(query) => query,
         Err(e) => {
             let error = super::init::misread(KeelErrorCode::InvalidConfig, &e, "");
-            return host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
+            return rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
         }
     };
-    let log = host.built.borrow().as_ref().map(|built| built.log.clone());
     let Some(log) = log else {
         let error = protocol_failure("the failure log is not open yet: send `init` and wait for `ready`");
-        host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
+        rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
         return;
     };
-    let rpc = host.rpc.clone();
-    (host.spawn)(Box::pin(async move {
+    let rpc = rpc.clone();
+    spawn(Box::pin(async move {
         let reply = match log.answer(&query).await {
             Ok(value) => Reply::ok(id, QueryValue { value }),
             Err(e) => Reply::failed(id, store_failure(&e)),

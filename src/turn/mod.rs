@@ -1,4 +1,10 @@
-//! What happened at one step of a run, as the history keeps it.
+//! One step of a run as the engine records it and the store keeps it: the [`Turn`], its
+//! [`Action`] and [`Outcome`], and the [`CallKey`] / [`digest`] that groups identical calls. Below
+//! both the engine and the store, so neither imports the other for them.
+
+mod call_key;
+
+pub use call_key::{digest, CallKey};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
