@@ -65,7 +65,7 @@ export type AgentEvent = {
   "type": "retryScheduled",
   /** The step. */
   step: number,
-  /** The tool, or `None` for a model call. */
+  /** The tool, or null for a model call. */
   tool: string | null,
   /** The attempt that failed, from 1. */
   attempt: number,
@@ -134,7 +134,7 @@ export type AgentEvent = {
   stats: FailureStats,
 };
 
-/** How a run ended. */
+/** How a run ended, as it ran: its turns and failures hold the real arguments, never redacted. */
 export type RunResult = {
   /** The run's id. */
   runId: string,
@@ -410,7 +410,7 @@ export type RunRecord = {
   pendingApproval?: StoredApproval,
 };
 
-/** One step of a run, as stored. */
+/** One committed step of a run, as stored: redacted when the agent redacts (`config.store.redact`). */
 export type TurnRecord = {
   /** The run. */
   runId: string,
@@ -422,7 +422,7 @@ export type TurnRecord = {
   turn: Turn,
   /**
    * The run's counts once this step was committed (model and tool calls, tokens): what a run cut
-   * off after it had spent, for its resumption to count on from. `None` in records written
+   * off after it had spent, for its resumption to count on from. Absent in records written
    * before keel stored them.
    */
   counts?: RunCounts,
@@ -440,7 +440,10 @@ export type FailureRecord = {
   step: number,
   /** The tool, when a tool (or a tool name) was involved. */
   tool: string | null,
-  /** A digest of the normalised arguments, to group identical calls without storing them twice. */
+  /**
+   * A digest of the normalised arguments, to group identical calls without storing them twice;
+   * as stored, that of the redacted arguments when the agent redacts.
+   */
   argsDigest: string | null,
   /** The class. */
   class: FailureClass,
@@ -508,7 +511,7 @@ export type Exchange = {
   task: string,
   /**
    * The answer the user got: the model's, or the runtime's account of why there is none.
-   * `None` while the run is under way, or when it was cut off before it ended.
+   * Null while the run is under way, or when it was cut off before it ended.
    */
   answer: string | null,
   /** Where the run stands: `succeeded` for a real answer, else why not. */
@@ -532,8 +535,11 @@ export type Pruned = {
 };
 
 /**
- * A call waiting for approval as the page lists it: the stored request, and whether it waits in
- * a live run of this worker.
+ * A call waiting for approval as the page lists it (`agent.pendingApprovals()`): the stored
+ * request, and whether it waits in a live run of this worker. `args` are as stored: redacted when
+ * the agent redacts (`argsRedacted`), and such a call is not run from the store after a reload:
+ * approving it resumes the run, which asks the model to make the call again (and asks approval
+ * again, with the real arguments).
  */
 export type PendingApproval = {
   /** Whether a run of this worker waits on it now (else its run was cut off while it waited). */

@@ -86,7 +86,7 @@ pub enum Event {
     RetryScheduled {
         /// The step.
         step: u32,
-        /// The tool, or `None` for a model call.
+        /// The tool, or null for a model call.
         tool: Option<String>,
         /// The attempt that failed, from 1.
         attempt: u32,

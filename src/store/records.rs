@@ -186,7 +186,7 @@ impl ApprovalRequest {
     }
 }
 
-/// One step of a run, as stored.
+/// One committed step of a run, as stored: redacted when the agent redacts (`config.store.redact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -200,7 +200,7 @@ pub struct TurnRecord {
     /// The step.
     pub turn: Turn,
     /// The run's counts once this step was committed (model and tool calls, tokens): what a run cut
-    /// off after it had spent, for its resumption to count on from. `None` in records written
+    /// off after it had spent, for its resumption to count on from. Absent in records written
     /// before keel stored them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
@@ -222,7 +222,8 @@ pub struct FailureRecord {
     pub step: u32,
     /// The tool, when a tool (or a tool name) was involved.
     pub tool: Option<String>,
-    /// A digest of the normalised arguments, to group identical calls without storing them twice.
+    /// A digest of the normalised arguments, to group identical calls without storing them twice;
+    /// as stored, that of the redacted arguments when the agent redacts.
     pub args_digest: Option<String>,
     /// The class.
     pub class: FailureClass,

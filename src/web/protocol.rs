@@ -469,8 +469,11 @@ pub enum WorkerMessage {
     },
 }
 
-/// A call waiting for approval as the page lists it: the stored request, and whether it waits in
-/// a live run of this worker.
+/// A call waiting for approval as the page lists it (`agent.pendingApprovals()`): the stored
+/// request, and whether it waits in a live run of this worker. `args` are as stored: redacted when
+/// the agent redacts (`argsRedacted`), and such a call is not run from the store after a reload:
+/// approving it resumes the run, which asks the model to make the call again (and asks approval
+/// again, with the real arguments).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(rename = "PendingApproval"))]

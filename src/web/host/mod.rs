@@ -8,7 +8,6 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-
 use crate::engine::{Agent, AgentError, Clock, Effects, Random};
 use crate::errors::{FailureClass, KeelErrorCode, RawFailure};
 
