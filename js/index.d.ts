@@ -1,39 +1,61 @@
-// Types of keel-agent's JS surface (hand-written: the wrapper adds the behaviour). The engine's
-// own records mirror the Rust types in src/engine and src/store.
+// Types of keel-agent's JS surface. Hand-written here: what the JS wrapper adds (Agent, RunHandle,
+// KeelError, ToolError, tool(), the options it reads). The wire types (events, results, records,
+// envelopes, end reasons) are generated from the Rust types into wire.d.ts and re-exported below.
 
 import type { ErrorCode, KeelErrorCode } from "./codes.js";
 import type { WllamaOptions } from "./wllama.js";
+import type {
+  AgentEvent,
+  FailureHints,
+  FailureRecord,
+  FailureStats,
+  FailureStatsReport,
+  Json,
+  RawFailure,
+  RunRecord,
+  RunResult,
+  Severity,
+  FailureClass,
+  StoreExport,
+  Exchange,
+  Pruned,
+  PendingApproval,
+} from "./wire.js";
 
-/** A JSON value. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type {
+  Action,
+  AgentEvent,
+  EndReason,
+  Envelope,
+  Exchange,
+  FailureClass,
+  FailureHints,
+  FailureRecord,
+  FailureStats,
+  FailureStatsReport,
+  FieldIssue,
+  IssueKind,
+  Json,
+  Outcome,
+  PendingApproval,
+  Pruned,
+  RawFailure,
+  RunCounts,
+  RunRecord,
+  RunResult,
+  RunStatus,
+  SessionRecord,
+  Severity,
+  StoredApproval,
+  StoreExport,
+  Turn,
+  TurnRecord,
+} from "./wire.js";
 
 /** A JSON Schema (as Zod's `toJSONSchema` or the Prompt API's tool declarations produce it). */
 export type JsonSchema = { [key: string]: Json };
 
-export type FailureClass = "transient" | "persistent" | "fatal";
-export type Severity = "warning" | "error" | "critical";
-
 export { ErrorCode, KeelErrorCode } from "./codes.js";
-/** The recovery fields a tool may attach (a ToolError's), each overriding the code's default. */
-export interface FailureHints {
-  class?: FailureClass;
-  severity?: Severity;
-  causes?: string[];
-  recovery?: string[];
-  availableActions?: string[];
-  expected?: boolean;
-  details?: { [key: string]: Json };
-}
-
-/** A failure as it crosses the worker boundary: structured, never a string. */
-export interface RawFailure {
-  name?: string;
-  message: string;
-  status?: number;
-  code?: string;
-  retryAfterMs?: number;
-  hints: FailureHints;
-}
 
 /** The fields of a {@link KeelError} beyond its code and message. */
 export interface KeelErrorFields {
@@ -294,30 +316,6 @@ export type ApprovalCheck<Args> = {
 }["check"];
 
 /**
- * A call that waits for the user's approval (`agent.pendingApprovals()`). `args` are as stored:
- * redacted when `config.store.redact` applies (`argsRedacted`), and such a call is not run from the
- * store after a reload: approving it resumes the run, which asks the model to make the call again
- * (and asks approval again, with the real arguments).
- */
-export interface PendingApproval {
-  /** `<runId>:<step>`: what `approve` and `reject` name. */
-  callId: string;
-  runId: string;
-  session: string;
-  task: string;
-  step: number;
-  tool: string;
-  args: Json;
-  /** The model's reasoning for the call. */
-  thought: string;
-  /** When approval was asked for, ms since the epoch. */
-  requestedMs: number;
-  argsRedacted: boolean;
-  /** A run of this agent waits on it now; false: its run was cut off while it waited (a reload). */
-  live: boolean;
-}
-
-/**
  * How transient failures are retried. Out-of-range values fail `Agent.create` (`INVALID_CONFIG`)
  * rather than being clamped: a changed setting would be an ignored one. A Retry-After a tool or a
  * server reports is clamped instead (to a year; anything past `maxRetryAfterMs` goes to the model).
@@ -544,132 +542,6 @@ export interface RunOptions {
   onEvent?: (event: AgentEvent) => void;
 }
 
-export type Outcome = "ok" | "warning" | "failed" | "final";
-
-export interface Envelope {
-  code: ErrorCode;
-  class: FailureClass;
-  severity: Severity;
-  tool: string | null;
-  message: string;
-  causes: string[];
-  recovery: string[];
-  availableActions: string[];
-  retryAfterMs: number | null;
-  details: { [key: string]: Json };
-  expected: boolean;
-  sent: Json | null;
-  issues: Json[];
-}
-
-export interface FailureStats {
-  /** Failed calls. */
-  faults: number;
-  /** Failed attempts, retries included. */
-  failedAttempts: number;
-  /** Faults the runtime retried. */
-  retried: number;
-  /** Faults a later retry or step recovered from. */
-  recovered: number;
-  /** recovered / faults, from 0 to 1; 1 when there was no fault. */
-  recoveryRate: number;
-}
-
-export type EndReason =
-  | { kind: "final_answer" }
-  | { kind: "max_steps"; steps: number }
-  | { kind: "consecutive_failures"; failures: number }
-  | { kind: "fatal"; code: ErrorCode; message: string }
-  | { kind: "cancelled" }
-  | { kind: "interrupted" };
-
-export type AgentEvent =
-  | { type: "runStarted"; runId: string; task: string }
-  | { type: "stepStarted"; step: number }
-  | { type: "thought"; step: number; text: string }
-  | { type: "action"; step: number; tool: string; args: Json }
-  | { type: "observation"; step: number; text: string; outcome: Outcome }
-  | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
-  /** The runtime called the read-only tool `called` itself after `tool` failed with `code` (`recoverWith`). */
-  | { type: "recoveryCall"; step: number; tool: string; code: ErrorCode; called: string; ok: boolean }
-  | { type: "warning"; step: number | null; message: string }
-  /**
-   * The call waits for the user's approval (its tool's `needsApproval`); the pause is stored
-   * already, so it survives a reload. Answer with `run.approve(callId)` or `run.reject(callId, reason)`.
-   */
-  | { type: "approvalRequested"; step: number; callId: string; tool: string; args: Json; thought: string }
-  /** The user decided on a waiting call: approved (it runs) or rejected (`reason` goes to the model). */
-  | { type: "approvalDecided"; step: number; callId: string; approved: boolean; reason: string | null }
-  /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
-  | { type: "modelDownload"; loaded: number; total: number | null }
-  | {
-      type: "failure";
-      step: number;
-      tool: string | null;
-      class: FailureClass;
-      code: ErrorCode;
-      message: string;
-      /** Which attempt at the call failed, from 1 (the failure log's `attempt`). */
-      attempt: number;
-      envelope: Envelope | null;
-    }
-  | { type: "finalAnswer"; step: number; answer: string; success: boolean }
-  | { type: "runEnded"; reason: EndReason; success: boolean; stats: FailureStats };
-
-export interface Turn {
-  step: number;
-  thought: string;
-  action: { tool: string; args: Json } | null;
-  observation: string;
-  outcome: Outcome;
-  /**
-   * What the model wrote, when it was not taken as a step: unreadable, refused by the tool choice,
-   * or an answer sent back (or withheld) as ungrounded.
-   */
-  reply?: string;
-}
-
-export interface FailureRecord {
-  id: string;
-  runId: string;
-  session: string;
-  step: number;
-  tool: string | null;
-  /** Groups identical calls; as stored, it is the digest of the redacted arguments (see {@link Redaction}). */
-  argsDigest: string | null;
-  class: FailureClass;
-  code: ErrorCode;
-  attempt: number;
-  message: string;
-  retried: boolean;
-  recovered: boolean;
-  /** The read-only tool the runtime called itself after this failure (the tool's `recoverWith`). */
-  recoveryCall?: string;
-  atMs: number;
-}
-
-/** How a run ended, as it ran: its turns and failures hold the real arguments, never redacted. */
-export interface RunResult {
-  runId: string;
-  answer: string;
-  /**
-   * Whether the model finished the task: false when a budget or a fatal failure ended the run, and
-   * when the model answered straight after a call whose failure stayed unrecovered (it gave up; its
-   * answer should say what failed, and a small model's may not: check `success`).
-   */
-  success: boolean;
-  reason: EndReason;
-  turns: Turn[];
-  failures: FailureRecord[];
-  stats: FailureStats;
-  counts: { steps: number; modelCalls: number; toolCalls: number; promptTokens: number; completionTokens: number };
-  /**
-   * The values the model's answer stated though no tool returned them and the task does not give
-   * them (config `grounding`): the run is then unsuccessful and `answer` says what failed instead.
-   */
-  ungrounded: string[];
-}
-
 /**
  * One run: iterate it for its events (once), await `result` for how it ended. `result` rejects only
  * when the run could not start or the agent was disposed; a cancelled run resolves with
@@ -710,58 +582,6 @@ export interface FailureQuery {
   order?: "newest" | "oldest";
 }
 
-/** Failure stats in total and broken down; `byTool["(none)"]` holds the model's unreadable replies. */
-export interface FailureStatsReport {
-  totals: FailureStats;
-  byTool: { [tool: string]: FailureStats };
-  /** A call that failed with several codes counts under each. */
-  byCode: { [code: string]: FailureStats };
-  /** Stored values that could not be read, left out. */
-  skipped: number;
-}
-
-export type RunStatus = "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
-
-/** A run as the store keeps it. */
-export interface RunRecord {
-  id: string;
-  session: string;
-  task: string;
-  status: RunStatus;
-  startedMs: number;
-  endedMs: number | null;
-  answer: string | null;
-  reason: EndReason | null;
-  /**
-   * Written when the run starts (zero) and when it ends: a run under way or cut off shows its
-   * committed steps and zero calls and tokens (its turns hold the counts so far); a resumed run
-   * counts on from its last committed turn's, so only what the cut-off step itself spent is lost.
-   */
-  counts: RunResult["counts"];
-  /** The call the run waits to have approved, while it waits (kept when it was cut off waiting). */
-  pendingApproval?: Omit<PendingApproval, "runId" | "session" | "task" | "live">;
-}
-
-/** One committed step, as stored: redacted when `config.store.redact` is set. */
-export interface TurnRecord {
-  runId: string;
-  session: string;
-  atMs: number;
-  turn: Turn;
-  /** The run's counts once this step was committed (absent in records of older versions). */
-  counts?: RunResult["counts"];
-}
-
-/** A session's own record: counts of what was ever written in it. */
-export interface SessionRecord {
-  id: string;
-  createdMs: number;
-  updatedMs: number;
-  runs: number;
-  turns: number;
-  failures: number;
-}
-
 /** An OTLP attribute value, as OTLP/JSON writes it (64-bit integers as strings). */
 export type OtlpValue = { stringValue: string } | { intValue: string } | { boolValue: boolean };
 
@@ -797,43 +617,6 @@ export interface OtlpTraces {
     resource: { attributes: OtlpAttribute[] };
     scopeSpans: { scope: { name: string; version?: string }; spans: OtlpSpan[] }[];
   }[];
-}
-
-/** A run or a session as one JSON document (`session` is null for a run). */
-export interface StoreExport {
-  session: SessionRecord | null;
-  runs: RunRecord[];
-  turns: TurnRecord[];
-  failures: FailureRecord[];
-  skipped: number;
-}
-
-/**
- * One exchange of a session's conversation (`agent.history`): one run, from what was asked to what
- * came back. Enough to render a chat: the user's message, the reply, and whether it is a real answer.
- */
-export interface Exchange {
-  runId: string;
-  /** What the user asked (as stored: redacted when `config.store.redact` is set). */
-  task: string;
-  /**
-   * The reply the user got: the model's answer, or the runtime's account of why there is none
-   * (`status` says which). `null` while the run is under way, or for a run cut off before it ended.
-   */
-  answer: string | null;
-  /** `"succeeded"` for a real answer; `"failed"`, `"cancelled"`, `"interrupted"`, or `"running"`. */
-  status: RunStatus;
-  startedMs: number;
-  endedMs: number | null;
-  /** Steps taken (committed steps, for a run still running or cut off). */
-  steps: number;
-}
-
-/** What a deletion removed. */
-export interface Pruned {
-  runs: number;
-  turns: number;
-  failures: number;
 }
 
 /**

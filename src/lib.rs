@@ -4,7 +4,8 @@
 //! - [`engine`]: the ReAct loop, its budgets, retry policy, history and prompt/output handling;
 //! - [`errors`]: the failure taxonomy, classification, the recovery envelope and its renderers;
 //! - [`tools`]: tool specs, JSON Schema validation and "did you mean" suggestions;
-//! - [`store`]: the `Store` trait and the records a run leaves behind.
+//! - [`store`]: the `Store` trait and the records a run leaves behind;
+//! - [`turn`]: one step as recorded (`Turn`, `Action`, the call digest), below the engine and the store.
 //!
 //! [`web`] carries it into the browser: the page↔worker protocol and the worker host (still pure,
 //! tested natively), and the thin wasm32-only glue (`startWorker`, timers, JS errors).
@@ -18,4 +19,8 @@ pub mod errors;
 pub mod store;
 mod text;
 pub mod tools;
+pub mod turn;
+// Writes js/wire.d.ts, so native only.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod typescript;
 pub mod web;

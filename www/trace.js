@@ -56,7 +56,7 @@ function issuesView(issues) {
     h("thead", {}, h("tr", {}, ["Field", "Problem", "Expected", "Sent"].map((t) => h("th", { text: t })))),
     h("tbody", {}, issues.map((i) => h("tr", {},
       h("td", {}, h("code", { text: cell(i.path) || "(args)" })),
-      h("td", { text: cell(i.kind).replaceAll("_", " ") }),
+      h("td", { text: cell(i.kind).replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`) }),
       h("td", { text: cell(i.expected) + (i.suggestion ? ` (did you mean ${i.suggestion}?)` : "") }),
       h("td", {}, i.sent === undefined ? "" : h("code", { text: cell(i.sent) }))))));
 }
@@ -361,6 +361,10 @@ export function statsLine(s) {
 /** An EndReason in words. */
 export function describe(reason) {
   switch (reason?.kind) {
+    case "finalAnswer": return "final answer";
+    case "maxSteps": return `step limit (${reason.steps})`;
+    case "consecutiveFailures": return `${reason.failures} failures in a row`;
+    // Exports written before the wire was camelCase throughout.
     case "final_answer": return "final answer";
     case "max_steps": return `step limit (${reason.steps})`;
     case "consecutive_failures": return `${reason.failures} failures in a row`;

@@ -110,7 +110,7 @@ export function check(result, stepsPerRun, failEvery) {
   const failures = failEvery ? Math.floor(calls / failEvery) : 0;
   const ok =
     result.success &&
-    result.reason.kind === "final_answer" &&
+    result.reason.kind === "finalAnswer" &&
     result.counts.steps === stepsPerRun &&
     result.counts.toolCalls === calls &&
     result.failures.length === failures;

@@ -56,8 +56,9 @@ impl Default for RunOptions {
     }
 }
 
-/// How a run ended.
+/// How a run ended, as it ran: its turns and failures hold the real arguments, never redacted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RunResult {
     /// The run's id.

@@ -10,6 +10,8 @@ use super::Outcome;
 
 /// One thing that happened during a run, in order. Serialised with a `type` tag for the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "AgentEvent"))]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Event {
@@ -84,7 +86,7 @@ pub enum Event {
     RetryScheduled {
         /// The step.
         step: u32,
-        /// The tool, or `None` for a model call.
+        /// The tool, or null for a model call.
         tool: Option<String>,
         /// The attempt that failed, from 1.
         attempt: u32,

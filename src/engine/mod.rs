@@ -12,7 +12,6 @@
 mod agent;
 mod answer_check;
 mod approval;
-mod call_key;
 mod cancel;
 mod choice;
 mod config;
@@ -42,13 +41,13 @@ mod seen;
 mod selection;
 pub mod settings;
 mod tool_turn;
-mod turn;
 mod unrelated;
 mod withheld;
 
+pub use crate::turn::{digest, CallKey};
+pub use crate::turn::{Action, Outcome, Turn};
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
 pub use approval::{ApprovalError, Approvals, Decision};
-pub use call_key::{digest, CallKey};
 pub use cancel::{CancelToken, Cancelled};
 pub use config::{AgentConfig, ConfigError, PastSteps, ThoughtReplay, ToolChoice};
 pub use effects::{
@@ -65,4 +64,3 @@ pub use prompt::{
 pub use repeats::Repeats;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use selection::{select, ToolSelection};
-pub use turn::{Action, Outcome, Turn};

@@ -8,11 +8,11 @@ use serde_json::{json, Value};
 
 use crate::errors::Envelope;
 
-use super::call_key::digest;
 use super::observation::describe_output;
 use super::run::RunState;
 use super::tool_turn::ToolEnd;
 use super::{CallKey, Event};
+use crate::turn::digest;
 
 impl RunState<'_> {
     /// After `tool` failed with `envelope` (recorded in the log at `index`): if `tool` declares a

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::errors::{Envelope, ErrorCode};
 
-use super::call_key::CallKey;
+use crate::turn::CallKey;
 
 #[derive(Debug, Clone)]
 struct FailedCall {

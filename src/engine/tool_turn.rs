@@ -7,13 +7,13 @@ use serde_json::{json, Value};
 use crate::errors::{classify, CallContext, Envelope, ErrorCode, FailureClass, Origin, RawFailure, Severity};
 use crate::tools::{CallCheck, ToolSpec};
 
-use super::call_key::digest;
 use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
 use super::narrowing::Narrowing;
 use super::observation::describe_output;
 use super::run::{RunState, Stop};
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
+use crate::turn::digest;
 
 /// How a tool call ended.
 pub(crate) enum ToolEnd {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the runtime does with a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum FailureClass {
     /// Likely to pass if tried again later: the runtime retries it without bothering the model.
@@ -27,6 +28,7 @@ impl FailureClass {
 
 /// How an envelope presents itself to the model (Vurb's levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// An advisory: the call did its job, with caveats.

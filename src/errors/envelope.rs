@@ -11,6 +11,7 @@ use super::{Classification, ErrorCode, FailureClass, FieldIssue, RawFailure, Sev
 ///
 /// Renderers ([`super::render`]) turn it into XML, text or a one-line string for the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Envelope {
     /// What went wrong.

@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What kind of problem a [`FieldIssue`] reports.
+/// What kind of problem a [`FieldIssue`] reports (`wrongType`, camelCase like the rest of the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum IssueKind {
     /// A required property is absent.
@@ -30,6 +31,7 @@ pub enum IssueKind {
 
 /// A single validation problem, with everything the model needs to fix it in one go.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FieldIssue {
     /// Where: `city`, `items[2].qty`; the empty string is the arguments object itself.
@@ -39,13 +41,15 @@ pub struct FieldIssue {
     /// What was expected, in words (`a string`, `at most 10`, `one of "c", "f"`).
     pub expected: String,
     /// The value sent, when there was one (absent for a missing field).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub sent: Option<Value>,
     /// The valid options, when they are few enough to list (enum values, allowed keys).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub options: Vec<String>,
     /// The closest valid key or value, when one is close enough to be a likely typo.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub suggestion: Option<String>,
 }
 

@@ -19,6 +19,8 @@ pub enum Origin {
 /// A failure as reported by a tool or a model backend: the JS error's `name` and `message`, an HTTP
 /// status, a Retry-After, a code, and any recovery fields a tool attached (a `ToolError`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[serde(rename_all = "camelCase", default)]
 pub struct RawFailure {
     /// The error's `name` (`TimeoutError`, `NetworkError`, `TypeError`, a DOMException name…).
@@ -46,6 +48,8 @@ pub struct RawFailure {
 
 /// The parts of a recovery envelope a tool may set itself when it throws a `ToolError`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[serde(rename_all = "camelCase", default)]
 pub struct FailureHints {
     /// Overrides the class derived from the code (e.g. a custom code that is transient).
@@ -61,6 +65,7 @@ pub struct FailureHints {
     /// Whether this failure is normal in the course of things (stale refs after navigation).
     pub expected: Option<bool>,
     /// Structured facts for the model and the failure log.
+    #[cfg_attr(test, ts(as = "Option<Map<String, Value>>", optional))]
     pub details: Map<String, Value>,
 }
 

@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{RunRecord, RunStatus, TurnRecord};
-use crate::engine::Turn;
+use crate::turn::Turn;
 
 /// One exchange of a session's conversation: one run, from the task to its answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Exchange {
     /// The run.
@@ -18,7 +19,7 @@ pub struct Exchange {
     /// What the user asked, as given (as stored, when the agent redacts).
     pub task: String,
     /// The answer the user got: the model's, or the runtime's account of why there is none.
-    /// `None` while the run is under way, or when it was cut off before it ended.
+    /// Null while the run is under way, or when it was cut off before it ended.
     pub answer: Option<String>,
     /// Where the run stands: `succeeded` for a real answer, else why not.
     pub status: RunStatus,

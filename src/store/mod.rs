@@ -96,7 +96,7 @@ impl SavedRun {
     /// The run as its last committed step left it, and its steps: what `Agent::resume` and
     /// `Agent::abandon` take. The record is written when a run starts and ends, not at each step,
     /// so a cut-off run's record counts nothing yet; the counts its last turn stored are put back.
-    pub fn into_parts(self) -> (RunRecord, Vec<crate::engine::Turn>) {
+    pub fn into_parts(self) -> (RunRecord, Vec<crate::turn::Turn>) {
         let mut run = self.run;
         if let Some(counts) = self.turns.iter().rev().find_map(|t| t.counts) {
             run.counts = RunCounts { steps: run.counts.steps, ..counts };

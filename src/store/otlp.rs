@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::session::Export;
 use super::{FailureRecord, RunRecord, RunStatus, TurnRecord};
-use crate::engine::{digest, Outcome};
+use crate::turn::{digest, Outcome};
 
 /// `SPAN_KIND_INTERNAL`: the run and its steps happen inside the engine.
 const KIND_INTERNAL: u8 = 1;

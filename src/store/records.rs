@@ -2,11 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Turn;
 use crate::errors::{ErrorCode, FailureClass};
+use crate::turn::Turn;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Still going (or cut off before it could say otherwise).
@@ -22,18 +23,23 @@ pub enum RunStatus {
     Interrupted,
 }
 
-/// Why a run ended.
+/// Why a run ended. `kind` is camelCase like the rest of the wire; records stored by earlier
+/// builds spelt it snake_case (`final_answer`), and those still read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", tag = "kind")]
 pub enum EndReason {
     /// The model answered.
+    #[serde(alias = "final_answer")]
     FinalAnswer,
     /// The step budget ran out.
+    #[serde(alias = "max_steps")]
     MaxSteps {
         /// The budget.
         steps: u32,
     },
     /// Too many steps in a row failed or made no progress.
+    #[serde(alias = "consecutive_failures")]
     ConsecutiveFailures {
         /// How many.
         failures: u32,
@@ -79,6 +85,7 @@ impl EndReason {
 /// ([`TurnRecord::counts`]). A resumed run counts on from its last committed turn's
 /// ([`super::SavedRun::into_parts`]): only what the cut-off step itself spent is lost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RunCounts {
     /// Steps begun: the committed ones, and the step the run stopped in when it stopped before
@@ -98,6 +105,7 @@ pub struct RunCounts {
 
 /// One run of one task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RunRecord {
     /// Unique id.
@@ -122,11 +130,14 @@ pub struct RunRecord {
     /// (`approvalRequested`), cleared when the decision comes or the run ends. A run cut off while
     /// it waits keeps it, so that after a reload the call can still be approved or rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub pending_approval: Option<PendingApproval>,
 }
 
 /// A call that waits for the user's approval (its tool's `needsApproval`), as stored on its run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "StoredApproval"))]
 #[serde(rename_all = "camelCase")]
 pub struct PendingApproval {
     /// The call's id, `<run>:<step>`: what `approve` and `reject` name.
@@ -149,6 +160,7 @@ pub struct PendingApproval {
 
 /// A pending approval with the run it belongs to: what `agent.pendingApprovals()` lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     /// The run that waits.
@@ -174,8 +186,9 @@ impl ApprovalRequest {
     }
 }
 
-/// One step of a run, as stored.
+/// One committed step of a run, as stored: redacted when the agent redacts (`config.store.redact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRecord {
     /// The run.
@@ -187,14 +200,16 @@ pub struct TurnRecord {
     /// The step.
     pub turn: Turn,
     /// The run's counts once this step was committed (model and tool calls, tokens): what a run cut
-    /// off after it had spent, for its resumption to count on from. `None` in records written
+    /// off after it had spent, for its resumption to count on from. Absent in records written
     /// before keel stored them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub counts: Option<RunCounts>,
 }
 
 /// One failure: a failed tool attempt, an invalid call, or unreadable model output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FailureRecord {
     /// Unique id: `<run>:<step>:<attempt>` plus a sequence number within the step.
@@ -207,7 +222,8 @@ pub struct FailureRecord {
     pub step: u32,
     /// The tool, when a tool (or a tool name) was involved.
     pub tool: Option<String>,
-    /// A digest of the normalised arguments, to group identical calls without storing them twice.
+    /// A digest of the normalised arguments, to group identical calls without storing them twice;
+    /// as stored, that of the redacted arguments when the agent redacts.
     pub args_digest: Option<String>,
     /// The class.
     pub class: FailureClass,
@@ -224,7 +240,33 @@ pub struct FailureRecord {
     /// The read-only tool the runtime called on its own after this failure (the failing tool's
     /// `recoverWith`), when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub recovery_call: Option<String>,
     /// When it happened, ms since the epoch.
     pub at_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_end_reason_is_written_camel_case_and_read_in_either_spelling() {
+        let reason = EndReason::MaxSteps { steps: 3 };
+        assert_eq!(
+            serde_json::to_value(&reason).unwrap(),
+            serde_json::json!({"kind": "maxSteps", "steps": 3})
+        );
+        for (old, new) in [
+            (r#"{"kind":"final_answer"}"#, r#"{"kind":"finalAnswer"}"#),
+            (r#"{"kind":"max_steps","steps":3}"#, r#"{"kind":"maxSteps","steps":3}"#),
+            (
+                r#"{"kind":"consecutive_failures","failures":5}"#,
+                r#"{"kind":"consecutiveFailures","failures":5}"#,
+            ),
+        ] {
+            let stored: EndReason = serde_json::from_str(old).unwrap();
+            assert_eq!(stored, serde_json::from_str::<EndReason>(new).unwrap(), "{old}");
+        }
+    }
 }

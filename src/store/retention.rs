@@ -90,6 +90,7 @@ pub struct RunAge {
 
 /// What a pruning removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Pruned {
     /// Runs removed with their turns and failures.

@@ -8,6 +8,7 @@ use super::{FailureRecord, RunRecord, TurnRecord};
 /// session (retention does not lower them); `turns` also numbers each new turn, which is how a
 /// session's turns come back in the order they were written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRecord {
     /// The session's name.
@@ -34,6 +35,8 @@ impl SessionRecord {
 /// A run or a whole session as one JSON document: the session record (for a session), its runs by
 /// start, their turns in order and their failures in time order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "StoreExport"))]
 #[serde(rename_all = "camelCase")]
 pub struct Export {
     /// The session, when a session was exported.

@@ -12,6 +12,7 @@ use super::FailureRecord;
 
 /// Totals over a set of failure records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FailureStats {
     /// Failed calls.

@@ -2,7 +2,7 @@
 //!
 //! - `keel:session:<name>` orders runs of one session across tabs (workers): two tabs running the
 //!   same session queue behind each other instead of interleaving their turns. Within one worker
-//!   the per-session queue (`runs.rs`) already orders runs; the lock orders workers.
+//!   the per-session queue (`host/runs.rs`) already orders runs; the lock orders workers.
 //! - `keel:run:<id>` says the run is live. A run the store still marks `running` is cut off (a
 //!   terminated worker, a reload, a crash) exactly when nobody holds its lock: the browser releases
 //!   a context's locks when the context goes away. `unfinishedRuns` leaves out runs whose lock is

@@ -23,7 +23,6 @@
 //! (the Prompt API called from the worker, where the worker has `LanguageModel`) and `indexeddb`
 //! (the durable store).
 
-mod approvals;
 pub mod fallback;
 pub mod host;
 pub mod init;
@@ -36,7 +35,7 @@ pub mod protocol;
 pub mod queries;
 pub mod redact_hook;
 pub mod rpc;
-mod runs;
+mod spawn;
 mod stores;
 pub mod tool_host;
 pub mod wire;

@@ -14,8 +14,7 @@ use crate::store::ApprovalRequest;
 use super::openai::ResponseFormat;
 use super::wire::{well_formed, Header};
 
-/// A request id of the worker's pending-request table.
-pub type RequestId = u64;
+pub use super::wire::RequestId;
 
 /// Which model backend the worker should use.
 ///
@@ -470,9 +469,14 @@ pub enum WorkerMessage {
     },
 }
 
-/// A call waiting for approval as the page lists it: the stored request, and whether it waits in
-/// a live run of this worker.
+/// A call waiting for approval as the page lists it (`agent.pendingApprovals()`): the stored
+/// request, and whether it waits in a live run of this worker. `args` are as stored: redacted when
+/// the agent redacts (`argsRedacted`), and such a call is not run from the store after a reload:
+/// approving it resumes the run, which asks the model to make the call again (and asks approval
+/// again, with the real arguments).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "PendingApproval"))]
 #[serde(rename_all = "camelCase")]
 pub struct PendingApprovalView {
     /// The call and its run.

@@ -12,20 +12,22 @@
 //! ← {"type": "queryResult", "id": 7, "ok": true, "value": [{"id": "…", "code": "TIMEOUT", …}]}
 //! ```
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::host::WorkerHost;
 use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMessage};
+use super::rpc::Rpc;
+use super::spawn::Spawner;
 use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 use crate::store::otlp::run_to_otlp;
 use crate::store::query::FailureQuery;
 use crate::store::retention::Pruned;
-use crate::store::{FailureBreakdown, MemoryStore, StoreError};
+use crate::store::{FailureBreakdown, FailureStats, MemoryStore, StoreError};
 
 /// What the page asks of the failure log (`query.kind` and its arguments, camelCase).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,14 +83,29 @@ fn to_json(value: impl Serialize) -> Result<Value, StoreError> {
     serde_json::to_value(value).map_err(|e| StoreError::Failed(format!("could not write the answer: {e}")))
 }
 
-/// The stats answer: the breakdown under the names the page uses.
+/// The stats answer (`agent.failureStats`): the breakdown under the names the page uses.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct FailureStatsReport {
+    /// Over every failure the query selects.
+    pub totals: FailureStats,
+    /// Per tool name (`(none)` for failures of the model's reply).
+    pub by_tool: BTreeMap<String, FailureStats>,
+    /// Per code: a call that failed with several codes counts under each.
+    pub by_code: BTreeMap<String, FailureStats>,
+    /// Stored values that could not be read, left out.
+    pub skipped: u32,
+}
+
+/// The stats answer as JSON.
 fn stats_json(breakdown: FailureBreakdown, skipped: u32) -> Result<Value, StoreError> {
-    Ok(json!({
-        "totals": to_json(breakdown.total)?,
-        "byTool": to_json(breakdown.by_tool)?,
-        "byCode": to_json(breakdown.by_code)?,
-        "skipped": skipped,
-    }))
+    to_json(FailureStatsReport {
+        totals: breakdown.total,
+        by_tool: breakdown.by_tool,
+        by_code: breakdown.by_code,
+        skipped,
+    })
 }
 
 impl FailureLog for MemoryStore {
@@ -146,25 +163,30 @@ pub(crate) fn store_failure(error: &StoreError) -> RawFailure {
     RawFailure { name: Some("StoreError".into()), ..RawFailure::coded(code.as_str(), error.to_string()) }
 }
 
-/// Answers a `query` message: from the agent's store once `init` built it, else a protocol failure.
-/// The answer is posted as a `queryResult` when the store has it; nothing is held across the wait
-/// but the store itself.
-pub(crate) fn answer(host: &Rc<WorkerHost>, id: RequestId, query: Value) {
+/// Answers a `query` message: from the agent's store (`log`) once `init` built it, else a protocol
+/// failure. The answer is posted as a `queryResult` when the store has it; nothing is held across
+/// the wait but the store itself.
+pub(crate) fn answer(
+    log: Option<Rc<dyn FailureLog>>,
+    rpc: &Rc<Rpc>,
+    spawn: &Spawner,
+    id: RequestId,
+    query: Value,
+) {
     let query: StoreQuery = match crate::engine::settings::read(&query, "query", &[]) {
         Ok(query) => query,
         Err(e) => {
             let error = super::init::misread(KeelErrorCode::InvalidConfig, &e, "");
-            return host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
+            return rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
         }
     };
-    let log = host.built.borrow().as_ref().map(|built| built.log.clone());
     let Some(log) = log else {
         let error = protocol_failure("the failure log is not open yet: send `init` and wait for `ready`");
-        host.rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
+        rpc.post(&WorkerMessage::QueryResult(Reply::failed(id, error)));
         return;
     };
-    let rpc = host.rpc.clone();
-    (host.spawn)(Box::pin(async move {
+    let rpc = rpc.clone();
+    spawn(Box::pin(async move {
         let reply = match log.answer(&query).await {
             Ok(value) => Reply::ok(id, QueryValue { value }),
             Err(e) => Reply::failed(id, store_failure(&e)),

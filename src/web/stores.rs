@@ -8,10 +8,10 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::host::Spawner;
 use super::queries::FailureLog;
 use super::redact_hook::PageRedactor;
 use super::rpc::Rpc;
+use super::spawn::Spawner;
 use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::redact::{RedactSetting, Redactor};
 use crate::store::{IdbOptions, MemoryStore, Store, StoreChoice};

@@ -17,7 +17,8 @@ pub use crate::text::well_formed_json as well_formed;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::protocol::RequestId;
+/// A request id of the worker's pending-request table.
+pub type RequestId = u64;
 
 /// The sentence a warning gives for `count` replaced surrogates in `what`.
 pub fn surrogate_warning(what: &str, count: usize) -> String {

@@ -43,7 +43,7 @@ test("tools that fail on purpose: retried, aborted, explained, then a final answ
   const final = events.find((e) => e.type === "finalAnswer");
   assert.deepEqual([final.answer, final.success], ["All done.", true]);
   assert.equal(result.success, true);
-  assert.equal(result.reason.kind, "final_answer");
+  assert.equal(result.reason.kind, "finalAnswer");
   assert.deepEqual(result.failures.map((f) => f.code), ["STALE_REFERENCE", "TIMEOUT", "RATE_LIMITED", "UNAVAILABLE"]);
   assert.ok(result.stats.recovered >= 2, JSON.stringify(result.stats));
   assert.ok(seen.every((s) => s.hasSchema && s.signalIsSignal), "the model got the step schema and a signal");

@@ -34,8 +34,9 @@ mod scrub;
 use futures_util::future::LocalBoxFuture;
 use serde_json::Value;
 
-use crate::engine::{Action, ConfigError};
+use crate::engine::ConfigError;
 use crate::errors::RawFailure;
+use crate::turn::Action;
 
 pub use policy::RedactPolicy;
 pub use scrub::{Scrubber, MIN_SCRUBBED_CHARS};

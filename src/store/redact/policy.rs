@@ -7,9 +7,10 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use super::{Redactor, DEFAULT_MASK};
-use crate::engine::{Action, ConfigError};
+use crate::engine::ConfigError;
 use crate::errors::RawFailure;
 use crate::text::clip;
+use crate::turn::Action;
 
 /// Which arguments to mask, and which calls to drop, before a step is stored.
 ///

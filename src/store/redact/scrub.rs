@@ -6,9 +6,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::engine::{digest, Action, CallKey, Turn};
 use crate::errors::render::written_forms;
 use crate::store::{EndReason, FailureRecord, RunRecord};
+use crate::turn::{digest, Action, CallKey, Turn};
 
 /// Removed values shorter than this, in chars, are masked in the arguments but not scrubbed from
 /// text: replacing every `42` or `yes` in a run's text would garble it and hide little.

@@ -2,11 +2,11 @@ use futures_executor::block_on;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::engine::{digest, Outcome, Turn};
 use crate::errors::render::{render, Format};
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureClass};
 use crate::store::{EndReason, FailureRecord, RunCounts, RunRecord, RunStatus};
 use crate::text::{clip, head_tail};
+use crate::turn::{digest, Outcome, Turn};
 
 fn policy(value: Value) -> RedactPolicy {
     RedactPolicy::from_json(&value).unwrap()

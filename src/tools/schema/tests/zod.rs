@@ -118,7 +118,7 @@ fn issues_serialize_the_way_the_model_reads_them() {
     assert_eq!(
         json,
         json!([
-            {"path": "currency", "kind": "not_allowed", "expected": "one of \"USD\", \"EUR\", \"GBP\"",
+            {"path": "currency", "kind": "notAllowed", "expected": "one of \"USD\", \"EUR\", \"GBP\"",
              "sent": "usd", "options": ["USD", "EUR", "GBP"], "suggestion": "USD"},
             {"path": "items[0].sku", "kind": "missing", "expected": "a string"},
             {"path": "items[0].qty", "kind": "missing", "expected": "an integer greater than 0"},

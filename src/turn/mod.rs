@@ -1,10 +1,17 @@
-//! What happened at one step of a run, as the history keeps it.
+//! One step of a run as the engine records it and the store keeps it: the [`Turn`], its
+//! [`Action`] and [`Outcome`], and the [`CallKey`] / [`digest`] that groups identical calls. Below
+//! both the engine and the store, so neither imports the other for them.
+
+mod call_key;
+
+pub use call_key::{digest, CallKey};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Action {
     /// The tool's name, as the model wrote it.
     pub tool: String,
@@ -14,6 +21,7 @@ pub struct Action {
 
 /// How a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The tool succeeded.
@@ -28,6 +36,7 @@ pub enum Outcome {
 
 /// One step: the thought, the action (if any) and what was observed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Turn {
     /// The step number within its run, from 1.
     pub step: u32,
@@ -42,6 +51,7 @@ pub struct Turn {
     /// What the model wrote, when it could not be read as a step: replayed as written in later
     /// prompts, so the model sees its own mistake rather than a different one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub reply: Option<String>,
 }
 

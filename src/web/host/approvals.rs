@@ -9,15 +9,15 @@
 //! ```
 //!
 //! A call stored on a run cut off while it waited (a reload) has no live run to decide it: the page
-//! resumes the run with the decision instead (`run` with `resume` and `decision`, `runs.rs`).
+//! resumes the run with the decision instead (`run` with `resume` and `decision`, `host/runs.rs`).
 
 use std::rc::Rc;
 
 use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::ApprovalRequest;
 
-use super::host::WorkerHost;
-use super::protocol::{CallDecision, PendingApprovalView, RequestId, WorkerMessage};
+use super::WorkerHost;
+use crate::web::protocol::{CallDecision, PendingApprovalView, RequestId, WorkerMessage};
 
 impl WorkerHost {
     /// Answers `decide`: the decision goes to the live run waiting on the call, or is refused with

@@ -20,10 +20,10 @@ use futures_util::FutureExt;
 use crate::engine::{Agent, Approvals, CancelToken, Event, RunOptions, RunResult};
 use crate::errors::{KeelErrorCode, RawFailure};
 
-use super::host::WorkerHost;
-use super::locks::{held_lock_names, live_run_ids, HeldLock};
-use super::protocol::{protocol_failure, CallDecision, Resume, Run, WorkerMessage};
+use super::WorkerHost;
 use crate::store::{RunRecord, RunStatus, SavedRun};
+use crate::web::locks::{held_lock_names, live_run_ids, HeldLock};
+use crate::web::protocol::{protocol_failure, CallDecision, Resume, Run, WorkerMessage};
 
 /// A latch that opens when a run ends, for the next run of its session to wait on. A
 /// [`CancelToken`] is exactly that (a flag and the wakers to call when it is set), so it is reused.

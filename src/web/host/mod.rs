@@ -8,8 +8,6 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures_util::future::LocalBoxFuture;
-
 use crate::engine::{Agent, AgentError, Clock, Effects, Random};
 use crate::errors::{FailureClass, KeelErrorCode, RawFailure};
 
@@ -18,13 +16,15 @@ use super::models::{self, ModelContext};
 use super::openai::{platform_http, Http};
 use super::protocol::{protocol_failure, Init, ModelChoice, PageMessage, WorkerMessage};
 use super::rpc::{PageReply, Rpc, Transport};
-use super::runs::Runs;
 use super::stores;
 use super::tool_host::{RpcToolHost, Timeouts};
 use super::wire::{surrogate_warning, Header};
 
-/// Starts a future on the worker's event loop (`spawn_local` in the browser, a pool in tests).
-pub type Spawner = Rc<dyn Fn(LocalBoxFuture<'static, ()>)>;
+pub use super::spawn::Spawner;
+use runs::Runs;
+
+mod approvals;
+mod runs;
 
 /// What the worker should do after a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +164,10 @@ impl WorkerHost {
             }
             PageMessage::Decide { id, decision } => self.decide(id, decision),
             PageMessage::PendingApprovals { id } => self.pending_approvals(id),
-            PageMessage::Query { id, query } => super::queries::answer(self, id, query),
+            PageMessage::Query { id, query } => {
+                let log = self.built.borrow().as_ref().map(|built| built.log.clone());
+                super::queries::answer(log, &self.rpc, &self.spawn, id, query)
+            }
             PageMessage::Ping { id } => self.rpc.post(&WorkerMessage::Pong { id }),
             PageMessage::Dispose => {
                 self.dispose();
