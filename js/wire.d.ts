@@ -116,8 +116,9 @@ export type AgentEvent = {
 } | {
   "type": "finalAnswer",
   /**
-   * The step the run ended in: the last one begun, committed or not (0 only for a run that
-   * ended before its first step, such as a cut-off run abandoned before it committed one).
+   * The step the run ended in: the last one begun, committed or not; for an abandoned
+   * run, the step it was cut off in (1 when it committed none). 0 only for a run that
+   * ended before its first step began.
    */
   step: number,
   /** The answer. */
