@@ -181,6 +181,12 @@ export interface ToolContext {
   attempt: number;
   timeoutMs: number;
   runId: string;
+  /**
+   * The call's idempotency key (`<runId>:<step>`): the same for every attempt of the call, and
+   * when the call is made again after a reload cut it off. Pass it to a service that dedupes
+   * requests (an `Idempotency-Key` header), so a call that arrives twice is done once.
+   */
+  idempotencyKey: string;
   /** Reports a caveat of a partial success; the model sees it with the result. */
   warn(message: string): void;
 }
@@ -282,6 +288,23 @@ export interface Tool<Args = { [key: string]: Json }> {
    * ```
    */
   needsApproval?: boolean | ApprovalCheck<Args>;
+  /**
+   * Running a call twice does no more than running it once (a lookup, a `PUT`, a service that
+   * dedupes by `idempotencyKey`): a call cut off by a reload is simply made again. A tool that is
+   * neither `idempotent` nor `readOnly` has its intent stored before each call, and a run resumed
+   * after a reload cut such a call off never makes it again silently (see `onUnknownOutcome`).
+   * Default false.
+   */
+  idempotent?: boolean;
+  /**
+   * What a resumed run does with a call of this tool that was cut off after it began and before
+   * its result was stored: `"report"` (the default) tells the model, as an `OUTCOME_UNKNOWN`
+   * failure, that it may or may not have happened and how to find out; `"ask"` waits for the
+   * user (`approvalRequested` with `outcomeUnknown: true`): approved, the call is made again with
+   * the same `idempotencyKey`; rejected, the model is told as for `"report"`. Only for tools that
+   * are neither `idempotent` nor `readOnly` (`INVALID_TOOLS` otherwise).
+   */
+  onUnknownOutcome?: "ask" | "report";
 }
 
 /**
@@ -313,6 +336,11 @@ export interface PendingApproval {
   /** When approval was asked for, ms since the epoch. */
   requestedMs: number;
   argsRedacted: boolean;
+  /**
+   * The call was cut off by a reload after it began and before its result was stored (its tool's
+   * `onUnknownOutcome: "ask"`): approving makes it again, though it may already have taken effect.
+   */
+  outcomeUnknown?: boolean;
   /** A run of this agent waits on it now; false: its run was cut off while it waited (a reload). */
   live: boolean;
 }
@@ -555,7 +583,8 @@ export type AgentEvent =
   | { type: "runStarted"; runId: string; task: string }
   | { type: "stepStarted"; step: number }
   | { type: "thought"; step: number; text: string }
-  | { type: "action"; step: number; tool: string; args: Json }
+  /** `idempotencyKey`: what the tool receives in its context (the same when the call is made again). */
+  | { type: "action"; step: number; tool: string; args: Json; idempotencyKey: string }
   | { type: "observation"; step: number; text: string; outcome: Outcome }
   | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }
   /** The runtime called the read-only tool `called` itself after `tool` failed with `code` (`recoverWith`). */
@@ -565,7 +594,16 @@ export type AgentEvent =
    * The call waits for the user's approval (its tool's `needsApproval`); the pause is stored
    * already, so it survives a reload. Answer with `run.approve(callId)` or `run.reject(callId, reason)`.
    */
-  | { type: "approvalRequested"; step: number; callId: string; tool: string; args: Json; thought: string }
+  | {
+      type: "approvalRequested";
+      step: number;
+      callId: string;
+      tool: string;
+      args: Json;
+      thought: string;
+      /** The call was cut off by a reload before its result was stored: approving makes it again. */
+      outcomeUnknown?: boolean;
+    }
   /** The user decided on a waiting call: approved (it runs) or rejected (`reason` goes to the model). */
   | { type: "approvalDecided"; step: number; callId: string; approved: boolean; reason: string | null }
   /** The model's download while its backend gets ready (the Prompt API: `loaded` 0 to 1 of `total` 1). */
@@ -613,6 +651,8 @@ export interface FailureRecord {
   recovered: boolean;
   /** The read-only tool the runtime called itself after this failure (the tool's `recoverWith`). */
   recoveryCall?: string;
+  /** The idempotency key of the tool call that failed. */
+  idempotencyKey?: string;
   atMs: number;
 }
 
@@ -701,13 +741,29 @@ export interface RunRecord {
   answer: string | null;
   reason: EndReason | null;
   /**
-   * Written when the run starts (zero) and when it ends: a run under way or cut off shows its
-   * committed steps and zero calls and tokens (its turns hold the counts so far); a resumed run
-   * counts on from its last committed turn's, so only what the cut-off step itself spent is lost.
+   * Written when the run starts (zero), before each call of a tool with side effects (with
+   * `intent`) and when it ends: a run under way or cut off shows its committed steps, and calls and
+   * tokens as of its last write (its turns hold the counts so far); a resumed run counts on from
+   * its last committed turn's, so only what the cut-off step itself spent is lost.
    */
   counts: RunResult["counts"];
   /** The call the run waits to have approved, while it waits (kept when it was cut off waiting). */
   pendingApproval?: Omit<PendingApproval, "runId" | "session" | "task" | "live">;
+  /**
+   * The latest call of a tool with side effects (neither `idempotent` nor `readOnly`) begun,
+   * stored before it ran. While the run has no committed step `intent.step` (`counts.steps` is
+   * lower), the call may or may not have taken effect: resumed, the run reports it or asks (the
+   * tool's `onUnknownOutcome`) instead of making it again. Cleared when the run ends.
+   */
+  intent?: {
+    idempotencyKey: string;
+    step: number;
+    tool: string;
+    args: Json;
+    thought: string;
+    startedMs: number;
+    argsRedacted: boolean;
+  };
 }
 
 /** One committed step, as stored: redacted when `config.store.redact` is set. */

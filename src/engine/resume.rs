@@ -55,7 +55,13 @@ impl Agent {
     /// committed (they stay in the store) and the runtime's account as its answer.
     pub async fn abandon(&self, run: RunRecord, turns: Vec<Turn>, on_event: &dyn Fn(&Event)) -> RunResult {
         let state = RunState::resume(self, run, turns, RunOptions::default(), on_event).await;
-        let answer = format!("I could not complete the task. {}", EndReason::Interrupted.describe());
+        let mut answer = format!("I could not complete the task. {}", EndReason::Interrupted.describe());
+        if let Some(intent) = state.unknown_outcome(state.step() + 1) {
+            answer.push_str(&format!(
+                " The call to `{}` (idempotency key {}) was cut off before its result was stored: it may or may not have taken effect.",
+                intent.tool, intent.idempotency_key
+            ));
+        }
         state.finish(answer, false, EndReason::Interrupted).await
     }
 }
@@ -103,6 +109,7 @@ impl<'a> RunState<'a> {
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: Default::default(),
+            unknown_keys: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
