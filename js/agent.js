@@ -549,12 +549,12 @@ export class Agent {
     }
   }
 
-  async #callTool({ tool: name, args, attempt, timeoutMs, runId }, { signal }) {
+  async #callTool({ tool: name, args, attempt, timeoutMs, runId, idempotencyKey }, { signal }) {
     const tool = this.#tools.get(name);
     if (!tool) throw new ToolMissing(name);
     const warnings = [];
     const warn = (message) => warnings.push(String(message));
-    const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, warn });
+    const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, idempotencyKey, warn });
     return { value: jsonValue(value), warnings };
   }
 

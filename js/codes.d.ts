@@ -62,6 +62,7 @@ export declare const ErrorCode: {
   readonly UNSEEN_ID: "UNSEEN_ID";
   readonly UNGROUNDED_ANSWER: "UNGROUNDED_ANSWER";
   readonly APPROVAL_REJECTED: "APPROVAL_REJECTED";
+  readonly OUTCOME_UNKNOWN: "OUTCOME_UNKNOWN";
 };
 /** A built-in code (`TIMEOUT`, `RATE_LIMITED`, `STALE_REFERENCE`…) or a tool's own. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode] | (string & {});

@@ -203,6 +203,12 @@ export interface ToolContext {
   attempt: number;
   timeoutMs: number;
   runId: string;
+  /**
+   * The call's idempotency key (`<runId>:<step>`): the same for every attempt of the call, and
+   * when the call is made again after a reload cut it off. Pass it to a service that dedupes
+   * requests (an `Idempotency-Key` header), so a call that arrives twice is done once.
+   */
+  idempotencyKey: string;
   /** Reports a caveat of a partial success; the model sees it with the result. */
   warn(message: string): void;
 }
@@ -304,6 +310,23 @@ export interface Tool<Args = { [key: string]: Json }> {
    * ```
    */
   needsApproval?: boolean | ApprovalCheck<Args>;
+  /**
+   * Running a call twice does no more than running it once (a lookup, a `PUT`, a service that
+   * dedupes by `idempotencyKey`): a call cut off by a reload is simply made again. A tool that is
+   * neither `idempotent` nor `readOnly` has its intent stored before each call, and a run resumed
+   * after a reload cut such a call off never makes it again silently (see `onUnknownOutcome`).
+   * Default false.
+   */
+  idempotent?: boolean;
+  /**
+   * What a resumed run does with a call of this tool that was cut off after it began and before
+   * its result was stored: `"report"` (the default) tells the model, as an `OUTCOME_UNKNOWN`
+   * failure, that it may or may not have happened and how to find out; `"ask"` waits for the
+   * user (`approvalRequested` with `outcomeUnknown: true`): approved, the call is made again with
+   * the same `idempotencyKey`; rejected, the model is told as for `"report"`. Only for tools that
+   * are neither `idempotent` nor `readOnly` (`INVALID_TOOLS` otherwise).
+   */
+  onUnknownOutcome?: "ask" | "report";
 }
 
 /**

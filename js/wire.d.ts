@@ -31,6 +31,8 @@ export type AgentEvent = {
   tool: string,
   /** The arguments, as sent by the model. */
   args: Json,
+  /** The call's idempotency key, as the tool receives it (`ToolCall::idempotency_key`). */
+  idempotencyKey: string,
 } | {
   "type": "approvalRequested",
   /** The step. */
@@ -43,6 +45,11 @@ export type AgentEvent = {
   args: Json,
   /** The model's reasoning for the call. */
   thought: string,
+  /**
+   * The call was cut off by a reload before its outcome was stored (its tool's
+   * `onUnknownOutcome: "ask"`): approving makes it again, though it may have taken effect.
+   */
+  outcomeUnknown?: boolean,
 } | {
   "type": "approvalDecided",
   /** The step. */
@@ -409,6 +416,13 @@ export type RunRecord = {
    * it waits keeps it, so that after a reload the call can still be approved or rejected.
    */
   pendingApproval?: StoredApproval,
+  /**
+   * The latest call of a tool with side effects (neither `idempotent` nor `readOnly`) begun,
+   * written before the call runs. Its outcome is the turn of its step: while the run has no
+   * committed turn for `intent.step`, the call may or may not have taken effect, and a resumed
+   * run does not make it again silently. Cleared when the run ends.
+   */
+  intent?: Intent,
 };
 
 /** One committed step of a run, as stored: redacted when the agent redacts (`config.store.redact`). */
@@ -463,6 +477,8 @@ export type FailureRecord = {
    * `recoverWith`), when it did.
    */
   recoveryCall?: string,
+  /** The idempotency key of the tool call that failed (see `Intent::idempotency_key`). */
+  idempotencyKey?: string,
   /** When it happened, ms since the epoch. */
   atMs: number,
 };
@@ -568,6 +584,11 @@ export type PendingApproval = {
    * alone, and a resumed run asks the model to make it again.
    */
   argsRedacted: boolean,
+  /**
+   * Whether the call was cut off by a reload before its outcome was stored: approving it makes
+   * it again (with the same idempotency key), though it may already have taken effect.
+   */
+  outcomeUnknown?: boolean,
 };
 
 /** A call that waits for the user's approval (its tool's `needsApproval`), as stored on its run. */
@@ -589,4 +610,9 @@ export type StoredApproval = {
    * alone, and a resumed run asks the model to make it again.
    */
   argsRedacted: boolean,
+  /**
+   * Whether the call was cut off by a reload before its outcome was stored: approving it makes
+   * it again (with the same idempotency key), though it may already have taken effect.
+   */
+  outcomeUnknown?: boolean,
 };

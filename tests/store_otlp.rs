@@ -19,6 +19,7 @@ fn run(id: &str, status: RunStatus, reason: Option<EndReason>) -> RunRecord {
         reason,
         counts: RunCounts { steps: 3, model_calls: 4, tool_calls: 3, ..RunCounts::default() },
         pending_approval: None,
+        intent: None,
     }
 }
 
@@ -44,6 +45,7 @@ fn failure(run_id: &str, step: u32, attempt: u32, recovered: bool) -> FailureRec
         retried: attempt == 1,
         recovered,
         recovery_call: None,
+        idempotency_key: None,
         at_ms: 1_500 + u64::from(attempt),
     }
 }

@@ -22,7 +22,8 @@ fn a_run_calls_the_page_for_the_model_and_tools_and_retries_a_503() {
     assert_eq!(
         tool,
         json!({"type": "toolCall", "id": tool["id"], "runId": "r1", "tool": "get_weather",
-                           "args": {"city": "Paris"}, "attempt": 1, "timeoutMs": 300})
+                           "args": {"city": "Paris"}, "attempt": 1, "timeoutMs": 300,
+                           "idempotencyKey": "r1:1"})
     );
     w.send(json!({"type": "toolResult", "id": tool["id"], "ok": false,
                   "error": {"message": "Service Unavailable", "status": 503}}));

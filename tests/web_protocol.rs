@@ -135,12 +135,13 @@ fn worker_messages_are_tagged_and_camel_cased() {
         args: json!({"a": 1}),
         attempt: 2,
         timeout_ms: 300,
+        idempotency_key: "r:3".into(),
     };
     let value: Value = serde_json::from_str(&call.to_json()).unwrap();
     assert_eq!(
         value,
         json!({"type": "toolCall", "id": 4, "runId": "r", "tool": "t", "args": {"a": 1},
-                             "attempt": 2, "timeoutMs": 300})
+                             "attempt": 2, "timeoutMs": 300, "idempotencyKey": "r:3"})
     );
     let model = WorkerMessage::ModelCall {
         id: 5,

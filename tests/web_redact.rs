@@ -34,6 +34,11 @@ fn login(password: &str) -> Value {
 /// Answers the model with a login step, and checks the page's tool is called with the real password.
 fn call_login(w: &mut Worker, password: &str, reply: Value) {
     w.model(login(password));
+    run_login(w, password, reply);
+}
+
+/// Checks the page's tool is called with the real password, and answers it with `reply`.
+fn run_login(w: &mut Worker, password: &str, reply: Value) {
     let call = w.next();
     assert_eq!(
         (call["type"].as_str(), call["args"]["password"].as_str()),
@@ -107,23 +112,28 @@ fn the_page_function_is_asked_before_each_step_is_stored_and_fails_closed() {
     w.send(json!({"type": "run", "runId": "r", "task": "Log in as bob.", "session": "s"}));
     let ok = json!({"ok": true, "value": "welcome"});
 
-    call_login(&mut w, "first-secret", ok.clone());
+    // `login` has side effects, so its intent is stored (redacted) before it runs: the page is
+    // asked then, once per step, and its answer serves the step's commit too.
+    w.model(login("first-secret"));
     let request = redact_request(&mut w, "first-secret");
     let kept = json!({"user": "bob", "password": "***"});
     w.send(json!({"type": "redactResult", "id": request["id"], "ok": true, "args": kept}));
+    run_login(&mut w, "first-secret", ok.clone());
 
-    call_login(&mut w, "second-secret", ok.clone());
+    w.model(login("second-secret"));
     let request = redact_request(&mut w, "second-secret");
     let thrown = json!({"name": "TypeError", "message": "the hook threw"});
     w.send(json!({"type": "redactResult", "id": request["id"], "ok": false, "error": thrown}));
+    run_login(&mut w, "second-secret", ok.clone());
 
-    call_login(&mut w, "third-secret", ok);
+    w.model(login("third-secret"));
     let request = redact_request(&mut w, "third-secret");
-    assert!(w.nothing_more(), "the step waits for the page's answer");
+    assert!(w.nothing_more(), "the call waits for the page's answer");
     w.clock.advance(5_000);
     w.pool.run_until_stalled();
     // A late answer finds no request waiting, and changes nothing.
     w.send(json!({"type": "redactResult", "id": request["id"], "ok": true, "args": {"password": "third-secret"}}));
+    run_login(&mut w, "third-secret", ok);
 
     w.model(done("in"));
     assert_eq!(w.next()["type"], "runEnded");

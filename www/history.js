@@ -115,8 +115,10 @@ export class History {
     const columns = ["Task", "Status", "Steps", "Faults", "Recovered", "Time", "Export"];
     this.#part("runs").replaceChildren(table(this.#viewer ? [...columns, "Trace"] : columns, runRows, "No runs yet: run a task."));
     const failureRows = failures.map((f) =>
-      h("tr", { "data-tool": f.tool ?? "", "data-code": f.code, "data-class": f.class, "data-recovered": String(f.recovered) },
-        h("td", {}, f.tool ? h("code", { text: f.tool }) : h("span.muted", { text: "(model)" })),
+      h("tr", { "data-tool": f.tool ?? "", "data-code": f.code, "data-class": f.class, "data-recovered": String(f.recovered),
+        "data-idempotency-key": f.idempotencyKey },
+        h("td", { title: f.idempotencyKey ? `idempotency key ${f.idempotencyKey}` : undefined },
+          f.tool ? h("code", { text: f.tool }) : h("span.muted", { text: "(model)" })),
         h("td", {}, h("code.code", { text: f.code })),
         h("td", {}, h(`span.badge.${f.class}`, { text: f.class })),
         h("td.num", { text: String(f.attempt) }),

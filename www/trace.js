@@ -194,11 +194,17 @@ export class Trace {
         break;
       case "action":
         // An OTLP export keeps only a digest of the arguments.
-        this.#append(e.step, this.#item("action", h("span", {}, "Action ", h("code.tool", { text: e.tool })),
+      {
+        const el = this.#item("action", h("span", {}, "Action ", h("code.tool", { text: e.tool })),
           "args" in e ? h("code.args", { text: JSON.stringify(e.args) })
-            : h("span.muted", { text: `arguments not exported (digest ${e.argsDigest ?? "unknown"})` })));
+            : h("span.muted", { text: `arguments not exported (digest ${e.argsDigest ?? "unknown"})` }),
+          // What the tool receives to dedupe the call (the same when it is made again after a reload).
+          e.idempotencyKey ? h("span.muted.key", { text: ` idempotency key ${e.idempotencyKey}` }) : undefined);
+        if (e.idempotencyKey) el.dataset.idempotencyKey = e.idempotencyKey;
+        this.#append(e.step, el);
         this.#wait(e.step, `Running ${e.tool}…`);
         break;
+      }
       case "observation": {
         const label = { ok: "Observation", warning: "Observation · with a warning", failed: "Observation · what the model is told", final: "Observation" }[e.outcome] ?? "Observation";
         const el = this.#item(`observation.${e.outcome}`, label, h("pre.obs", { text: e.text }));
@@ -278,9 +284,14 @@ export class Trace {
         h("button.approve", { type: "button", text: "Approve", onclick: () => this.approvals.approve(e.callId) }),
         h("button.reject", { type: "button", text: "Reject", onclick: () => this.approvals.reject(e.callId) }))
       : undefined;
+    // A call cut off by a reload before its result was stored: approving makes it again.
+    const why = e.outcomeUnknown
+      ? h("p", { text: "This call was cut off by a reload: it may or may not have happened. Make it again?" })
+      : undefined;
     const el = this.#item("approval", h("span", {}, "Waiting for your approval: ", h("code.tool", { text: e.tool })),
-      h("code.args", { text: JSON.stringify(e.args) }), buttons);
+      h("code.args", { text: JSON.stringify(e.args) }), why, buttons);
     el.dataset.callId = e.callId;
+    if (e.outcomeUnknown) el.dataset.outcomeUnknown = "true";
     this.#clearPending();
     this.#append(e.step, el);
   }

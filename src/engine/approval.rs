@@ -134,7 +134,7 @@ impl Approvals {
     }
 
     /// The decision given ahead for `call_id`, taken.
-    fn take(&self, call_id: &str) -> Option<Decision> {
+    pub(crate) fn take(&self, call_id: &str) -> Option<Decision> {
         self.0.borrow_mut().decided.remove(call_id)
     }
 
@@ -194,7 +194,7 @@ impl RunState<'_> {
         let call_id = format!("{}:{step}", self.record.id);
         let decision = match self.approvals.take(&call_id) {
             Some(decision) => decision,
-            None => self.wait_for_decision(step, &call_id, action, thought).await?,
+            None => self.wait_for_decision(step, &call_id, action, thought, false).await?,
         };
         self.end_pause().await;
         let reason = if decision.approved { None } else { decision.reason.clone() };
@@ -208,7 +208,7 @@ impl RunState<'_> {
     }
 
     /// Clears the pause stored on the run record, if there is one, and stores the record.
-    async fn end_pause(&mut self) {
+    pub(crate) async fn end_pause(&mut self) {
         if self.record.pending_approval.take().is_some() {
             self.save_run().await;
         }
@@ -223,7 +223,13 @@ impl RunState<'_> {
             NeedsApproval::PerCall => {}
         }
         let effects = &self.agent.effects;
-        let call = ToolCall { tool: action.tool.clone(), args: action.args.clone(), attempt: 1 };
+        let key = super::CallKey::new(&action.tool, &action.args);
+        let call = ToolCall {
+            tool: action.tool.clone(),
+            args: action.args.clone(),
+            attempt: 1,
+            idempotency_key: self.idempotency_key(step, &key),
+        };
         let timeout_ms = spec.timeout_ms.unwrap_or(self.agent.config.tool_timeout_ms);
         let asked = effects.tools.needs_approval(&call);
         let why = match guarded(asked, effects.clock.as_ref(), Some(timeout_ms), &self.cancel).await {
@@ -243,12 +249,15 @@ impl RunState<'_> {
     }
 
     /// Stores the pause, tells the page, and waits for the decision or the run's cancellation.
-    async fn wait_for_decision(
+    /// `outcome_unknown`: the call was cut off by a reload before its outcome was stored, and
+    /// approving it makes it again (`intent.rs`).
+    pub(crate) async fn wait_for_decision(
         &mut self,
         step: u32,
         call_id: &str,
         action: &Action,
         thought: &str,
+        outcome_unknown: bool,
     ) -> Result<Decision, Stop> {
         let (args, stored_thought, args_redacted) = self.stored_call(action, thought, step).await;
         self.record.pending_approval = Some(PendingApproval {
@@ -259,6 +268,7 @@ impl RunState<'_> {
             thought: stored_thought,
             requested_ms: self.agent.effects.clock.now_ms(),
             args_redacted,
+            outcome_unknown,
         });
         self.save_run().await;
         let waiting = self.approvals.ask(call_id);
@@ -268,6 +278,7 @@ impl RunState<'_> {
             tool: action.tool.clone(),
             args: action.args.clone(),
             thought: thought.to_string(),
+            outcome_unknown,
         });
         let clock = self.agent.effects.clock.as_ref();
         match guarded(waiting, clock, None, &self.cancel).await {
@@ -311,7 +322,7 @@ impl RunState<'_> {
             return self.call_step(step, pending.thought, action).await;
         }
         self.say_thought(step, &pending.thought);
-        (self.emit)(&Event::Action { step, tool: action.tool.clone(), args: action.args.clone() });
+        self.emit_action(step, &action);
         let decision = self.approvals.take(&pending.call_id);
         self.end_pause().await;
         let observation = match decision.filter(|d| !d.approved) {

@@ -94,6 +94,11 @@ pub struct ToolCall {
     pub args: Value,
     /// 1 for the first attempt, 2 for the first retry…
     pub attempt: u32,
+    /// The same for every attempt of the call, and when the call is made again after a reload
+    /// cut it off (`<run>:<step>`): a tool may pass it to a service as its `Idempotency-Key`, so
+    /// that the service does the call once however often it arrives.
+    #[serde(default)]
+    pub idempotency_key: String,
 }
 
 /// What a tool returned.

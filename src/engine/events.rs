@@ -36,6 +36,7 @@ pub enum Event {
         text: String,
     },
     /// The model asked for a tool call.
+    #[serde(rename_all = "camelCase")]
     Action {
         /// The step.
         step: u32,
@@ -43,6 +44,8 @@ pub enum Event {
         tool: String,
         /// The arguments, as sent by the model.
         args: Value,
+        /// The call's idempotency key, as the tool receives it ([`ToolCall::idempotency_key`](super::ToolCall::idempotency_key)).
+        idempotency_key: String,
     },
     /// The call waits for the user's approval (its tool's `needsApproval`): the run is paused, and
     /// the pause is already stored on the run record. `run.approve(callId)` runs the call,
@@ -59,6 +62,11 @@ pub enum Event {
         args: Value,
         /// The model's reasoning for the call.
         thought: String,
+        /// The call was cut off by a reload before its outcome was stored (its tool's
+        /// `onUnknownOutcome: "ask"`): approving makes it again, though it may have taken effect.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        outcome_unknown: bool,
     },
     /// The user decided on a call that waited for approval.
     #[serde(rename_all = "camelCase")]

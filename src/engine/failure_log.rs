@@ -69,6 +69,7 @@ impl FailureLog {
             retried: false,
             recovered: false,
             recovery_call: None,
+            idempotency_key: None,
             at_ms: failure.at_ms,
         });
         self.unsaved.insert(index);
@@ -80,6 +81,14 @@ impl FailureLog {
     pub fn note_recovery_call(&mut self, index: usize, tool: &str) {
         if let Some(record) = self.records.get_mut(index) {
             record.recovery_call = Some(tool.to_string());
+            self.unsaved.insert(index);
+        }
+    }
+
+    /// Notes the idempotency key of the call whose failure is at `index`.
+    pub fn note_idempotency_key(&mut self, index: usize, key: &str) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.idempotency_key = Some(key.to_string());
             self.unsaved.insert(index);
         }
     }

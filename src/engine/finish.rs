@@ -111,6 +111,7 @@ impl RunState<'_> {
         self.record.answer = Some(answer.clone());
         self.record.reason = Some(reason.clone());
         self.record.pending_approval = None;
+        self.record.intent = None;
         self.save_failures().await;
         self.save_run().await;
         let stats = self.log.stats();

@@ -80,6 +80,7 @@ mod tests {
             reason: None,
             counts: RunCounts::default(),
             pending_approval: None,
+            intent: None,
         }
     }
 

@@ -22,6 +22,7 @@ mod failure_log;
 mod finish;
 mod grounding;
 mod guard;
+mod intent;
 mod memory;
 mod model_turn;
 mod narrowing;

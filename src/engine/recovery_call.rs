@@ -32,7 +32,9 @@ impl RunState<'_> {
         let spec = agent.tools.get(target)?;
         let args = Value::Object(Default::default());
         let key = CallKey::new(&spec.name, &args);
-        let end = self.run_tool(step, spec, &args, &key).await.ok()?;
+        // Read-only, so it needs no intent; its key is its own within the step.
+        let idempotency_key = format!("{}:{step}:{}", self.record.id, spec.name);
+        let end = self.run_tool(step, spec, &args, &key, &idempotency_key).await.ok()?;
         self.log.note_recovery_call(index, &spec.name);
         let mut shown = envelope.clone();
         shown.details.insert("recoveryCall".into(), spec.name.clone().into());

@@ -64,9 +64,15 @@ impl Agent {
             1 => "after committing step 1".to_string(),
             n => format!("after committing steps 1 to {n}"),
         };
-        let answer = format!(
+        let mut answer = format!(
             "I could not complete the task. The run was cut off in step {cut_in}, {kept}, and not resumed."
         );
+        if let Some(intent) = state.unknown_outcome(cut_in) {
+            answer.push_str(&format!(
+                " The call to `{}` (idempotency key {}) was cut off before its result was stored: it may or may not have taken effect.",
+                intent.tool, intent.idempotency_key
+            ));
+        }
         state.finish_in(cut_in, answer, false, EndReason::Interrupted).await
     }
 }
@@ -114,6 +120,7 @@ impl<'a> RunState<'a> {
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: Default::default(),
+            unknown_keys: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

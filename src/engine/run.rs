@@ -89,6 +89,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) runtime_text: String,
     /// Calls that failed and that no later call of their tool fixed (`recovering.rs`).
     pub(crate) unfixed: UnfixedCalls,
+    /// The idempotency keys of calls whose outcome is unknown (cut off by a reload), by call: the
+    /// same call made again keeps its key (`intent.rs`).
+    pub(crate) unknown_keys: std::collections::HashMap<CallKey, String>,
 }
 
 impl<'a> RunState<'a> {
@@ -120,6 +123,7 @@ impl<'a> RunState<'a> {
                 reason: None,
                 counts: RunCounts::default(),
                 pending_approval: None,
+                intent: None,
             },
             memory: Vec::new(),
             turns: Vec::new(),
@@ -138,6 +142,7 @@ impl<'a> RunState<'a> {
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: UnfixedCalls::default(),
+            unknown_keys: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
@@ -241,6 +246,10 @@ impl<'a> RunState<'a> {
     /// One step: ask, parse, check, act, observe.
     async fn step_once(&mut self) -> StepResult {
         let step = self.begin_step();
+        if let Some(intent) = self.unknown_outcome(step) {
+            // A resumed run whose call was cut off before its outcome was stored.
+            return self.unknown_outcome_step(step, intent).await;
+        }
         if let Some(pending) = self.record.pending_approval.clone().filter(|p| p.step == step) {
             // A resumed run that was waiting on this call: the call is the step, not a new reply.
             return self.resume_pending(step, pending).await;
@@ -300,7 +309,7 @@ impl<'a> RunState<'a> {
     /// A step that calls a tool: the call is checked, run, observed and committed.
     pub(crate) async fn call_step(&mut self, step: u32, thought: String, action: Action) -> StepResult {
         self.say_thought(step, &thought);
-        (self.emit)(&Event::Action { step, tool: action.tool.clone(), args: action.args.clone() });
+        self.emit_action(step, &action);
         let (observation, outcome, stop) = match self.act(step, &action, &thought).await {
             Ok((observation, outcome)) => (observation, outcome, None),
             Err((observation, stop)) => (observation, Outcome::Failed, Some(stop)),

@@ -24,6 +24,9 @@ pub(crate) struct Redaction {
     redactor: Rc<dyn Redactor>,
     scrubber: Scrubber,
     written: Vec<(TurnRecord, TurnRecord)>,
+    /// The redactor's answer for the step under way's call: asked once, before the call's intent
+    /// or pause is stored, and used again when the step is committed.
+    asked: Option<(u32, Action, Option<Value>)>,
 }
 
 impl Redaction {
@@ -33,6 +36,7 @@ impl Redaction {
             scrubber: Scrubber::new(redactor.mask()),
             redactor: redactor.clone(),
             written: Vec::new(),
+            asked: None,
         })
     }
 }
@@ -44,7 +48,7 @@ impl RunState<'_> {
             return self.put_turn(&record).await;
         };
         let kept = match &record.turn.action {
-            Some(action) => Some(self.kept(redactor.as_ref(), action, record.turn.step).await),
+            Some(action) => Some(self.kept_once(redactor.as_ref(), action, record.turn.step).await),
             None => None,
         };
         let Some(redaction) = self.redaction.as_mut() else { return };
@@ -75,20 +79,35 @@ impl RunState<'_> {
     /// agent redacts), its thought (scrubbed), and whether redaction changed the arguments. What
     /// the redactor removes here is learnt for good when the call's step is committed.
     pub(crate) async fn stored_call(
-        &self,
+        &mut self,
         action: &Action,
         thought: &str,
         step: u32,
     ) -> (Value, String, bool) {
-        let Some(redaction) = &self.redaction else {
+        let Some((redactor, mut scrubber)) =
+            self.redaction.as_ref().map(|r| (r.redactor.clone(), r.scrubber.clone()))
+        else {
             return (action.args.clone(), thought.to_string(), false);
         };
-        let kept = self.kept(redaction.redactor.as_ref(), action, step).await;
-        let mut scrubber = redaction.scrubber.clone();
+        let kept = self.kept_once(redactor.as_ref(), action, step).await;
         scrubber.note(action, kept);
         let args = scrubber.args(action);
         let redacted = args != action.args;
         (args, scrubber.text(thought), redacted)
+    }
+
+    /// What the redactor keeps of the call `action` of `step`, asked once per step's call: a call
+    /// whose intent or pause was stored is not asked about again when its step is committed.
+    async fn kept_once(&mut self, redactor: &dyn Redactor, action: &Action, step: u32) -> Option<Value> {
+        let asked = self.redaction.as_ref().and_then(|r| r.asked.as_ref());
+        if let Some((_, _, kept)) = asked.filter(|(s, a, _)| *s == step && a == action) {
+            return kept.clone();
+        }
+        let kept = self.kept(redactor, action, step).await;
+        if let Some(redaction) = self.redaction.as_mut() {
+            redaction.asked = Some((step, action.clone(), kept.clone()));
+        }
+        kept
     }
 
     /// What the redactor keeps of `action`'s arguments (`None`: nothing). When it fails or does

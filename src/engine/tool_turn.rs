@@ -78,7 +78,30 @@ impl RunState<'_> {
             }
             Ok(None) => {}
         }
-        match self.run_tool(step, spec, &action.args, &key).await {
+        self.perform(step, spec, action, thought, &key).await
+    }
+
+    /// Runs a checked call (approved, if it needed approval): its intent stored first when its
+    /// tool has side effects, then the call to its end, and what the model sees of it.
+    pub(crate) async fn perform(
+        &mut self,
+        step: u32,
+        spec: &ToolSpec,
+        action: &Action,
+        thought: &str,
+        key: &CallKey,
+    ) -> Result<(String, Outcome), (String, Stop)> {
+        let agent = self.agent;
+        let idempotency_key = self.idempotency_key(step, key);
+        if !spec.is_idempotent() {
+            self.commit_intent(step, action, thought, &idempotency_key).await;
+        }
+        let end = self.run_tool(step, spec, &action.args, key, &idempotency_key).await;
+        if end.is_ok() {
+            // The call's outcome is known now: the same call made later is a new call.
+            self.unknown_keys.remove(key);
+        }
+        match end {
             Err(stop) => Err(("The run was cancelled during this call.".to_string(), stop)),
             Ok(ToolEnd::Done(output)) => {
                 self.call_worked(&spec.name);
@@ -90,13 +113,13 @@ impl RunState<'_> {
                 let observation = self.with_fix_notes(&spec.name, observation);
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
                 let result = digest(&json!([output.value, output.warnings]));
-                Ok(self.progress(&key, &result, observation, outcome))
+                Ok(self.progress(key, &result, observation, outcome))
             }
             Ok(ToolEnd::Advisory(envelope)) => {
                 self.call_worked(&spec.name);
                 self.warn(Some(step), format!("`{}`: {}", spec.name, envelope.message));
                 let result = digest(&json!([envelope.code.as_str(), envelope.message]));
-                Ok(self.progress(&key, &result, self.show(&envelope), Outcome::Warning))
+                Ok(self.progress(key, &result, self.show(&envelope), Outcome::Warning))
             }
             Ok(ToolEnd::Failed(envelope, attempt)) => {
                 // A new call that failed may have changed things (a stale ref: the page moved on),
@@ -105,8 +128,9 @@ impl RunState<'_> {
                 if let Some(narrowing) = Narrowing::from_failure(&spec.name, &envelope) {
                     self.narrowings.learn(narrowing);
                 }
-                let envelope = self.repeats.failed(&key, envelope, agent.effects.clock.now_ms());
-                let index = self.fail(step, Some(&spec.name), Some(&key), &envelope, attempt);
+                let envelope = self.repeats.failed(key, envelope, agent.effects.clock.now_ms());
+                let index = self.fail(step, Some(&spec.name), Some(key), &envelope, attempt);
+                self.log.note_idempotency_key(index, &idempotency_key);
                 if envelope.class == FailureClass::Fatal || envelope.severity == Severity::Critical {
                     let stop = Stop::Fatal { code: envelope.code.clone(), message: envelope.message.clone() };
                     return Err((self.show(&envelope), stop));
@@ -146,6 +170,7 @@ impl RunState<'_> {
         spec: &ToolSpec,
         args: &Value,
         key: &CallKey,
+        idempotency_key: &str,
     ) -> Result<ToolEnd, Stop> {
         let agent = self.agent;
         let effects = &agent.effects;
@@ -157,7 +182,12 @@ impl RunState<'_> {
         loop {
             attempt += 1;
             self.record.counts.tool_calls += 1;
-            let call = ToolCall { tool: spec.name.clone(), args: args.clone(), attempt };
+            let call = ToolCall {
+                tool: spec.name.clone(),
+                args: args.clone(),
+                attempt,
+                idempotency_key: idempotency_key.to_string(),
+            };
             let pending = effects.tools.call(&call);
             let raw = match guarded(pending, effects.clock.as_ref(), Some(timeout_ms), &self.cancel).await {
                 Guarded::Done(Ok(output)) => {
@@ -209,7 +239,9 @@ impl RunState<'_> {
                 message: &envelope.message,
                 at_ms: effects.clock.now_ms(),
             };
-            retried.push(self.retrying(failure, delay_ms));
+            let index = self.retrying(failure, delay_ms);
+            self.log.note_idempotency_key(index, idempotency_key);
+            retried.push(index);
             if !pause(effects.clock.as_ref(), delay_ms, &self.cancel).await {
                 return Err(Stop::Cancelled);
             }

@@ -60,6 +60,10 @@ pub enum ErrorCode {
     /// The user rejected a call that needed their approval (the tool's `needsApproval`): it was
     /// not run. Persistent: the runtime never retries it.
     ApprovalRejected,
+    /// A call of a tool with side effects was cut off (a reload, a terminated worker) after its
+    /// intent was stored and before its result was: it may or may not have taken effect, so the
+    /// resumed run did not make it again. Persistent: never retried by the runtime.
+    OutcomeUnknown,
     /// A tool's own code, e.g. `InvoiceNotFound`.
     Custom(String),
 }
@@ -88,6 +92,7 @@ const BUILT_IN: &[(ErrorCode, &str)] = &[
     (ErrorCode::UnseenId, "UNSEEN_ID"),
     (ErrorCode::UngroundedAnswer, "UNGROUNDED_ANSWER"),
     (ErrorCode::ApprovalRejected, "APPROVAL_REJECTED"),
+    (ErrorCode::OutcomeUnknown, "OUTCOME_UNKNOWN"),
 ];
 
 /// Other spellings tools commonly use for the built-in codes (Vurb, Node errno, HTTP reason phrases).

@@ -270,6 +270,20 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
             ],
             true,
         ),
+        ErrorCode::OutcomeUnknown => plan(
+            format!("It is not known whether the call to {tool} took effect."),
+            strings(["The page was reloaded or the worker stopped while the call ran, before its result was stored"]),
+            vec![
+                format!("Do not assume that {tool} took effect, nor that it did not."),
+                "Check with a tool from available_actions that reads the current state whether it took effect."
+                    .to_string(),
+                format!(
+                    "If it did not, call {tool} again with the same arguments: it gets the same idempotency key, so a service that honours the key does it only once."
+                ),
+                "If you cannot tell, say so in your final_answer.".to_string(),
+            ],
+            true,
+        ),
         ErrorCode::Internal => plan(
             format!("{tool} failed unexpectedly."),
             strings(["A bug in the tool", "Arguments the tool did not anticipate"]),

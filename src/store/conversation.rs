@@ -92,6 +92,7 @@ mod tests {
             reason: None,
             counts: RunCounts { steps: u32::from(answer.is_some()) * 2, ..RunCounts::default() },
             pending_approval: None,
+            intent: None,
         }
     }
 

@@ -26,7 +26,8 @@ use futures_util::future::LocalBoxFuture;
 pub use memory::MemoryStore;
 pub use options::{IdbOptions, StoreChoice};
 pub use records::{
-    ApprovalRequest, EndReason, FailureRecord, PendingApproval, RunCounts, RunRecord, RunStatus, TurnRecord,
+    ApprovalRequest, EndReason, FailureRecord, Intent, PendingApproval, RunCounts, RunRecord, RunStatus,
+    TurnRecord,
 };
 pub use stats::{FailureBreakdown, FailureStats, NO_TOOL};
 

@@ -132,6 +132,7 @@ mod tests {
             retried: false,
             recovered: false,
             recovery_call: None,
+            idempotency_key: None,
             at_ms,
         }
     }

@@ -132,6 +132,38 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub pending_approval: Option<PendingApproval>,
+    /// The latest call of a tool with side effects (neither `idempotent` nor `readOnly`) begun,
+    /// written before the call runs. Its outcome is the turn of its step: while the run has no
+    /// committed turn for `intent.step`, the call may or may not have taken effect, and a resumed
+    /// run does not make it again silently. Cleared when the run ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub intent: Option<Intent>,
+}
+
+/// A call about to run, stored before it runs so that a run cut off during it knows the call's
+/// outcome is unknown (see [`RunRecord::intent`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Intent {
+    /// The call's idempotency key, as its tool received it (`<run>:<step>`; a call made again
+    /// with the same arguments after an unknown outcome keeps the first call's key).
+    pub idempotency_key: String,
+    /// The step the call belongs to.
+    pub step: u32,
+    /// The tool.
+    pub tool: String,
+    /// Its arguments as stored: redacted when the agent redacts.
+    pub args: serde_json::Value,
+    /// The model's reasoning for the call, scrubbed like the run's other text.
+    pub thought: String,
+    /// When the call began, ms since the epoch.
+    pub started_ms: u64,
+    /// Whether redaction changed the stored arguments: the call cannot be made again from the
+    /// store alone.
+    #[serde(default)]
+    pub args_redacted: bool,
 }
 
 /// A call that waits for the user's approval (its tool's `needsApproval`), as stored on its run.
@@ -156,6 +188,11 @@ pub struct PendingApproval {
     /// alone, and a resumed run asks the model to make it again.
     #[serde(default)]
     pub args_redacted: bool,
+    /// Whether the call was cut off by a reload before its outcome was stored: approving it makes
+    /// it again (with the same idempotency key), though it may already have taken effect.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+    pub outcome_unknown: bool,
 }
 
 /// A pending approval with the run it belongs to: what `agent.pendingApprovals()` lists.
@@ -242,6 +279,10 @@ pub struct FailureRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub recovery_call: Option<String>,
+    /// The idempotency key of the tool call that failed (see [`Intent::idempotency_key`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub idempotency_key: Option<String>,
     /// When it happened, ms since the epoch.
     pub at_ms: u64,
 }

@@ -130,6 +130,7 @@ mod tests {
             retried,
             recovered,
             recovery_call: None,
+            idempotency_key: None,
             at_ms: 0,
         }
     }

@@ -33,6 +33,12 @@ pub(super) fn check(spec: &ToolSpec) -> Result<(), String> {
     if let Some(n) = spec.max_attempts.filter(|n| !(1..=MAX_ATTEMPTS).contains(n)) {
         return Err(format!("maxAttempts is {n}: expected from 1 (never retry) to {MAX_ATTEMPTS}"));
     }
+    if spec.on_unknown_outcome.is_some() && spec.is_idempotent() {
+        let declared = if spec.read_only { "readOnly" } else { "idempotent" };
+        return Err(format!(
+            "onUnknownOutcome is for tools with side effects, and it is declared {declared}: a call of it cut off by a reload is simply made again; drop one of the two"
+        ));
+    }
     let chars = spec.description.chars().count();
     if chars > MAX_DESCRIPTION_CHARS {
         return Err(format!("its description has {chars} characters: at most {MAX_DESCRIPTION_CHARS}"));

@@ -41,6 +41,44 @@ pub struct ToolSpec {
     /// arguments (a JS function: the tool host's [`ToolHost::needs_approval`](crate::engine::ToolHost::needs_approval)).
     #[serde(default, skip_serializing_if = "NeedsApproval::is_never")]
     pub needs_approval: NeedsApproval,
+    /// Running a call twice does no more than running it once (a `PUT`, a lookup, a call the
+    /// service dedupes by its idempotency key): a call cut off by a reload is simply made again.
+    /// A tool that is neither this nor `read_only` gets an intent stored before each call, and a
+    /// call cut off before its outcome was stored is never made again silently (`on_unknown_outcome`).
+    #[serde(default)]
+    pub idempotent: bool,
+    /// What a resumed run does with a call of this tool whose outcome is unknown (its intent was
+    /// stored, its result was not): ask the user, or report it to the model. `None`: report. Only
+    /// for tools that are neither `idempotent` nor `read_only`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_unknown_outcome: Option<OnUnknownOutcome>,
+}
+
+/// What a resumed run does with a call cut off before its outcome was stored. On the wire:
+/// `"ask"` or `"report"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OnUnknownOutcome {
+    /// The call waits for the user's approval to be made again (`approvalRequested` with
+    /// `outcomeUnknown: true`); a rejection is reported to the model as `OUTCOME_UNKNOWN`.
+    Ask,
+    /// The call is not made again: the model is told (`OUTCOME_UNKNOWN`) that it may or may not
+    /// have happened and how to find out.
+    #[default]
+    Report,
+}
+
+impl<'de> Deserialize<'de> for OnUnknownOutcome {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match Value::deserialize(d)? {
+            Value::String(s) if s == "ask" => Ok(OnUnknownOutcome::Ask),
+            Value::String(s) if s == "report" => Ok(OnUnknownOutcome::Report),
+            other => Err(D::Error::custom(format!(
+                "onUnknownOutcome must be \"ask\" (wait for the user's approval to make the call again) or \"report\" (tell the model it may or may not have happened); got {other}"
+            ))),
+        }
+    }
 }
 
 /// When a tool's calls wait for the user's approval. On the wire: `false`, `true` or `"perCall"`.
@@ -102,7 +140,32 @@ impl ToolSpec {
             read_only: false,
             recover_with: BTreeMap::new(),
             needs_approval: NeedsApproval::Never,
+            idempotent: false,
+            on_unknown_outcome: None,
         }
+    }
+
+    /// Whether a call may simply be made again when its outcome is unknown: the tool is declared
+    /// `idempotent` or `read_only`. Other tools get an intent stored before each call.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent || self.read_only
+    }
+
+    /// What a resumed run does with a call of this tool whose outcome is unknown.
+    pub fn unknown_outcome(&self) -> OnUnknownOutcome {
+        self.on_unknown_outcome.unwrap_or_default()
+    }
+
+    /// Declares the tool idempotent: a call cut off by a reload is made again.
+    pub fn idempotent(mut self) -> Self {
+        self.idempotent = true;
+        self
+    }
+
+    /// Sets what a resumed run does with a call whose outcome is unknown.
+    pub fn on_unknown_outcome(mut self, then: OnUnknownOutcome) -> Self {
+        self.on_unknown_outcome = Some(then);
+        self
     }
 
     /// Sets the per-attempt timeout.

@@ -382,6 +382,9 @@ pub enum WorkerMessage {
         attempt: u32,
         /// The attempt's timeout; the worker aborts it with `toolAbort` when it fires.
         timeout_ms: u64,
+        /// The call's idempotency key: the same for every attempt, and when the call is made again
+        /// after a reload (`ToolCall::idempotency_key`).
+        idempotency_key: String,
     },
     /// Abort a tool attempt: its timeout fired or its run was cancelled.
     ToolAbort {

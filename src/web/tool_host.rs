@@ -1,6 +1,6 @@
 //! The tool host of the browser: each attempt is a `toolCall` to the page, which runs the author's
-//! `execute(args, {signal, attempt})` and answers with `toolResult`. Dropping the call (a timeout, a
-//! cancelled run) posts `toolAbort`, which aborts the tool's signal. For a tool whose
+//! `execute(args, {signal, attempt, idempotencyKey})` and answers with `toolResult`. Dropping the
+//! call (a timeout, a cancelled run) posts `toolAbort`, which aborts the tool's signal. For a tool whose
 //! `needsApproval` is a function, each call is first a `needsApproval` request the page answers
 //! with `needsApprovalResult` (`needsApproval: true` to wait for the user).
 
@@ -60,6 +60,7 @@ impl ToolHost for RpcToolHost {
             args: call.args.clone(),
             attempt: call.attempt,
             timeout_ms: self.timeouts.of(&call.tool),
+            idempotency_key: call.idempotency_key.clone(),
         });
         async move {
             let id = pending.id();

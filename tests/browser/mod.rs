@@ -121,7 +121,7 @@ pub async fn replies_are_matched_by_id_and_a_dropped_request_posts_its_abort() {
 }
 
 fn call(tool: &str) -> ToolCall {
-    ToolCall { tool: tool.into(), args: json!({}), attempt: 1 }
+    ToolCall { tool: tool.into(), args: json!({}), attempt: 1, idempotency_key: format!("{tool}:1") }
 }
 
 /// Waits (on real timers) until the page side has been sent a message of `kind`.

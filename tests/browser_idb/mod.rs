@@ -72,6 +72,7 @@ pub fn run(id: &str, session: &str, started_ms: u64) -> RunRecord {
         reason: None,
         counts: RunCounts::default(),
         pending_approval: None,
+        intent: None,
     }
 }
 
@@ -119,6 +120,7 @@ pub fn failure(
         retried: n % 2 == 0,
         recovered: n % 3 == 0,
         recovery_call: None,
+        idempotency_key: None,
         at_ms,
     }
 }

@@ -45,7 +45,8 @@ export async function startRunsThenStall(db) {
   let stalls = 0;
   let bothStuck;
   const stuck = new Promise((r) => (bothStuck = r));
-  const stall = tool("stall", () => (++stalls === 2 && bothStuck(), new Promise(() => {})));
+  // Idempotent: resumed, the cut-off call is asked of the model again, not reported as of unknown outcome.
+  const stall = tool("stall", () => (++stalls === 2 && bothStuck(), new Promise(() => {})), { idempotent: true });
   const steps = { a: [act("step"), act("step"), act("stall")], b: [act("step"), act("stall")] };
   const agents = await Promise.all(["a", "b"].map((s) => agentOn(db, steps[s], [stall], { agent: { session: s } })));
   const [long, short] = [agents[0].run("Three steps, cut off."), agents[1].run("Two steps, cut off.")];
@@ -91,7 +92,7 @@ export async function startLiveRun(db) {
   let holding;
   const held = new Promise((r) => (holding = r));
   live.worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
-  const hold = tool("hold", () => (holding(), new Promise(() => {})));
+  const hold = tool("hold", () => (holding(), new Promise(() => {})), { idempotent: true });
   live.agent = await agentOn(db, [act("step"), act("hold")], [hold], { agent: { worker: live.worker } });
   const run = live.agent.run("Hold on.");
   run.result.catch(() => {});
@@ -119,7 +120,7 @@ async function settle(promise) {
  * run, and how `resume` and `abandon` of it end (they must be refused, not wait for it).
  */
 export async function probeLiveRun(db, runId) {
-  live.other = await agentOn(db, [act("step"), answer("taken over")], [tool("hold", async () => "ok")]);
+  live.other = await agentOn(db, [act("step"), answer("taken over")], [tool("hold", async () => "ok", { idempotent: true })]);
   const unfinished = (await live.other.unfinishedRuns()).map((r) => r.id);
   const record = (await stored(db)).runs.find((r) => r.id === runId);
   const resumed = await settle(live.other.resume(runId).result);

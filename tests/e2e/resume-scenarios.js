@@ -23,7 +23,9 @@ export async function resumeAfterTerminate() {
     worker,
     session,
     model: { custom: script([act("step"), act("step"), act("hang")]) },
-    tools: [tool("step", async () => "ok"), tool("hang", () => (hanging(), new Promise(() => {})))],
+    // Both tools are idempotent, so the cut-off call is simply asked of the model again (a tool
+    // with side effects is not made again: intent-scenarios.js).
+    tools: [tool("step", async () => "ok"), tool("hang", () => (hanging(), new Promise(() => {})), { idempotent: true })],
   });
   const cut = first.run("Three steps.");
   cut.result.catch(() => {});
@@ -33,7 +35,7 @@ export async function resumeAfterTerminate() {
   const second = await Agent.create({
     session,
     model: { custom: script([act("step"), answer("resumed")]) },
-    tools: [tool("step", async () => "ok"), tool("hang", async () => "ok")],
+    tools: [tool("step", async () => "ok"), tool("hang", async () => "ok", { idempotent: true })],
   });
   const before = await storedSession(session);
   const unfinished = (await second.unfinishedRuns()).filter((r) => r.session === session);

@@ -174,6 +174,7 @@ fn failure(args_digest: Option<String>, message: &str) -> FailureRecord {
         retried: false,
         recovered: false,
         recovery_call: None,
+        idempotency_key: None,
         at_ms: 5,
     }
 }
@@ -227,6 +228,7 @@ fn the_stored_turn_failure_and_run_hold_the_redacted_form_and_its_digest() {
         reason: Some(EndReason::Fatal { code: ErrorCode::Internal, message: "hunter22 rejected".into() }),
         counts: RunCounts::default(),
         pending_approval: None,
+        intent: None,
     };
     let stored = s.run(&run);
     assert_eq!(stored.task, run.task, "the task is the page's own text");
