@@ -62,6 +62,9 @@ pub struct AgentConfig {
     pub recover_before_answer: bool,
     /// How the run's earlier steps are written into the prompt (`engine/prompt/compact.rs`).
     pub past_steps: PastSteps,
+    /// Whether backends that can stream hand the step's text over as it is generated (`token`
+    /// and `answerDelta` events). Off, every backend answers each step whole.
+    pub stream: bool,
 }
 
 /// How a prompt shows the run's earlier steps (`pastSteps`). A small model copies its own earlier
@@ -169,6 +172,7 @@ impl Default for AgentConfig {
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,
             past_steps: PastSteps::Messages,
+            stream: true,
         }
     }
 }
