@@ -229,6 +229,7 @@ pub async fn fetch_failures_are_network_failures_with_where_and_why() {
         model: "m".into(),
         api_key: None,
         response_format: ResponseFormat::JsonSchema,
+        stream: true,
     };
     let model = OpenaiModel::new(config, platform_http(), Rc::new(WebClock::new()));
     let request =
