@@ -122,6 +122,13 @@ export interface ModelCallOptions {
   /** Aborted when the call times out or the run is cancelled. */
   signal: AbortSignal;
   runId: string;
+  /**
+   * Present when keel wants the reply streamed (`config.stream`, the default): call it with each
+   * piece of text as the model generates it, in order (one call per chunk your backend gives, not
+   * per character); the run shows them as `token` events. The step is still the text the function
+   * resolves to. A model that never calls it works the same, without `token` events.
+   */
+  onText?: (text: string) => void;
 }
 
 export interface ModelOutput {
@@ -155,6 +162,12 @@ export interface OpenaiModel {
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   responseFormat?: ResponseFormat;
+  /**
+   * Whether steps are asked for as server-sent events (`stream: true`) while `config.stream` is on,
+   * so the run shows the text as it comes (`token` events). Default true; false for a server or a
+   * proxy that cannot stream.
+   */
+  stream?: boolean;
 }
 
 /**
@@ -411,6 +424,12 @@ export interface AgentConfig {
    * that call again after it worked; shown a log, it answers sooner (sometimes too soon).
    */
   pastSteps: "log" | "messages";
+  /**
+   * Whether backends that can stream (the Prompt API's `promptStreaming`, an OpenAI-compatible
+   * server's `stream: true`, wllama, a custom model that calls `onText`) hand the step's text over as
+   * it is generated: `token` and `answerDelta` events. Default true; false asks every step whole.
+   */
+  stream: boolean;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }
@@ -555,6 +574,22 @@ export type AgentEvent =
   | { type: "runStarted"; runId: string; task: string }
   | { type: "stepStarted"; step: number }
   | { type: "thought"; step: number; text: string }
+  /**
+   * A piece of the step's text as the model writes it (a backend that streams): append it to the
+   * step's earlier `token` texts. Live only (never stored); the step is parsed whole at its end.
+   */
+  | { type: "token"; step: number; text: string }
+  /**
+   * A piece of the final answer as the model writes it, decoded from the streamed step's
+   * `final_answer`. Not yet checked: the run's answer is `finalAnswer`'s (grounding may refuse this one).
+   */
+  | { type: "answerDelta"; step: number; text: string }
+  /**
+   * The step's `token` and `answerDelta` text so far is not a reply: the model call failed, timed out
+   * or was cancelled mid-stream (`code`), or a fallback chain moved to its next backend. Drop it; a
+   * retry streams again from the start.
+   */
+  | { type: "tokensDiscarded"; step: number; code: ErrorCode }
   | { type: "action"; step: number; tool: string; args: Json }
   | { type: "observation"; step: number; text: string; outcome: Outcome }
   | { type: "retryScheduled"; step: number; tool: string | null; attempt: number; delayMs: number; code: ErrorCode }

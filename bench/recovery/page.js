@@ -27,7 +27,8 @@ async function runScenario({ id, mode, proxy, model }) {
   if (!scenario) throw new Error(`no scenario '${id}'`);
   if (!settings) throw new Error(`no mode '${mode}'`);
   const agent = await Agent.create({
-    model: { openai: { baseUrl: `${proxy}/${mode}/${id}/v1`, model, responseFormat: settings.responseFormat } },
+    // The proxy answers whole (it records and may break each reply): no server-sent events.
+    model: { openai: { baseUrl: `${proxy}/${mode}/${id}/v1`, model, responseFormat: settings.responseFormat, stream: false } },
     tools: scenario.tools(),
     session: `${mode}-${id}-${Date.now()}`,
     config: { ...COMMON, ...settings.config },
