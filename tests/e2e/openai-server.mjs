@@ -94,6 +94,8 @@ export function openaiServer(routes) {
         streams.push(entry);
         response.on("close", () => (entry.aborted = !response.writableEnded));
         response.writeHead(200, { ...CORS, "content-type": "text/event-stream", "cache-control": "no-cache" });
+        // Sent at once: a connection cut before any byte of the answer is retried by the browser itself.
+        response.flushHeaders();
         (async () => {
           for (const event of reply.events) {
             if (reply.cutAfter !== undefined && entry.sent >= reply.cutAfter) {

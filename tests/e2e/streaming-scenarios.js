@@ -57,7 +57,7 @@ export async function customModels() {
   const asked = [];
   const streaming = async (_messages, { onText }) => {
     asked.push(typeof onText);
-    for (let at = 0; at < step.length; at += 10) onText(step.slice(at, at + 10));
+    for (let at = 0; at < step.length; at += 10) onText?.(step.slice(at, at + 10));
     return step;
   };
   const plain = async () => answer("Answered whole.");

