@@ -413,7 +413,7 @@ test("while the model writes a step, the live trace shows its text as it streams
   });
   await page.fill("#task", "What's the weather in Oslo?");
   await page.click("#run");
-  await page.waitForSelector("#trace .item.streaming .stream-text:not(:empty)", { timeout: 10_000 });
+  await page.waitForSelector("#trace .item.streaming .stream-text:not(:empty)", { timeout: 30_000 });
   await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
   await page.waitForFunction(() => !document.body.classList.contains("running"));
   const seen = await page.evaluate(() => {
