@@ -569,16 +569,27 @@ export class Agent {
     return { needsApproval: needed };
   }
 
-  async #callModel({ request, runId, backend }, { signal }) {
+  async #callModel({ id, request, runId, backend, stream }, { signal }) {
+    // A streaming call's text goes to the worker as it comes, one message per chunk the backend
+    // gives; the worker turns it into the run's `token` and `answerDelta` events.
+    const onText = stream
+      ? (text) => {
+          if (typeof text !== "string") {
+            throw new TypeError(`onText takes the next piece of the reply as a string; got ${describe(text)}`);
+          }
+          if (!signal.aborted && text !== "") this.#post({ type: "modelChunk", id, text });
+        }
+      : undefined;
     if (backend === "promptApi") {
       if (!this.#promptApi) throw new ToolMissing("the Prompt API backend");
       // Download progress is the run's event, shaped as the engine's `modelDownload`.
       const onDownload = ({ loaded, total }) =>
         this.#runs.get(runId)?.[PUSH]({ type: "modelDownload", loaded, total: total ?? null });
-      return this.#promptApi.complete(request.messages, { schema: request.schema ?? undefined, signal, onDownload });
+      return this.#promptApi.complete(request.messages, { schema: request.schema ?? undefined, signal, onDownload, onText });
     }
     if (!this.#custom) throw new ToolMissing("the custom model");
     const options = { schema: request.schema ?? undefined, signal, runId, maxTokens: request.maxTokens };
+    if (onText) options.onText = onText;
     const out = await this.#custom(request.messages, options);
     if (typeof out === "string") return { text: out };
     if (!isPlainObject(out) || typeof out.text !== "string") {

@@ -144,6 +144,13 @@ export interface ModelCallOptions {
   /** Aborted when the call times out or the run is cancelled. */
   signal: AbortSignal;
   runId: string;
+  /**
+   * Present when keel wants the reply streamed (`config.stream`, the default): call it with each
+   * piece of text as the model generates it, in order (one call per chunk your backend gives, not
+   * per character); the run shows them as `token` events. The step is still the text the function
+   * resolves to. A model that never calls it works the same, without `token` events.
+   */
+  onText?: (text: string) => void;
 }
 
 export interface ModelOutput {
@@ -177,6 +184,12 @@ export interface OpenaiModel {
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   responseFormat?: ResponseFormat;
+  /**
+   * Whether steps are asked for as server-sent events (`stream: true`) while `config.stream` is on,
+   * so the run shows the text as it comes (`token` events). Default true; false for a server or a
+   * proxy that cannot stream.
+   */
+  stream?: boolean;
 }
 
 /**
@@ -452,6 +465,12 @@ export interface AgentConfig {
    * other argument; other format names stay annotations.
    */
   formats: "annotation" | "assertion";
+  /**
+   * Whether backends that can stream (the Prompt API's `promptStreaming`, an OpenAI-compatible
+   * server's `stream: true`, wllama, a custom model that calls `onText`) hand the step's text over as
+   * it is generated: `token` and `answerDelta` events. Default true; false asks every step whole.
+   */
+  stream: boolean;
   /** Where runs, turns and failures are kept: IndexedDB (database `keel`) by default. */
   store: "indexeddb" | "memory" | StoreOptions | MemoryStoreOptions;
 }

@@ -24,6 +24,24 @@ export type AgentEvent = {
   /** The reasoning. */
   text: string,
 } | {
+  "type": "token",
+  /** The step. */
+  step: number,
+  /** The text, to append to what the step's earlier `token` events carried. */
+  text: string,
+} | {
+  "type": "answerDelta",
+  /** The step. */
+  step: number,
+  /** The text, to append to what the step's earlier `answerDelta` events carried. */
+  text: string,
+} | {
+  "type": "tokensDiscarded",
+  /** The step. */
+  step: number,
+  /** Why: the failure's code (`TIMEOUT`, `NETWORK_ERROR`, `ABORTED` for a cancelled run…). */
+  code: ErrorCode,
+} | {
   "type": "action",
   /** The step. */
   step: number,

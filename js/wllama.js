@@ -110,26 +110,42 @@ export function wllamaModel(options) {
     return loading;
   };
 
-  const complete = async (messages, { schema, signal } = {}) => {
+  const complete = async (messages, { schema, signal, onText } = {}) => {
     const llm = await load();
-    let response;
+    const params = {
+      messages: messages.map(({ role, content }) => ({ role, content })),
+      response_format: responseFormat(schema),
+      max_tokens: maxTokens,
+      temperature,
+      cache_prompt: true,
+      abortSignal: signal,
+    };
+    let text;
+    let usage;
     try {
-      response = await llm.createChatCompletion({
-        messages: messages.map(({ role, content }) => ({ role, content })),
-        response_format: responseFormat(schema),
-        max_tokens: maxTokens,
-        temperature,
-        cache_prompt: true,
-        abortSignal: signal,
-      });
+      if (onText) {
+        // Streamed: each chunk's text goes to keel as it is decoded (the step's `token` events).
+        text = "";
+        const chunks = await llm.createChatCompletion({ ...params, stream: true, onData: undefined });
+        for await (const chunk of chunks) {
+          const piece = chunk?.choices?.[0]?.delta?.content;
+          if (typeof piece === "string" && piece !== "") {
+            text += piece;
+            onText(piece);
+          }
+          usage = chunk?.usage ?? usage;
+        }
+      } else {
+        const response = await llm.createChatCompletion(params);
+        text = response?.choices?.[0]?.message?.content;
+        usage = response?.usage;
+      }
     } catch (e) {
       throw failure(e, signal, "completion failed");
     }
-    const text = response?.choices?.[0]?.message?.content;
     if (typeof text !== "string") {
       throw Object.assign(new Error("wllama returned no message content"), { name: "OperationError" });
     }
-    const usage = response.usage;
     return usage
       ? { text, usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } }
       : { text };

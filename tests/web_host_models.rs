@@ -148,3 +148,39 @@ fn a_custom_model_answering_http_400_stops_the_run_as_a_rejected_request_naming_
         "The `custom` model backend rejected the request with HTTP 400: 400 Bad Request"
     );
 }
+
+#[test]
+fn a_page_model_streams_through_model_chunks_and_the_run_tells_them_as_token_events() {
+    let mut w = worker(vec![]);
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"grounding": false}, "tools": []}));
+    w.send(json!({"type": "run", "runId": "r", "task": "t"}));
+    let call = w.last();
+    assert_eq!((call["type"].as_str(), call["stream"].as_bool()), (Some("modelCall"), Some(true)));
+    let step = json!({"thought": "done", "final_answer": "Sunny, 21 °C."}).to_string();
+    let (a, b) = step.split_at(step.find("Sunny").unwrap() + 3);
+    for piece in [a, b] {
+        w.send(json!({"type": "modelChunk", "id": call["id"], "text": piece}));
+    }
+    w.send(json!({"type": "modelResult", "id": call["id"], "ok": true, "text": step}));
+    // A chunk for a call no longer waited on is ignored.
+    w.send(json!({"type": "modelChunk", "id": call["id"], "text": "late"}));
+    assert_eq!(w.last_of("runEnded")["result"]["answer"], "Sunny, 21 °C.");
+    let told: Vec<(String, String)> = w
+        .events_of("r")
+        .into_iter()
+        .filter(|e| ["token", "answerDelta"].contains(&e["type"].as_str().unwrap()))
+        .map(|e| (e["type"].as_str().unwrap().to_string(), e["text"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = [("token", a), ("answerDelta", "Sun"), ("token", b), ("answerDelta", "ny, 21 °C.")];
+    assert_eq!(told, expected.map(|(k, t)| (k.to_string(), t.to_string())));
+}
+
+#[test]
+fn with_config_stream_off_a_page_model_is_asked_whole() {
+    let mut w = worker(vec![]);
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"stream": false}, "tools": []}));
+    w.send(json!({"type": "run", "runId": "r", "task": "t"}));
+    let call = w.last();
+    assert_eq!(call["type"], "modelCall");
+    assert!(call.get("stream").is_none(), "{call}");
+}

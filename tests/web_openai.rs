@@ -217,6 +217,7 @@ fn the_model_posts_the_step_and_reads_the_answer_or_the_failure() {
         model: "m".into(),
         api_key: Some("k".into()),
         response_format: ResponseFormat::JsonSchema,
+        stream: true,
     };
     let model = OpenaiModel::new(config, http.clone(), Rc::new(Fixed));
     let request = ModelRequest {

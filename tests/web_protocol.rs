@@ -152,6 +152,7 @@ fn worker_messages_are_tagged_and_camel_cased() {
             schema: None,
             max_tokens: 64,
         },
+        stream: false,
     };
     let value: Value = serde_json::from_str(&model.to_json()).unwrap();
     assert_eq!(value["request"]["messages"][0], json!({"role": "system", "content": "s"}));

@@ -87,31 +87,39 @@ function weatherFrom(messages) {
 
 /**
  * A scripted model: `faults()` is read at the first step of each run. `delayMs` paces the steps
- * like a model thinking (0 in tests that want speed).
+ * like a model thinking (0 in tests that want speed); while keel streams (`onText`), the step is
+ * handed over in pieces across that time, as a real model's tokens arrive.
  */
 export function scriptedModel(faults, { delayMs = 300 } = {}) {
   const runs = new Map();
-  return async (messages, { signal, runId }) => {
+  return async (messages, { signal, runId, onText }) => {
     if (!runs.has(runId)) {
       const prompt = messages.filter((m) => m.role === "user")[0]?.content ?? "";
       const on = faults();
       runs.set(runId, { ...plan(followUp(taskOf(prompt), askedBefore(prompt)), on), next: 0, down: on.modelDown });
     }
     const run = runs.get(runId);
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, delayMs);
-      signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      });
-    });
     // "Model goes down": a failed model call, as a backend reports one (an error with a status).
     if (run.down && run.next >= 1) {
+      await pause(delayMs, signal);
       throw Object.assign(new Error("The scripted model is down (HTTP 503, a fault switched on)."), { status: 503 });
     }
-    if (run.next < run.steps.length) return run.steps[run.next++];
-    runs.delete(runId);
-    return final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages), paymentFrom(messages)));
+    let text;
+    if (run.next < run.steps.length) text = run.steps[run.next++];
+    else {
+      runs.delete(runId);
+      text = final("I have everything the user asked for.", sentence(run.answer, weatherFrom(messages), paymentFrom(messages)));
+    }
+    if (!onText) {
+      await pause(delayMs, signal);
+      return text;
+    }
+    const pieces = text.match(/[\s\S]{1,12}/g) ?? [];
+    for (const piece of pieces) {
+      await pause(delayMs / pieces.length, signal);
+      onText(piece);
+    }
+    return text;
   };
 }
 

@@ -1,5 +1,7 @@
 // The trace: keel's events as a timeline grouped by step. Retries count their delay down,
-// failures show their class, code and recovery envelope. Live (the demo, the extension) it draws
+// failures show their class, code and recovery envelope; while the model writes a step, its text
+// (the `token` events) and its answer so far (`answerDelta`) show in the step, until the parsed step
+// replaces them. Live (the demo, the extension) it draws
 // events as they come; as a replay (viewer.js) it draws events rebuilt from an exported run, each
 // with its stored time (`atMs`), with no spinners or countdowns.
 
@@ -30,6 +32,7 @@ const ICONS = {
   failure: '<circle cx="12" cy="12" r="10"/><path d="M15 9l-6 6M9 9l6 6"/>',
   final: '<circle cx="12" cy="12" r="10"/><path d="M8 12l3 3 5-6"/>',
   end: '<rect x="5" y="5" width="14" height="14" rx="2"/>',
+  discarded: '<path d="M3 6h18M8 6V4h8v2M6 6l1 14h10l1-14"/>',
   approval: '<path d="M12 2l8 4v6c0 5-3.5 9-8 10-4.5-1-8-5-8-10V6z"/>',
   decision: '<path d="M12 2l8 4v6c0 5-3.5 9-8 10-4.5-1-8-5-8-10V6z"/><path d="M9 12l2 2 4-4"/>',
 };
@@ -88,6 +91,8 @@ export class Trace {
   #steps = new Map();
   #countdowns = new Set();
   #pending;
+  // The row showing the step's text as it streams: { step, text, answer, el }.
+  #stream;
   #started = 0;
   #at = 0;
   // The highest step shown, the run's final-answer item (a fatal stop's line goes before it), and
@@ -163,6 +168,19 @@ export class Trace {
     this.#pending = undefined;
   }
 
+  // The row where step `step`'s streamed text goes: it takes the place of the "writing" row and,
+  // like it, gives way to the next event (the parsed step), so the text shows only while it comes.
+  #streaming(step) {
+    if (this.#stream?.step === step && this.#stream.el.isConnected) return this.#stream;
+    const text = h("pre.stream-text");
+    const answer = h("p.stream-answer", { hidden: true }, h("span.muted", { text: "Answer so far: " }), h("span"));
+    const el = this.#append(step, h("li.item.pending.streaming", { "data-kind": "streaming" }, h("span.spinner"),
+      h("div.body", {}, h("span", { text: "The model is writing…" }), text, answer)));
+    this.#pending = () => el.remove();
+    this.#stream = { step, text, answer, el };
+    return this.#stream;
+  }
+
   /** Stops the timers (the run ended or failed). */
   stop() {
     this.#stopCountdowns();
@@ -188,6 +206,19 @@ export class Trace {
       case "stepStarted":
         this.#group(e.step);
         this.#wait(e.step, "The model is writing its next step…");
+        break;
+      case "token":
+        this.#streaming(e.step).text.append(e.text);
+        break;
+      case "answerDelta": {
+        const answer = this.#streaming(e.step).answer;
+        answer.hidden = false;
+        answer.lastChild.append(e.text);
+        break;
+      }
+      case "tokensDiscarded":
+        this.#append(e.step, this.#item("discarded", h("span", {}, "The model's partial reply was discarded · ",
+          h("code.code", { text: e.code })), h("p.muted", { text: "Its call failed mid-way; a retry starts the step's text over." })));
         break;
       case "thought":
         if (e.text) this.#append(e.step, this.#item("thought", "Thought", h("p", { text: e.text })));

@@ -29,7 +29,8 @@ async function runScenario({ id, mode, proxy, model }) {
   if (!settings) throw new Error(`no mode '${mode}'`);
   const tools = settings.distractors ? withDistractors(id, scenario.tools()) : scenario.tools();
   const agent = await Agent.create({
-    model: { openai: { baseUrl: `${proxy}/${mode}/${id}/v1`, model, responseFormat: settings.responseFormat } },
+    // The proxy answers whole (it records and may break each reply): no server-sent events.
+    model: { openai: { baseUrl: `${proxy}/${mode}/${id}/v1`, model, responseFormat: settings.responseFormat, stream: false } },
     tools,
     session: `${mode}-${id}-${Date.now()}`,
     config: { ...COMMON, ...settings.config },

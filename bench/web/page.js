@@ -25,7 +25,8 @@ async function runTask({ id, proxy, model }) {
   const task = BY_ID.get(id);
   if (!task) throw new Error(`no task '${id}'`);
   const agent = await Agent.create({
-    model: { openai: { baseUrl: `${proxy}/web/${id}/v1`, model, responseFormat: "jsonObject" } },
+    // The proxy answers whole (it records and may break each reply): no server-sent events.
+    model: { openai: { baseUrl: `${proxy}/web/${id}/v1`, model, responseFormat: "jsonObject", stream: false } },
     tools: domTools({
       run: (op, args) => window.__keelTabRun(op, args),
       navigate: (url) => window.__keelTabNavigate(url),

@@ -92,9 +92,11 @@ export class PromptApiBackend {
 
   /**
    * One step: `messages` (system first) in, `{ text, usage?, contextWindow? }` out. `signal` aborts
-   * it; `onDownload({ loaded, total })` hears the model's download progress while a session is made.
+   * it; `onDownload({ loaded, total })` hears the model's download progress while a session is made;
+   * with `onText(chunk)`, the step is asked with `promptStreaming` and each chunk is handed over as
+   * it comes (a session without `promptStreaming` answers whole).
    */
-  async complete(messages, { schema, signal, onDownload } = {}) {
+  async complete(messages, { schema, signal, onDownload, onText } = {}) {
     if (this.#disposed) throw failure("InvalidStateError", "the Prompt API backend was disposed");
     const system = messages[0]?.role === "system" ? messages[0].content : undefined;
     const input = messages.slice(system === undefined ? 0 : 1).map(({ role, content }) => ({ role, content }));
@@ -108,7 +110,7 @@ export class PromptApiBackend {
       throw e;
     }
     try {
-      return await this.#prompt(session, input, schema, signal);
+      return await this.#prompt(session, input, schema, signal, onText);
     } finally {
       session.destroy();
     }
@@ -120,7 +122,7 @@ export class PromptApiBackend {
     if (this.#base) this.#drop(this.#base.session);
   }
 
-  async #prompt(session, input, schema, signal) {
+  async #prompt(session, input, schema, signal, onText) {
     const window = windowOf(session);
     this.contextWindow = window;
     const options = schema ? { responseConstraint: schema, omitResponseConstraintInput: true, signal } : { signal };
@@ -135,7 +137,10 @@ export class PromptApiBackend {
     const overflow = () => (overflowed = true);
     session.addEventListener("contextoverflow", overflow);
     session.addEventListener("quotaoverflow", overflow);
-    const text = await session.prompt(input, options);
+    const text =
+      onText && typeof session.promptStreaming === "function"
+        ? await readStream(session.promptStreaming(input, options), onText)
+        : await session.prompt(input, options);
     if (overflowed) {
       throw quotaExceeded("the prompt overflowed the model's context window", requested ?? window ?? 0, window ?? 0);
     }
@@ -198,5 +203,23 @@ export class PromptApiBackend {
       "Chrome must download its built-in model first and starts the download only after a user gesture: " +
         `call agent.run() from a click or key handler, or ${OTHER_BACKENDS} (create() said: ${e.message})`,
     );
+  }
+}
+
+/**
+ * Reads `promptStreaming`'s ReadableStream to its end, handing each chunk (the text that follows
+ * the earlier ones) to `onText`; the whole text is the reply. A stream that errors rejects with
+ * its error, classified like `prompt()`'s.
+ */
+async function readStream(stream, onText) {
+  const reader = stream.getReader();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text;
+    const piece = String(value);
+    if (piece === "") continue;
+    text += piece;
+    onText(piece);
   }
 }

@@ -68,6 +68,9 @@ pub struct AgentConfig {
     /// `date-time`, `time`, `ipv4`, `ipv6`, the formats Zod emits) or only annotate it
     /// (`"annotation"`, the default, as draft 2020-12 says).
     pub formats: Formats,
+    /// Whether backends that can stream hand the step's text over as it is generated (`token`
+    /// and `answerDelta` events). Off, every backend answers each step whole.
+    pub stream: bool,
 }
 
 /// How a prompt shows the run's earlier steps (`pastSteps`). A small model copies its own earlier
@@ -177,6 +180,7 @@ impl Default for AgentConfig {
             past_steps: PastSteps::Messages,
             tool_selection: ToolSelection::default(),
             formats: Formats::Annotation,
+            stream: true,
         }
     }
 }

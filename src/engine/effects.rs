@@ -9,7 +9,7 @@ use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::errors::RawFailure;
+use crate::errors::{ErrorCode, RawFailure};
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +70,15 @@ pub struct ModelReply {
     pub usage: Option<Usage>,
 }
 
+/// Where a backend that streams hands the reply's text as it is generated.
+pub trait ReplySink {
+    /// The next piece of the reply, as the backend got it (one call per chunk, not per character).
+    fn text(&self, chunk: &str);
+    /// The text handed so far is not the reply (a fallback chain gave up on a backend mid-stream
+    /// with `code` and asks the next one): the next text starts the reply again.
+    fn discard(&self, code: &ErrorCode);
+}
+
 /// A language model backend (Prompt API, OpenAI-compatible server, wllama, a script in tests).
 pub trait Model {
     /// Asks the model for one step. Dropping the future must cancel the request.
@@ -77,6 +86,18 @@ pub trait Model {
         &'a self,
         request: &'a ModelRequest,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>>;
+
+    /// Asks for one step as [`Model::complete`] does, handing `sink` the text as it is generated
+    /// where the backend can stream; the reply is still the whole text. A backend that cannot
+    /// stream answers whole and `sink` hears nothing (the default).
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: &'a dyn ReplySink,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        let _ = sink;
+        self.complete(request)
+    }
 
     /// The model's context window in tokens, once the backend knows it (the Prompt API's
     /// `contextWindow`): the loop then keeps its prompt budget within it, less room for the reply.

@@ -35,6 +35,35 @@ pub enum Event {
         /// The reasoning.
         text: String,
     },
+    /// A piece of the step's text as the model writes it, from a backend that streams (the Prompt
+    /// API's `promptStreaming`, an OpenAI-compatible server's `stream: true`, a custom model that
+    /// calls `onText`): one event per chunk the backend gave. Live only, never stored; the step is
+    /// still parsed whole when the reply is complete.
+    Token {
+        /// The step.
+        step: u32,
+        /// The text, to append to what the step's earlier `token` events carried.
+        text: String,
+    },
+    /// A piece of the final answer as the model writes it: the `final_answer` string decoded out
+    /// of the streamed step. It is the model's answer, not yet checked: the run's answer is the
+    /// one `finalAnswer` carries (a grounding check may refuse this one).
+    AnswerDelta {
+        /// The step.
+        step: u32,
+        /// The text, to append to what the step's earlier `answerDelta` events carried.
+        text: String,
+    },
+    /// The text the step's `token` and `answerDelta` events carried is not a reply: the model
+    /// call failed, timed out or was cancelled mid-stream (a transient failure is then retried,
+    /// streaming again from the start), or a fallback chain moved to its next backend. The page
+    /// drops that text; the step's next `token` event starts the reply again.
+    TokensDiscarded {
+        /// The step.
+        step: u32,
+        /// Why: the failure's code (`TIMEOUT`, `NETWORK_ERROR`, `ABORTED` for a cancelled run…).
+        code: ErrorCode,
+    },
     /// The model asked for a tool call.
     #[serde(rename_all = "camelCase")]
     Action {

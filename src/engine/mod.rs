@@ -24,6 +24,7 @@ mod grounding;
 mod guard;
 mod intent;
 mod memory;
+mod model_stream;
 mod model_turn;
 mod narrowing;
 mod observation;
@@ -52,13 +53,14 @@ pub use approval::{ApprovalError, Approvals, Decision};
 pub use cancel::{CancelToken, Cancelled};
 pub use config::{AgentConfig, ConfigError, PastSteps, ThoughtReplay, ToolChoice};
 pub use effects::{
-    Clock, Message, Model, ModelReply, ModelRequest, Random, Role, ToolCall, ToolHost, ToolOutput, Usage,
+    Clock, Message, Model, ModelReply, ModelRequest, Random, ReplySink, Role, ToolCall, ToolHost, ToolOutput,
+    Usage,
 };
 pub use events::Event;
 pub use failure_log::{FailureLog, NewFailure};
 pub use memory::Remembered;
 pub use observation::describe_output;
-pub use output::{parse_step, step_schema, FormatError, Parsed, Step};
+pub use output::{parse_step, step_schema, AnswerScanner, FormatError, Parsed, Step};
 pub use prompt::{
     build_messages, estimate, CharEstimate, ContextError, PromptInput, TokenCounter, Transcript,
 };

@@ -7,7 +7,9 @@ use crate::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 
 use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
+use super::model_stream::StepStream;
 use super::run::{RunState, Stop};
+use super::ReplySink;
 use super::{ModelRequest, PromptInput, RetryDecision};
 
 /// Compactions allowed per model call before an overflow is fatal.
@@ -49,7 +51,12 @@ impl RunState<'_> {
             let schema = constrain.then(|| self.current_schema(final_only.is_some(), offered.as_deref()));
             let request = ModelRequest { messages, schema, max_tokens: config.reply_tokens };
             self.record.counts.model_calls += 1;
-            let call = effects.model.complete(&request);
+            let stream = StepStream::new(step, self.emit);
+            let call = if config.stream {
+                effects.model.complete_streaming(&request, &stream)
+            } else {
+                effects.model.complete(&request)
+            };
             let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel)
                 .await
             {
@@ -68,9 +75,14 @@ impl RunState<'_> {
                     "TimeoutError",
                     format!("The model did not answer within {} ms.", config.model_timeout_ms),
                 ),
-                Guarded::Cancelled => return Err(Stop::Cancelled),
+                Guarded::Cancelled => {
+                    stream.discard(&ErrorCode::Aborted);
+                    return Err(Stop::Cancelled);
+                }
             };
             let found = classify(&raw, Origin::Model);
+            // Told before the failure and its retry, so the page drops the partial text first.
+            stream.discard(&found.code);
             let failure = |attempt| NewFailure {
                 step,
                 tool: None,

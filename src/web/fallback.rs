@@ -20,7 +20,7 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
-use crate::engine::{Model, ModelReply, ModelRequest};
+use crate::engine::{Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{classify, Classification, ErrorCode, FailureClass, Origin, RawFailure};
 
 /// Where the chain's warnings go: the run's `warning` events in the worker, a list in tests.
@@ -71,6 +71,25 @@ impl Model for FallbackModel {
         &'a self,
         request: &'a ModelRequest,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.ask(request, None)
+    }
+
+    /// Each backend streams where it can; a backend given up on mid-stream has its text discarded.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: &'a dyn ReplySink,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.ask(request, Some(sink))
+    }
+}
+
+impl FallbackModel {
+    fn ask<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         async move {
             loop {
                 let index = self.current.get();
@@ -83,13 +102,20 @@ impl Model for FallbackModel {
                         )
                     });
                 };
-                let failure = match backend.model.complete(request).await {
+                let answer = match sink {
+                    Some(sink) => backend.model.complete_streaming(request, sink).await,
+                    None => backend.model.complete(request).await,
+                };
+                let failure = match answer {
                     Ok(reply) => return Ok(reply),
                     Err(failure) => failure,
                 };
                 let found = classify(&failure, Origin::Model);
                 if !falls_back(&found, request) {
                     return Err(failure);
+                }
+                if let Some(sink) = sink {
+                    sink.discard(&found.code);
                 }
                 let total = self.backends.len();
                 let why = format!("{} ({}): {}", backend.label, found.code, failure.message);

@@ -1,7 +1,9 @@
 //! Models the page runs: each request is a `modelCall` to the page, which runs the author's
 //! `async (messages, {schema, signal}) => text` (`custom`) or the Prompt API (`promptApi`, on the web
 //! only the page has `LanguageModel`) and answers with `modelResult`. Dropping the call (a timeout, a
-//! cancelled run) posts `modelAbort`, which aborts the call's signal on the page.
+//! cancelled run) posts `modelAbort`, which aborts the call's signal on the page. A streaming call
+//! (`stream: true`) gets the reply's text in `modelChunk` messages before its `modelResult`: the
+//! Prompt API's `promptStreaming`, a custom model (wllama's included) that calls its `onText`.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -9,7 +11,10 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
-use crate::engine::{Model, ModelReply, ModelRequest};
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::engine::{Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{classify, ErrorCode, Origin, RawFailure};
 
 use super::protocol::WorkerMessage;
@@ -50,22 +55,32 @@ impl PageModel {
             format!("The `{}` model backend rejected the request{status}: {}", self.backend, failure.message);
         RawFailure { message, ..failure }
     }
-}
 
-impl Model for PageModel {
-    fn complete<'a>(
+    fn ask<'a>(
         &'a self,
         request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        let pending = self.rpc.request(AbortKind::Model, |id| WorkerMessage::ModelCall {
+        let mut pending = self.rpc.request(AbortKind::Model, |id| WorkerMessage::ModelCall {
             id,
             run_id: self.run_id.clone(),
             backend: self.backend.to_string(),
             request: request.clone(),
+            stream: sink.is_some(),
         });
         async move {
             let id = pending.id();
-            match pending.await? {
+            // The pieces that came are handed over before the reply that follows them is taken.
+            let answer = futures_util::future::poll_fn(|cx| {
+                if let Some(sink) = sink {
+                    for chunk in pending.take_chunks() {
+                        sink.text(&chunk);
+                    }
+                }
+                Pin::new(&mut pending).poll(cx)
+            })
+            .await;
+            match answer? {
                 PageReply::Model(reply) => {
                     let text = reply.into_result().map_err(|failure| self.named(failure))?;
                     if text.context_window.is_some() {
@@ -77,6 +92,23 @@ impl Model for PageModel {
             }
         }
         .boxed_local()
+    }
+}
+
+impl Model for PageModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.ask(request, None)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: &'a dyn ReplySink,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.ask(request, Some(sink))
     }
 
     fn context_window(&self) -> Option<usize> {

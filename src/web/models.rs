@@ -137,12 +137,13 @@ fn backend(choice: &ModelChoice, context: &ModelContext) -> Backend {
             };
             ("prompt-api".into(), model)
         }
-        ModelChoice::Openai { base_url, model, api_key, response_format } => {
+        ModelChoice::Openai { base_url, model, api_key, response_format, stream } => {
             let config = OpenaiConfig {
                 base_url: base_url.clone(),
                 model: model.clone(),
                 api_key: api_key.clone(),
                 response_format: *response_format,
+                stream: *stream,
             };
             let openai = OpenaiModel::new(config, context.http.clone(), context.clock.clone());
             (format!("openai {model} at {base_url}"), Rc::new(openai))

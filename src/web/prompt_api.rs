@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
-use crate::engine::{Event, Model, ModelReply, ModelRequest};
+use crate::engine::{Event, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::RawFailure;
 
 use super::js_error::raw_failure;
@@ -105,26 +105,58 @@ impl PromptApiModel {
     }
 }
 
-impl Model for PromptApiModel {
-    fn complete<'a>(
+impl PromptApiModel {
+    /// One step; with a sink, through `promptStreaming`, each chunk handed to it as it comes.
+    fn ask<'a>(
         &'a self,
         request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         async move {
             let controller = AbortController::new().map_err(|e| raw_failure(&e))?;
             let on_download = self.download_listener();
+            // The closure must be 'static: the chunks go through a queue the call drains. The
+            // backend calls it synchronously from its read loop, so each chunk is one call.
+            let queue = Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
+            let waker = Rc::new(std::cell::RefCell::new(None::<std::task::Waker>));
+            let on_text = {
+                let (queue, waker) = (queue.clone(), waker.clone());
+                Closure::<dyn FnMut(JsValue)>::new(move |text: JsValue| {
+                    if let Some(text) = text.as_string() {
+                        queue.borrow_mut().push(text);
+                    }
+                    if let Some(w) = waker.borrow_mut().take() {
+                        w.wake();
+                    }
+                })
+            };
             let options = js_sys::Object::new();
             let set = |key: &str, value: &JsValue| js_sys::Reflect::set(&options, &key.into(), value);
             set("schema", &request.schema.as_ref().map_or(JsValue::UNDEFINED, js))
                 .and_then(|_| set("signal", &controller.signal()))
                 .and_then(|_| set("onDownload", on_download.as_ref()))
+                .and_then(|_| match sink {
+                    Some(_) => set("onText", on_text.as_ref()),
+                    None => Ok(true),
+                })
                 .map_err(|e| raw_failure(&e))?;
             let mut abort = AbortOnDrop(Some(controller));
-            let settled = JsFuture::from(self.backend.complete(&js(&request.messages), &options)).await;
-            // Settled: nothing to abort, and the listener is not called after this (the backend
+            let mut call = JsFuture::from(self.backend.complete(&js(&request.messages), &options));
+            let settled = futures_util::future::poll_fn(|cx| {
+                *waker.borrow_mut() = Some(cx.waker().clone());
+                if let Some(sink) = sink {
+                    for chunk in std::mem::take(&mut *queue.borrow_mut()) {
+                        sink.text(&chunk);
+                    }
+                }
+                call.poll_unpin(cx)
+            })
+            .await;
+            // Settled: nothing to abort, and the listeners are not called after this (the backend
             // stops reporting once the call ends or its signal aborts).
             abort.0 = None;
             drop(on_download);
+            drop(on_text);
             let value = settled.map_err(|e| raw_failure(&e))?;
             let text = js_sys::JSON::stringify(&value).ok().and_then(|t| t.as_string()).unwrap_or_default();
             let reply: ModelText = serde_json::from_str(&text)
@@ -132,6 +164,23 @@ impl Model for PromptApiModel {
             Ok(ModelReply { text: reply.text, usage: reply.usage })
         }
         .boxed_local()
+    }
+}
+
+impl Model for PromptApiModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.ask(request, None)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: &'a dyn ReplySink,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.ask(request, Some(sink))
     }
 
     fn context_window(&self) -> Option<usize> {

@@ -42,6 +42,10 @@ pub enum ModelChoice {
         /// How the step schema is sent (`jsonSchema` unless the server needs another shape).
         #[serde(default)]
         response_format: ResponseFormat,
+        /// Whether steps are asked for as server-sent events while `config.stream` is on (the
+        /// default): `false` for a server or proxy that cannot stream.
+        #[serde(default = "streams")]
+        stream: bool,
     },
     /// A GGUF model in the browser through wllama.
     #[serde(rename_all = "camelCase")]
@@ -127,6 +131,10 @@ pub enum Resume {
     Continue,
     /// End it as interrupted, with what it had.
     Abandon,
+}
+
+fn streams() -> bool {
+    true
 }
 
 fn default_session() -> String {
@@ -279,6 +287,14 @@ pub enum PageMessage {
     ToolResult(Reply<ToolValue>),
     /// A custom model's result.
     ModelResult(Reply<ModelText>),
+    /// A piece of a streaming model call's reply, sent as the page's backend generates it, before
+    /// its `modelResult`. One for a call no longer waited on is ignored.
+    ModelChunk {
+        /// The `modelCall`'s id.
+        id: RequestId,
+        /// The text, following the call's earlier chunks.
+        text: String,
+    },
     /// The page's redaction function's answer.
     RedactResult(Reply<RedactValue>),
     /// The page's `needsApproval` function's answer.
@@ -402,6 +418,10 @@ pub enum WorkerMessage {
         backend: String,
         /// The messages and the step schema.
         request: ModelRequest,
+        /// Whether the page should hand the reply's text over as it is generated (`modelChunk`
+        /// messages with this id, before `modelResult`), where its backend can stream.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stream: bool,
     },
     /// Abort a model call.
     ModelAbort {

@@ -62,10 +62,12 @@ pub enum AbortKind {
     NeedsApproval,
 }
 
-/// One slot of the table: the reply once it came, who to wake, and the run that asked.
+/// One slot of the table: the reply once it came, the pieces of a streamed reply not yet taken,
+/// who to wake, and the run that asked.
 #[derive(Default)]
 struct Slot {
     reply: Option<Result<PageReply, RawFailure>>,
+    chunks: Vec<String>,
     waker: Option<Waker>,
     run_id: Option<String>,
 }
@@ -115,6 +117,20 @@ impl Rpc {
         let Some(slot) = self.pending.borrow_mut().remove(&reply.id()) else { return false };
         Self::fill(&slot, Ok(reply));
         true
+    }
+
+    /// Hands a piece of a streamed reply to the request `id` (a `modelChunk`): the waiting call
+    /// takes it with [`PendingReply::take_chunks`]. Ignored when no request has that id.
+    pub fn chunk(&self, id: RequestId, text: String) {
+        let Some(slot) = self.pending.borrow().get(&id).cloned() else { return };
+        let waker = {
+            let mut slot = slot.borrow_mut();
+            slot.chunks.push(text);
+            slot.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 
     /// Fails the request `id` with `failure` (its reply came but could not be read). Returns false
@@ -167,6 +183,12 @@ impl PendingReply {
     /// The request's id.
     pub fn id(&self) -> RequestId {
         self.id
+    }
+
+    /// The pieces of a streamed reply that came since the last call, in order. Polling the wait
+    /// after a piece came wakes it as a reply would, so a caller can take them as they come.
+    pub fn take_chunks(&self) -> Vec<String> {
+        std::mem::take(&mut self.slot.borrow_mut().chunks)
     }
 }
 

@@ -30,6 +30,7 @@ macro_rules! all_browser_tests {
             fetch_failures_are_network_failures_with_where_and_why,
             prompt_api_availability_states_and_download_progress,
             prompt_api_sessions_context_accounting_and_overflow,
+            prompt_api_streams_each_chunk_and_a_broken_stream_fails_classified,
             each_prompt_api_error_name_is_classified,
             a_dropped_prompt_api_call_is_aborted_and_dispose_destroys_the_sessions,
             the_worker_calls_the_prompt_api_itself_when_it_has_language_model,
@@ -229,6 +230,7 @@ pub async fn fetch_failures_are_network_failures_with_where_and_why() {
         model: "m".into(),
         api_key: None,
         response_format: ResponseFormat::JsonSchema,
+        stream: true,
     };
     let model = OpenaiModel::new(config, platform_http(), Rc::new(WebClock::new()));
     let request =

@@ -5,7 +5,9 @@
 use std::rc::Rc;
 
 use futures_util::future::{select, Either};
-use keel::engine::{Clock, Message, ModelRequest, Role};
+use std::cell::RefCell;
+
+use keel::engine::{Clock, Message, ModelRequest, ReplySink, Role};
 use keel::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 use keel::web::clock::WebClock;
 use keel::web::model_source::ModelSource;
@@ -115,6 +117,41 @@ pub async fn prompt_api_availability_states_and_download_progress() {
         [0.0, 0.5, 1.0].map(|loaded| json!({"type": "modelDownload", "loaded": loaded, "total": 1.0}))
     );
     assert!(posted.0.borrow().iter().all(|m| m["runId"] == "r"));
+    models.dispose();
+}
+
+/// The chunks a streaming call handed over.
+#[derive(Default)]
+struct Chunks(RefCell<Vec<String>>);
+
+impl ReplySink for Chunks {
+    fn text(&self, chunk: &str) {
+        self.0.borrow_mut().push(chunk.to_string());
+    }
+    fn discard(&self, _: &ErrorCode) {
+        self.0.borrow_mut().clear();
+    }
+}
+
+pub async fn prompt_api_streams_each_chunk_and_a_broken_stream_fails_classified() {
+    let step = r#"{"thought":"t","final_answer":"Bonjour 👋"}"#;
+    let fake = Fake::install(json!({"chunkChars": 5, "replies": [step,
+        {"text": step, "error": "UnknownError", "message": "The model crashed.", "after": 7}]}));
+    let models = opened().await.unwrap();
+    let model = models.for_run(&Rpc::new(Rc::new(Recorder::default())), "r");
+    let chunks = Chunks::default();
+    let reply = model.complete_streaming(&request("hi"), &chunks).await.unwrap();
+    assert_eq!(reply.text, step);
+    assert!(reply.usage.is_some(), "the stream is accounted like prompt()");
+    let heard = chunks.0.take();
+    assert_eq!(heard.concat(), step);
+    assert_eq!(heard.len(), step.chars().count().div_ceil(5), "one chunk per piece of the stream: {heard:?}");
+    assert_eq!(fake.log("prompts")[0]["streaming"], true, "asked with promptStreaming");
+    // The stream errors after 7 characters: the text so far was handed over, the failure is transient.
+    let raw = model.complete_streaming(&request("again"), &chunks).await.unwrap_err();
+    assert_eq!(chunks.0.take().concat(), &step[..7]);
+    assert_eq!(raw.name.as_deref(), Some("UnknownError"));
+    assert_eq!(classify(&raw, Origin::Model).class, FailureClass::Transient);
     models.dispose();
 }
 

@@ -417,6 +417,44 @@ test("a follow-up reads the conversation: the earlier exchange is shown and the 
   assert.ok(earlier.every((x) => !/And in Tokyo/.test(x.text)), JSON.stringify(earlier));
 });
 
+test("while the model writes a step, the live trace shows its text as it streams, then the parsed step", async () => {
+  await page.check("input[name=backend][value=scripted]");
+  // Watch the trace: every streaming row's text and answer-so-far as they grow.
+  await page.evaluate(() => {
+    window.streamSeen = [];
+    const seen = new Map();
+    window.streamObserver = new MutationObserver(() => {
+      for (const row of document.querySelectorAll("#trace .item.streaming")) {
+        const step = row.closest("li.step")?.dataset.step;
+        const now = { step, text: row.querySelector(".stream-text").textContent, answer: row.querySelector(".stream-answer").textContent };
+        if (!seen.has(row)) window.streamSeen.push(now);
+        seen.set(row, now);
+        Object.assign(window.streamSeen[window.streamSeen.length - 1], now);
+      }
+    });
+    window.streamObserver.observe(document.querySelector("#trace"), { childList: true, subtree: true, characterData: true });
+  });
+  await page.fill("#task", "What's the weather in Oslo?");
+  await page.click("#run");
+  await page.waitForSelector("#trace .item.streaming .stream-text:not(:empty)", { timeout: 30_000 });
+  await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
+  await page.waitForFunction(() => !document.body.classList.contains("running"));
+  const seen = await page.evaluate(() => {
+    window.streamObserver.disconnect();
+    return window.streamSeen;
+  });
+  // Step 1's call, then the answer's step, each seen as it was written; the answer's text grew in it.
+  const first = seen.find((s) => s.step === "1");
+  assert.match(first?.text ?? "", /"action":\{"tool":"get_weather","args":\{"city":"Oslo"/, JSON.stringify(seen));
+  const last = seen.at(-1);
+  assert.match(last.text, /"final_answer"/);
+  const answer = await page.textContent("#answer");
+  assert.equal(last.answer, `Answer so far: ${answer}`);
+  // Once a step is parsed its streaming row gives way to the thought, action and answer.
+  assert.equal(await page.$$eval("#trace .item.streaming", (rows) => rows.length), 0);
+  assert.ok((await items(".item.action")).some((a) => /get_weather/.test(a.text)));
+});
+
 test("no uncaught errors in the demo page", () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -3,8 +3,10 @@
 //
 // Routes by the path's first segment: `/<route>/v1/chat/completions` answers from `routes[route]`, a
 // list of replies used in order (the last one repeats); a reply is `{ status, headers, body }` or
-// `"hang"` (never answers; the test reads whether the client aborted); `GET /<route>/v1/models` lists one
-// model, `local`. Every request is recorded.
+// `"hang"` (never answers; the test reads whether the client aborted), or `{ events, delayMs, cutAfter }`
+// (server-sent events, as a server answers `stream: true`: each event a `data:` line `delayMs` apart;
+// with `cutAfter`, the connection is destroyed after that many events, a stream broken mid-way; see
+// `streamed`); `GET /<route>/v1/models` lists one model, `local`. Every request is recorded.
 import { createServer } from "node:http";
 
 const CORS = {
@@ -27,10 +29,27 @@ export function completion(step) {
   };
 }
 
-/** Starts the server; resolves to { url, requests, hung, close }. */
+/**
+ * A streamed chat completion of `step` (an object, sent as JSON text `chunkChars` characters per
+ * event, then a finish event with usage and `[DONE]`); `cutAfter` events and the stream breaks.
+ */
+export function streamed(step, { chunkChars = 6, delayMs = 0, cutAfter } = {}) {
+  const text = JSON.stringify(step);
+  const events = [{ choices: [{ index: 0, delta: { role: "assistant" }, finish_reason: null }] }];
+  for (let at = 0; at < text.length; at += chunkChars) {
+    events.push({ choices: [{ index: 0, delta: { content: text.slice(at, at + chunkChars) }, finish_reason: null }] });
+  }
+  events.push({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 120, completion_tokens: 24 } });
+  events.push("[DONE]");
+  return { events, delayMs, cutAfter };
+}
+
+/** Starts the server; resolves to { url, requests, hung, streams, close } (`streams`: each streamed
+ * answer's route, events sent and whether the client went away before its end). */
 export function openaiServer(routes) {
   const requests = [];
   const hung = [];
+  const streams = [];
   const used = new Map();
   const server = createServer((request, response) => {
     let text = "";
@@ -70,6 +89,28 @@ export function openaiServer(routes) {
         response.on("close", () => (entry.aborted = !response.writableEnded));
         return;
       }
+      if (reply.events) {
+        const entry = { route, aborted: false, sent: 0 };
+        streams.push(entry);
+        response.on("close", () => (entry.aborted = !response.writableEnded));
+        response.writeHead(200, { ...CORS, "content-type": "text/event-stream", "cache-control": "no-cache" });
+        // Sent at once: a connection cut before any byte of the answer is retried by the browser itself.
+        response.flushHeaders();
+        (async () => {
+          for (const event of reply.events) {
+            if (reply.cutAfter !== undefined && entry.sent >= reply.cutAfter) {
+              response.destroy();
+              return;
+            }
+            if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+            if (response.destroyed) return;
+            response.write(`data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`);
+            entry.sent += 1;
+          }
+          response.end();
+        })();
+        return;
+      }
       response.writeHead(reply.status, { ...CORS, "content-type": "application/json", ...(reply.headers ?? {}) });
       response.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {}));
     });
@@ -81,7 +122,7 @@ export function openaiServer(routes) {
         server.closeAllConnections();
         return new Promise((r) => server.close(r));
       };
-      resolve({ url: `http://127.0.0.1:${port}`, requests, hung, close });
+      resolve({ url: `http://127.0.0.1:${port}`, requests, hung, streams, close });
     });
   });
 }

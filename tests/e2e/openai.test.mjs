@@ -68,7 +68,7 @@ test("openai backend: a 429 waits its Retry-After, a 503 is retried, then a tool
   const sent = posts("flaky");
   assert.equal(sent.length, 4);
   const body = sent[0].body;
-  assert.deepEqual([body.model, body.temperature, body.stream, typeof body.seed], ["scripted-model", 0, false, "number"]);
+  assert.deepEqual([body.model, body.temperature, body.stream, typeof body.seed], ["scripted-model", 0, true, "number"]);
   assert.equal(body.messages[0].role, "system");
   assert.equal(body.response_format.type, "json_schema");
   assert.equal(body.response_format.json_schema.name, "step");

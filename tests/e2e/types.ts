@@ -82,6 +82,30 @@ export async function onDevice(): Promise<number | null> {
   return downloaded;
 }
 
+// Streaming: a custom model that hands its text over with `onText`, a server that must not stream,
+// and the events that carry the step's text while it is written.
+export async function streaming(): Promise<string> {
+  const custom: CustomModel = async (_messages, { onText }) => {
+    const step = '{"thought":"t","final_answer":"Hi."}';
+    onText?.(step.slice(0, 10));
+    onText?.(step.slice(10));
+    return step;
+  };
+  const agent = await Agent.create({
+    model: [{ openai: { baseUrl: "http://127.0.0.1:8080/v1", model: "m", stream: false } }, { custom }],
+    config: { stream: true },
+  });
+  let text = "";
+  let answer = "";
+  for await (const event of agent.run("Hello")) {
+    if (event.type === "token") text += event.text;
+    if (event.type === "answerDelta") answer += `${event.step}:${event.text}`;
+    if (event.type === "tokensDiscarded") text = `dropped (${event.code})`;
+  }
+  agent.dispose();
+  return text + answer;
+}
+
 // keel-agent/wllama: a GGUF model in the page, passed as a custom model or as `{ wllama }`.
 
 export async function local(): Promise<Agent[]> {

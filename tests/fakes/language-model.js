@@ -20,11 +20,16 @@
 // - Prompt validation: a system message after any input → TypeError, `prefix` not on a last
 //   assistant message → SyntaxError, `omitResponseConstraintInput` without a constraint → TypeError.
 // - Replies from a script: a string, `{ error: name, message?, requested?, quota? }` (thrown as that
-//   DOMException; TypeError/RangeError as JS errors), `{ hang: true }` (answers only by aborting), or
-//   `{ text, overflow: true }` (fires the overflow event, as after an eviction, then answers `text`).
+//   DOMException; TypeError/RangeError as JS errors), `{ hang: true }` (answers only by aborting),
+//   `{ text, overflow: true }` (fires the overflow event, as after an eviction, then answers `text`),
+//   or `{ text, error: name, after: n }` (streamed: the first n code points, then the stream errors
+//   with that DOMException; `prompt()` rejects with it).
+// - `promptStreaming()`: the spec's ReadableStream of strings, each the text that follows the earlier
+//   chunks (`chunkChars` code points each, default 4, `chunkDelayMs` apart, default 0); the same
+//   validation, accounting and eviction as `prompt()`; errors and aborts error the stream.
 // - `signal` aborts → its reason (an AbortError); `destroy()` aborts calls under way (AbortError) and
 //   later calls fail with InvalidStateError (Chrome's behaviour); `clone()` copies usage and history.
-// Not modelled: promptStreaming, append, multimodal content, tools, sampling options, real text.
+// Not modelled: append, multimodal content, tools, sampling options, real text.
 
 const tokens = (text) => Math.ceil(String(text).length / 4);
 
@@ -66,8 +71,8 @@ const cost = (messages) => messages.reduce((sum, m) => sum + tokens(m.content) +
  * `createError` (a name: the next create() fails with it).
  */
 export function installFakeLanguageModel(options = {}, global = globalThis) {
-  const state = { availability: "available", userActivation: true, contextWindow: 4096, replies: [], names: "current", ...options };
-  const log = { availability: [], created: [], prompts: [], sessions: [] };
+  const state = { availability: "available", userActivation: true, contextWindow: 4096, replies: [], names: "current", chunkChars: 4, chunkDelayMs: 0, ...options };
+  const log = { availability: [], created: [], prompts: [], streamed: [], sessions: [] };
   const wait = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
   class LanguageModel extends EventTarget {
@@ -158,25 +163,63 @@ export function installFakeLanguageModel(options = {}, global = globalThis) {
       const requested = this.#measure(input, opts);
       log.prompts.push({ input, options: opts, session: this });
       return this.#call(opts.signal, async () => {
-        await wait();
-        let free = state.contextWindow - this.#usage;
-        let evict = 0;
-        while (requested > free && evict < this.#pairs.length) free += this.#pairs[evict++];
-        if (requested > free) throw quotaError(this.#usage + requested, state.contextWindow);
-        if (evict > 0) {
-          this.#usage -= this.#pairs.splice(0, evict).reduce((a, b) => a + b, 0);
-          this.#overflowed();
-        }
-        const reply = state.replies.length ? state.replies.shift() : JSON.stringify({ thought: "done", final_answer: "out of script" });
-        if (reply?.hang) await new Promise(() => {});
-        if (reply?.overflow) this.#overflowed();
-        if (typeof reply === "object" && reply.text === undefined) throw domError(reply.error, reply.message, { requested: reply.requested, quota: reply.quota });
-        const text = typeof reply === "object" ? reply.text : reply;
-        const used = requested + tokens(text);
-        this.#usage += used;
-        this.#pairs.push(used);
-        return text;
+        const reply = await this.#reply(requested);
+        if (reply.error) throw domError(reply.error, reply.message);
+        return this.#account(requested, reply.text);
       });
+    }
+
+    promptStreaming(input, opts = {}) {
+      this.#live();
+      const requested = this.#measure(input, opts);
+      log.prompts.push({ input, options: opts, session: this, streaming: true });
+      let controller;
+      const stream = new ReadableStream({ start: (c) => (controller = c) });
+      this.#call(opts.signal, async () => {
+        const reply = await this.#reply(requested);
+        // By code points: a chunk never ends inside a surrogate pair.
+        const chars = Array.from(reply.text).slice(0, reply.error ? reply.after ?? 0 : undefined);
+        const text = chars.join("");
+        for (let at = 0; at < chars.length; at += state.chunkChars) {
+          if (at > 0 || state.chunkDelayMs) await wait(state.chunkDelayMs);
+          this.#live();
+          if (opts.signal?.aborted) throw opts.signal.reason;
+          const chunk = chars.slice(at, at + state.chunkChars).join("");
+          log.streamed.push(chunk);
+          controller.enqueue(chunk);
+        }
+        if (reply.error) throw domError(reply.error, reply.message);
+        this.#account(requested, text);
+      }).then(
+        () => controller.close(),
+        (e) => controller.error(e),
+      );
+      return stream;
+    }
+
+    // The next scripted reply once the input fits (evicting old pairs), as { text, error?, … }.
+    async #reply(requested) {
+      await wait();
+      let free = state.contextWindow - this.#usage;
+      let evict = 0;
+      while (requested > free && evict < this.#pairs.length) free += this.#pairs[evict++];
+      if (requested > free) throw quotaError(this.#usage + requested, state.contextWindow);
+      if (evict > 0) {
+        this.#usage -= this.#pairs.splice(0, evict).reduce((a, b) => a + b, 0);
+        this.#overflowed();
+      }
+      const reply = state.replies.length ? state.replies.shift() : JSON.stringify({ thought: "done", final_answer: "out of script" });
+      if (reply?.hang) await new Promise(() => {});
+      if (reply?.overflow) this.#overflowed();
+      if (typeof reply === "object" && reply.text === undefined) throw domError(reply.error, reply.message, { requested: reply.requested, quota: reply.quota });
+      return typeof reply === "object" ? reply : { text: reply };
+    }
+
+    #account(requested, text) {
+      const used = requested + tokens(text);
+      this.#usage += used;
+      this.#pairs.push(used);
+      return text;
     }
 
     #overflowed() {

@@ -9,8 +9,8 @@ use std::rc::Rc;
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
-    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, RunOptions,
-    RunResult, ToolCall, ToolHost, ToolOutput,
+    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, ReplySink,
+    RunOptions, RunResult, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
 use keel::store::redact::Redactor;
@@ -24,6 +24,21 @@ pub enum Reply {
     Text(String),
     /// The backend fails with this.
     Fail(RawFailure),
+    /// A streaming backend hands these chunks over, then answers with their text (`None`), fails
+    /// (`Some(Ok(failure))`) or never finishes (`Some(Err(()))`). Asked without a sink, it answers
+    /// whole (or fails, or hangs).
+    Stream(Vec<String>, Option<Result<RawFailure, ()>>),
+}
+
+/// A reply streamed in `chunks` that completes.
+pub fn streamed(chunks: &[&str]) -> Reply {
+    Reply::Stream(chunks.iter().map(|c| c.to_string()).collect(), None)
+}
+
+/// `text` cut into chunks of `size` characters.
+pub fn chunked(text: &str, size: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(size).map(|c| c.iter().collect()).collect()
 }
 
 /// Replies in order; records every request.
@@ -39,19 +54,58 @@ impl ScriptedModel {
     }
 }
 
-impl Model for ScriptedModel {
-    fn complete<'a>(
+impl ScriptedModel {
+    fn next<'a>(
         &'a self,
         request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         self.requests.borrow_mut().push(request.clone());
         let next = self.replies.borrow_mut().pop_front();
         let reply = match next {
             Some(Reply::Text(text)) => Ok(ModelReply { text, usage: None }),
             Some(Reply::Fail(raw)) => Err(raw),
+            Some(Reply::Stream(chunks, end)) => {
+                if let Some(sink) = sink {
+                    // Handed over when polled, as a real stream's chunks arrive while it is awaited.
+                    return async move {
+                        for chunk in &chunks {
+                            sink.text(chunk);
+                        }
+                        match end {
+                            None => Ok(ModelReply { text: chunks.concat(), usage: None }),
+                            Some(Ok(failure)) => Err(failure),
+                            Some(Err(())) => future::pending().await,
+                        }
+                    }
+                    .boxed_local();
+                }
+                match end {
+                    None => Ok(ModelReply { text: chunks.concat(), usage: None }),
+                    Some(Ok(failure)) => Err(failure),
+                    Some(Err(())) => return future::pending().boxed_local(),
+                }
+            }
             None => Err(RawFailure::named("NotSupportedError", "the script has no more replies")),
         };
         future::ready(reply).boxed_local()
+    }
+}
+
+impl Model for ScriptedModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.next(request, None)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: &'a dyn ReplySink,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        self.next(request, Some(sink))
     }
 }
 

@@ -17,6 +17,11 @@ const ARGS: &[&str] = &["args", "arguments", "input", "parameters", "params", "t
 const FLAT_TOOL: &[&str] = &["tool", "toolname"];
 const FLAT_TOOL_WITH_ARGS: &[&str] = &["name", "function"];
 
+/// Whether `key` (after [`norm_key`]) is one of the final answer's spellings.
+pub(super) fn is_answer_key(key: &str) -> bool {
+    ANSWER.contains(&key)
+}
+
 /// Reads `map` as a step, noting each repair; fails with what is wrong with the object.
 pub(super) fn interpret(map: Map<String, Value>, repairs: &mut Vec<Repair>) -> Result<Step, FormatErrorKind> {
     let keys: Vec<String> = map.keys().cloned().collect();
@@ -210,7 +215,7 @@ fn bad(detail: String) -> FormatErrorKind {
     FormatErrorKind::BadActionShape { detail }
 }
 
-fn norm_key(key: &str) -> String {
+pub(super) fn norm_key(key: &str) -> String {
     key.chars().filter(|c| !matches!(c, '_' | '-' | ' ')).flat_map(char::to_lowercase).collect()
 }
 

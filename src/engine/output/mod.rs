@@ -1,6 +1,7 @@
 //! The model's output: reading a step out of whatever the model wrote (with safe repairs), the
 //! precise format errors fed back when that fails, and the step schema that constrains decoding.
 
+mod answer_stream;
 mod format_error;
 mod interpret;
 mod normalise;
@@ -11,6 +12,7 @@ mod scan;
 mod step;
 mod step_schema;
 
+pub use answer_stream::AnswerScanner;
 pub use format_error::{FormatError, FormatErrorKind, EXPECTED_SHAPE};
 pub use parse::{parse_step, Parsed};
 pub use repair::Repair;

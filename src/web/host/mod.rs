@@ -156,6 +156,7 @@ impl WorkerHost {
                 self.warn_run(reply.id, warning("the model's reply"));
                 self.rpc.resolve(PageReply::Model(reply));
             }
+            PageMessage::ModelChunk { id, text } => self.rpc.chunk(id, text),
             PageMessage::RedactResult(reply) => {
                 self.rpc.resolve(PageReply::Redact(reply));
             }

@@ -15,6 +15,7 @@
 
 pub mod request;
 pub mod response;
+pub mod sse;
 
 #[cfg(target_arch = "wasm32")]
 pub mod fetch;
@@ -25,7 +26,9 @@ use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Clock, Model, ModelReply, ModelRequest};
+use std::cell::RefCell;
+
+use crate::engine::{Clock, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{ErrorCode, RawFailure};
 
 /// How the step schema is handed to the server (`responseFormat` of the `openai` model option).
@@ -55,6 +58,9 @@ pub struct OpenaiConfig {
     pub api_key: Option<String>,
     /// How the step schema is sent.
     pub response_format: ResponseFormat,
+    /// Whether to ask for the reply as a stream of events (`stream: true`) when the loop streams:
+    /// off for a server or proxy that cannot stream.
+    pub stream: bool,
 }
 
 /// One HTTP `POST` to make.
@@ -91,6 +97,18 @@ pub trait Http {
     /// Sends `request`. A network failure is a `TypeError` whose message says "Failed to fetch";
     /// dropping the future must abort the request.
     fn send<'a>(&'a self, request: &'a HttpRequest) -> LocalBoxFuture<'a, Result<HttpResponse, RawFailure>>;
+
+    /// Sends `request` as [`Http::send`] does, handing `on_body` each piece of a 2xx answer's body
+    /// as it arrives; the response still carries the whole body. A body that breaks off mid-way is
+    /// a `NetworkError`. A transport that cannot stream hands nothing over (the default).
+    fn send_streaming<'a>(
+        &'a self,
+        request: &'a HttpRequest,
+        on_body: &'a dyn Fn(&str),
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, RawFailure>> {
+        let _ = on_body;
+        self.send(request)
+    }
 }
 
 /// The transport for builds with no `fetch` (native): every call fails, saying so.
@@ -137,10 +155,43 @@ impl Model for OpenaiModel {
         request: &'a ModelRequest,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         async move {
-            let http_request = request::build(&self.config, request);
+            let http_request = request::build(&self.config, request, false);
             let answer =
                 self.http.send(&http_request).await.map_err(|e| request::on_network(e, &http_request))?;
             response::read(&answer, &http_request.url, self.clock.now_ms())
+        }
+        .boxed_local()
+    }
+
+    /// With `stream` on, asks for server-sent events and hands `sink` each piece's new text.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: &'a dyn ReplySink,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        if !self.config.stream {
+            return self.complete(request);
+        }
+        async move {
+            let http_request = request::build(&self.config, request, true);
+            let live = RefCell::new(sse::SseDecoder::new());
+            let on_body = |piece: &str| {
+                let added = live.borrow_mut().push(piece);
+                if !added.is_empty() {
+                    sink.text(&added);
+                }
+            };
+            let answer = self
+                .http
+                .send_streaming(&http_request, &on_body)
+                .await
+                .map_err(|e| request::on_network(e, &http_request))?;
+            let (url, now) = (&http_request.url, self.clock.now_ms());
+            if (200..300).contains(&answer.status) && sse::is_event_stream(&answer) {
+                sse::read(&answer, url, now)
+            } else {
+                response::read(&answer, url, now)
+            }
         }
         .boxed_local()
     }

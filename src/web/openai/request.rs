@@ -1,7 +1,8 @@
 //! The chat-completions call for one step.
 //!
 //! The body: `model`, `messages` (`role`/`content`), `temperature: 0` and a fixed [`SEED`] (the same
-//! prompt gives the same step, so traces replay), `stream: false`, and, when the loop constrains
+//! prompt gives the same step, so traces replay), `stream` (true when the loop streams and the
+//! `openai.stream` option allows it: server-sent events, read by [`super::sse`]), and, when the loop constrains
 //! decoding, the step schema as `response_format` (see [`ResponseFormat`] for the shapes).
 //!
 //! Why `strict: false` and the schema as is: OpenAI's strict mode rejects a root `anyOf` (the step
@@ -38,14 +39,14 @@ pub fn endpoint(base_url: &str) -> String {
     }
 }
 
-/// The JSON body for `request`.
-pub fn body(config: &OpenaiConfig, request: &ModelRequest) -> Value {
+/// The JSON body for `request`, streamed or not.
+pub fn body(config: &OpenaiConfig, request: &ModelRequest, stream: bool) -> Value {
     let mut body = json!({
         "model": config.model,
         "messages": request.messages,
         "temperature": 0,
         "seed": SEED,
-        "stream": false,
+        "stream": stream,
         "max_tokens": request.max_tokens,
     });
     let format = request.schema.as_ref().and_then(|schema| response_format(config.response_format, schema));
@@ -67,16 +68,17 @@ fn response_format(format: ResponseFormat, schema: &Value) -> Option<Value> {
     }
 }
 
-/// The whole HTTP request for `request`.
-pub fn build(config: &OpenaiConfig, request: &ModelRequest) -> HttpRequest {
+/// The whole HTTP request for `request`, streamed or not.
+pub fn build(config: &OpenaiConfig, request: &ModelRequest, stream: bool) -> HttpRequest {
+    let accept = if stream { "text/event-stream" } else { "application/json" };
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "application/json".to_string()),
+        ("accept".to_string(), accept.to_string()),
     ];
     if let Some(key) = config.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
         headers.push(("authorization".to_string(), format!("Bearer {key}")));
     }
-    HttpRequest { url: endpoint(&config.base_url), headers, body: body(config, request).to_string() }
+    HttpRequest { url: endpoint(&config.base_url), headers, body: body(config, request, stream).to_string() }
 }
 
 /// Adds where and the likely causes to a network failure. The message keeps the browser's own
@@ -105,6 +107,7 @@ mod tests {
             model: "smollm2".into(),
             api_key: key.map(Into::into),
             response_format: format,
+            stream: true,
         }
     }
 
@@ -122,7 +125,7 @@ mod tests {
 
     #[test]
     fn a_body_without_schema_has_no_response_format() {
-        let body = body(&config(ResponseFormat::JsonSchema, None), &ask(None));
+        let body = body(&config(ResponseFormat::JsonSchema, None), &ask(None), false);
         assert_eq!(
             body,
             json!({"model": "smollm2", "messages": [{"role": "system", "content": "rules"},
@@ -134,23 +137,23 @@ mod tests {
     fn the_schema_goes_as_json_schema_or_json_object_or_not_at_all() {
         let schema = json!({"type": "object", "anyOf": [{"required": ["final_answer"]}]});
         let request = ask(Some(schema.clone()));
-        let openai = body(&config(ResponseFormat::JsonSchema, None), &request);
+        let openai = body(&config(ResponseFormat::JsonSchema, None), &request, false);
         assert_eq!(
             openai["response_format"],
             json!({"type": "json_schema", "json_schema": {"name": "step", "strict": false, "schema": schema}})
         );
-        let object = body(&config(ResponseFormat::JsonObject, None), &request);
+        let object = body(&config(ResponseFormat::JsonObject, None), &request, false);
         assert_eq!(object["response_format"], json!({"type": "json_object", "schema": schema}));
-        let none = body(&config(ResponseFormat::None, None), &request);
+        let none = body(&config(ResponseFormat::None, None), &request, false);
         assert!(none.get("response_format").is_none());
     }
 
     #[test]
     fn the_request_has_json_headers_and_a_bearer_token_when_given() {
-        let plain = build(&config(ResponseFormat::JsonSchema, Some("  ")), &ask(None));
+        let plain = build(&config(ResponseFormat::JsonSchema, Some("  ")), &ask(None), false);
         assert_eq!(plain.url, "http://127.0.0.1:8080/v1/chat/completions");
         assert!(plain.headers.iter().all(|(name, _)| name != "authorization"));
-        let keyed = build(&config(ResponseFormat::JsonSchema, Some("sk-1")), &ask(None));
+        let keyed = build(&config(ResponseFormat::JsonSchema, Some("sk-1")), &ask(None), false);
         assert!(keyed.headers.contains(&("authorization".into(), "Bearer sk-1".into())));
         assert!(keyed.headers.contains(&("content-type".into(), "application/json".into())));
         let sent: Value = serde_json::from_str(&keyed.body).unwrap();
@@ -158,8 +161,16 @@ mod tests {
     }
 
     #[test]
+    fn a_streamed_request_asks_for_server_sent_events() {
+        let request = build(&config(ResponseFormat::JsonSchema, None), &ask(None), true);
+        assert!(request.headers.contains(&("accept".into(), "text/event-stream".into())));
+        let sent: Value = serde_json::from_str(&request.body).unwrap();
+        assert_eq!(sent["stream"], true);
+    }
+
+    #[test]
     fn a_network_failure_says_where_and_stays_a_network_failure() {
-        let request = build(&config(ResponseFormat::JsonSchema, None), &ask(None));
+        let request = build(&config(ResponseFormat::JsonSchema, None), &ask(None), false);
         let failure = on_network(RawFailure::named("TypeError", "Failed to fetch"), &request);
         assert!(failure.message.contains("127.0.0.1:8080/v1/chat/completions"), "{}", failure.message);
         let found = classify(&failure, Origin::Model);

@@ -53,21 +53,40 @@ pub fn read(response: &HttpResponse, url: &str, now_ms: u64) -> Result<ModelRepl
     let finish = choice["finish_reason"].as_str().unwrap_or("none");
     let text = content(&choice["message"]["content"]);
     if finish == "content_filter" {
-        let message = format!("{url}: the server's content filter stopped the reply");
-        return Err(RawFailure::coded(ErrorCode::SafetyBlocked.as_str(), message));
+        return Err(safety_block(url));
     }
     if text.trim().is_empty() {
-        let reasoning = if choice["message"]["reasoning_content"].as_str().is_some_and(|r| !r.is_empty()) {
-            " (it wrote only reasoning_content: give the model more output tokens or turn reasoning off)"
-        } else {
-            ""
-        };
-        let message = format!(
-            "{url} answered with no content in choices[0].message (finish_reason: {finish}){reasoning}"
-        );
-        return Err(RawFailure::coded(ErrorCode::InvalidOutput.as_str(), message));
+        let reasoning = choice["message"]["reasoning_content"].as_str().is_some_and(|r| !r.is_empty());
+        return Err(no_content(url, finish, reasoning));
     }
     Ok(ModelReply { text, usage: usage(&json["usage"]) })
+}
+
+/// The server's content filter stopped the reply.
+pub(super) fn safety_block(url: &str) -> RawFailure {
+    let message = format!("{url}: the server's content filter stopped the reply");
+    RawFailure::coded(ErrorCode::SafetyBlocked.as_str(), message)
+}
+
+/// A reply with no text (`reasoning`: the model wrote only `reasoning_content`).
+pub(super) fn no_content(url: &str, finish: &str, reasoning: bool) -> RawFailure {
+    let reasoning = if reasoning {
+        " (it wrote only reasoning_content: give the model more output tokens or turn reasoning off)"
+    } else {
+        ""
+    };
+    let message =
+        format!("{url} answered with no content in choices[0].message (finish_reason: {finish}){reasoning}");
+    RawFailure::coded(ErrorCode::InvalidOutput.as_str(), message)
+}
+
+/// An `error` event in a stream, read like an error body with the status it names (llama.cpp's
+/// `error.code`), else as a 500: generation failed on the server after the 200 was sent.
+pub(super) fn stream_error(response: &HttpResponse, error: &Value, url: &str, now_ms: u64) -> RawFailure {
+    let named = error["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok());
+    let status = named.filter(|c| (400..600).contains(c)).unwrap_or(500);
+    let answer = HttpResponse { status, ..response.clone() };
+    http_failure(&answer, Some(error), url, now_ms)
 }
 
 /// The message's text: a string, or the `text` of each content part, joined.
@@ -79,7 +98,8 @@ fn content(value: &Value) -> String {
     }
 }
 
-fn usage(value: &Value) -> Option<Usage> {
+/// `usage`'s token counts, when both are there.
+pub(super) fn usage(value: &Value) -> Option<Usage> {
     let count = |key: &str| value[key].as_u64().map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     Some(Usage { prompt_tokens: count("prompt_tokens")?, completion_tokens: count("completion_tokens")? })
 }
