@@ -1,6 +1,8 @@
 //! Unit tests for schema compilation and validation, with exact expectations on every issue.
 
 mod alternatives;
+// proptest does not build for wasm32 (`wasm-pack test` compiles these).
+#[cfg(not(target_arch = "wasm32"))]
 mod anchored;
 mod applicators;
 mod compile_errors;
