@@ -184,6 +184,23 @@ impl<'de> Deserialize<'de> for ErrorCode {
     }
 }
 
+/// `ErrorCode` serialises as its string; its TypeScript type is generated into `js/codes.d.ts`,
+/// and the wire types that carry one (`src/typescript.rs`) name it. Under `cfg(test)` on every
+/// target, as the derives that use it are (`wasm-pack test` compiles them for wasm32).
+#[cfg(test)]
+impl ts_rs::TS for ErrorCode {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+
+    fn name(_: &ts_rs::Config) -> String {
+        "ErrorCode".to_string()
+    }
+
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,22 +226,5 @@ mod tests {
         assert_eq!(code, ErrorCode::Custom("InvoiceNotFound".into()));
         assert_eq!(code.as_str(), "InvoiceNotFound");
         assert_eq!(code.default_class(), FailureClass::Persistent);
-    }
-}
-
-/// `ErrorCode` serialises as its string; its TypeScript type is generated into `js/codes.d.ts`,
-/// and the wire types that carry one (`src/typescript.rs`) name it. Under `cfg(test)` on every
-/// target, as the derives that use it are (`wasm-pack test` compiles them for wasm32).
-#[cfg(test)]
-impl ts_rs::TS for ErrorCode {
-    type WithoutGenerics = Self;
-    type OptionInnerType = Self;
-
-    fn name(_: &ts_rs::Config) -> String {
-        "ErrorCode".to_string()
-    }
-
-    fn inline(cfg: &ts_rs::Config) -> String {
-        Self::name(cfg)
     }
 }
