@@ -211,7 +211,7 @@ pub async fn each_prompt_api_error_name_is_classified() {
         ("NotReadableError", Persistent, SafetyBlocked),
         ("SyntaxError", Persistent, Unsupported),
         ("TypeError", Fatal, Internal),
-        ("RangeError", Fatal, InvalidArgs),
+        ("RangeError", Fatal, ModelRequestRejected),
     ];
     let replies: Vec<Value> = cases.iter().map(|(name, ..)| json!({"error": name})).collect();
     let fake = Fake::install(json!({"replies": replies}));
