@@ -34,6 +34,7 @@ export type {
   FailureStats,
   FailureStatsReport,
   FieldIssue,
+  Intent,
   IssueKind,
   Json,
   Outcome,

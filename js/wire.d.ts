@@ -634,3 +634,30 @@ export type StoredApproval = {
    */
   outcomeUnknown?: boolean,
 };
+
+/**
+ * A call about to run, stored before it runs so that a run cut off during it knows the call's
+ * outcome is unknown (see `RunRecord::intent`).
+ */
+export type Intent = {
+  /**
+   * The call's idempotency key, as its tool received it (`<run>:<step>`; a call made again
+   * with the same arguments after an unknown outcome keeps the first call's key).
+   */
+  idempotencyKey: string,
+  /** The step the call belongs to. */
+  step: number,
+  /** The tool. */
+  tool: string,
+  /** Its arguments as stored: redacted when the agent redacts. */
+  args: Json,
+  /** The model's reasoning for the call, scrubbed like the run's other text. */
+  thought: string,
+  /** When the call began, ms since the epoch. */
+  startedMs: number,
+  /**
+   * Whether redaction changed the stored arguments: the call cannot be made again from the
+   * store alone.
+   */
+  argsRedacted: boolean,
+};

@@ -15,7 +15,8 @@ use crate::store::conversation::Exchange;
 use crate::store::retention::Pruned;
 use crate::store::session::{Export, SessionRecord};
 use crate::store::{
-    EndReason, FailureRecord, FailureStats, PendingApproval, RunCounts, RunRecord, RunStatus, TurnRecord,
+    EndReason, FailureRecord, FailureStats, Intent, PendingApproval, RunCounts, RunRecord, RunStatus,
+    TurnRecord,
 };
 use crate::web::protocol::PendingApprovalView;
 use crate::web::queries::FailureStatsReport;
@@ -223,6 +224,7 @@ fn wire_dts() -> String {
         declare::<Pruned>(&cfg),
         declare::<PendingApprovalView>(&cfg),
         declare::<PendingApproval>(&cfg),
+        declare::<Intent>(&cfg),
     ];
     format!("{HEADER}\n{}\n", decls.join("\n\n"))
 }
