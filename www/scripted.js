@@ -123,6 +123,18 @@ export function scriptedModel(faults, { delayMs = 300 } = {}) {
   };
 }
 
+// Waits `ms`, or rejects with the signal's reason when the run is cancelled meanwhile.
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
 // The tasks the user asked earlier in the session, as keel's prompt recalls them ("- User asked:").
 function askedBefore(prompt) {
   return [...prompt.matchAll(/^- User asked: (.+)$/gm)].map((m) => m[1].trim());

@@ -434,7 +434,7 @@ test("while the model writes a step, the live trace shows its text as it streams
     });
     window.streamObserver.observe(document.querySelector("#trace"), { childList: true, subtree: true, characterData: true });
   });
-  await page.fill("#task", "What's the weather in Oslo?");
+  await page.fill("#task", "What's the weather in London?");
   await page.click("#run");
   await page.waitForSelector("#trace .item.streaming .stream-text:not(:empty)", { timeout: 30_000 });
   await page.waitForSelector("#answer-card[data-success]", { timeout: 30_000 });
@@ -445,7 +445,7 @@ test("while the model writes a step, the live trace shows its text as it streams
   });
   // Step 1's call, then the answer's step, each seen as it was written; the answer's text grew in it.
   const first = seen.find((s) => s.step === "1");
-  assert.match(first?.text ?? "", /"action":\{"tool":"get_weather","args":\{"city":"Oslo"/, JSON.stringify(seen));
+  assert.match(first?.text ?? "", /"action":\{"tool":"get_weather","args":\{"city":"London"/, JSON.stringify(seen));
   const last = seen.at(-1);
   assert.match(last.text, /"final_answer"/);
   const answer = await page.textContent("#answer");
