@@ -191,20 +191,35 @@ impl RunState<'_> {
             self.end_pause().await;
             return Ok(None);
         }
+        let decision = self.decision_on(step, action, thought, false).await?;
+        Ok((!decision.approved).then(|| self.rejection(action, decision.reason)))
+    }
+
+    /// The user's decision on the call of `step`: one given before the run asked (`approve` /
+    /// `reject` ahead of the pause), else waited for with the pause stored. The pause is then
+    /// cleared and `approvalDecided` told. An approval's reason is dropped. `Err` when the run was
+    /// cancelled while it waited.
+    pub(crate) async fn decision_on(
+        &mut self,
+        step: u32,
+        action: &Action,
+        thought: &str,
+        outcome_unknown: bool,
+    ) -> Result<Decision, Stop> {
         let call_id = format!("{}:{step}", self.record.id);
         let decision = match self.approvals.take(&call_id) {
             Some(decision) => decision,
-            None => self.wait_for_decision(step, &call_id, action, thought, false).await?,
+            None => self.wait_for_decision(step, &call_id, action, thought, outcome_unknown).await?,
         };
         self.end_pause().await;
-        let reason = if decision.approved { None } else { decision.reason.clone() };
+        let reason = if decision.approved { None } else { decision.reason };
         (self.emit)(&Event::ApprovalDecided {
             step,
             call_id,
             approved: decision.approved,
             reason: reason.clone(),
         });
-        Ok((!decision.approved).then(|| self.rejection(action, reason)))
+        Ok(Decision { approved: decision.approved, reason })
     }
 
     /// Clears the pause stored on the run record, if there is one, and stores the record.

@@ -107,27 +107,15 @@ impl RunState<'_> {
         action: &Action,
         intent: &Intent,
     ) -> (String, Outcome, Option<Stop>) {
-        let call_id = format!("{}:{step}", self.record.id);
-        let decision = match self.approvals.take(&call_id) {
-            Some(decision) => decision,
-            None => match self.wait_for_decision(step, &call_id, action, &intent.thought, true).await {
-                Ok(decision) => decision,
-                Err(stop) => {
-                    let said = "The run was cancelled while the call waited for approval to be made again.";
-                    return (said.to_string(), Outcome::Failed, Some(stop));
-                }
-            },
+        let decision = match self.decision_on(step, action, &intent.thought, true).await {
+            Ok(decision) => decision,
+            Err(stop) => {
+                let said = "The run was cancelled while the call waited for approval to be made again.";
+                return (said.to_string(), Outcome::Failed, Some(stop));
+            }
         };
-        self.end_pause().await;
-        let reason = if decision.approved { None } else { decision.reason.clone() };
-        (self.emit)(&Event::ApprovalDecided {
-            step,
-            call_id,
-            approved: decision.approved,
-            reason: reason.clone(),
-        });
         if !decision.approved {
-            let (observation, outcome) = self.report_unknown(step, action, intent, Some(reason));
+            let (observation, outcome) = self.report_unknown(step, action, intent, Some(decision.reason));
             return (observation, outcome, None);
         }
         let key = CallKey::new(&action.tool, &action.args);
