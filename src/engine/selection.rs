@@ -100,7 +100,7 @@ impl ToolSelection {
 /// of any of those (`refsFrom`, else inferred as id provenance infers them).
 pub fn select(set: &ToolSet, max_tools: usize, query: &str, pinned: &BTreeSet<String>) -> Vec<ToolSpec> {
     let tools = set.specs();
-    let scores = rank::scores(tools, query);
+    let scores = set.ranking().scores(query);
     let mut order: Vec<usize> = (0..tools.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let mut chosen: BTreeSet<&str> = pinned.iter().map(String::as_str).collect();

@@ -80,33 +80,51 @@ fn document(tool: &ToolSpec) -> Vec<String> {
     doc
 }
 
-/// Each tool's BM25 score for `query`, in the order of `tools`: 0 for a tool sharing no word with
-/// it. A query word counts once however often it occurs.
-pub fn scores(tools: &[ToolSpec], query: &str) -> Vec<f64> {
-    let docs: Vec<Vec<String>> = tools.iter().map(document).collect();
-    let n = docs.len() as f64;
-    let average = (docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
-    let mut containing: BTreeMap<&str, usize> = BTreeMap::new();
-    for doc in &docs {
-        for word in doc.iter().map(String::as_str).collect::<BTreeSet<_>>() {
-            *containing.entry(word).or_default() += 1;
+/// What BM25 needs of a set of tools, worked out once (an agent's tools do not change): each
+/// tool's words, how many tools hold each word, the average length.
+#[derive(Debug, Clone)]
+pub struct Index {
+    docs: Vec<Vec<String>>,
+    containing: BTreeMap<String, usize>,
+    average: f64,
+}
+
+impl Index {
+    /// The index of `tools`, in their order.
+    pub fn new(tools: &[ToolSpec]) -> Index {
+        let docs: Vec<Vec<String>> = tools.iter().map(document).collect();
+        let average =
+            (docs.iter().map(Vec::len).sum::<usize>() as f64 / (docs.len() as f64).max(1.0)).max(1.0);
+        let mut containing: BTreeMap<String, usize> = BTreeMap::new();
+        for doc in &docs {
+            for word in doc.iter().collect::<BTreeSet<_>>() {
+                *containing.entry(word.clone()).or_default() += 1;
+            }
         }
+        Index { docs, containing, average }
     }
-    let query: BTreeSet<String> = words(query).into_iter().collect();
-    docs.iter()
-        .map(|doc| {
-            let length = doc.len() as f64;
-            query
-                .iter()
-                .filter_map(|word| {
-                    let tf = doc.iter().filter(|w| *w == word).count() as f64;
-                    let df = *containing.get(word.as_str())? as f64;
-                    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                    Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average)))
-                })
-                .sum()
-        })
-        .collect()
+
+    /// Each tool's BM25 score for `query`, in the order of the tools: 0 for a tool sharing no
+    /// word with it. A query word counts once however often it occurs.
+    pub fn scores(&self, query: &str) -> Vec<f64> {
+        let n = self.docs.len() as f64;
+        let query: BTreeSet<String> = words(query).into_iter().collect();
+        self.docs
+            .iter()
+            .map(|doc| {
+                let length = doc.len() as f64;
+                query
+                    .iter()
+                    .filter_map(|word| {
+                        let tf = doc.iter().filter(|w| *w == word).count() as f64;
+                        let df = *self.containing.get(word)? as f64;
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / self.average)))
+                    })
+                    .sum()
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -137,10 +155,10 @@ mod tests {
             tool("list_invoices", "Lists the user's invoices.", "status"),
             tool("pay_invoice", "Pays an invoice by id.", "invoiceId"),
         ];
-        let s = scores(&tools, "Pay my latest invoice");
+        let s = Index::new(&tools).scores("Pay my latest invoice");
         assert!(s[3] > s[2] && s[2] > 0.0, "{s:?}");
         assert_eq!((s[0], s[1]), (0.0, 0.0));
-        let s = scores(&tools, "What's the weather in Oslo?");
+        let s = Index::new(&tools).scores("What's the weather in Oslo?");
         assert!(s[0] > 0.0 && s[1..].iter().all(|x| *x == 0.0), "{s:?}");
     }
 }

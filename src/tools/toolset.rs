@@ -89,6 +89,8 @@ pub struct ToolSet {
     specs: Vec<ToolSpec>,
     schemas: Vec<Schema>,
     names: Vec<String>,
+    /// The tools' ranking index, built the first time a step selects among many tools.
+    ranking: std::cell::OnceCell<super::rank::Index>,
 }
 
 /// Names the step parser treats as "no tool, this is the answer" (`{"tool": "none"}`,
@@ -101,6 +103,11 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl ToolSet {
+    /// The tools' BM25 index for ranking them against a query (`engine/selection.rs`), built once.
+    pub fn ranking(&self) -> &super::rank::Index {
+        self.ranking.get_or_init(|| super::rank::Index::new(&self.specs))
+    }
+
     /// Checks and compiles `specs`, `format` an annotation.
     pub fn new(specs: Vec<ToolSpec>) -> Result<ToolSet, ToolSetError> {
         ToolSet::with_formats(specs, Formats::Annotation)
@@ -128,7 +135,12 @@ impl ToolSet {
                 .map_err(|error| ToolSetError::InvalidSchema { tool: spec.name.clone(), error })?;
             schemas.push(schema);
         }
-        let set = ToolSet { names: specs.iter().map(|s| s.name.clone()).collect(), specs, schemas };
+        let set = ToolSet {
+            names: specs.iter().map(|s| s.name.clone()).collect(),
+            specs,
+            schemas,
+            ranking: std::cell::OnceCell::new(),
+        };
         set.check_links()?;
         Ok(set)
     }
