@@ -415,6 +415,13 @@ export interface AgentConfig {
    */
   grounding: boolean;
   /**
+   * Whether, after a final answer refused as no answer while a tool has already answered, the next
+   * model call asks for the answer alone: the question, the conversation's earlier exchanges and the
+   * tools' results, with a one-field reply (`{"final_answer": …}`), instead of the whole step prompt
+   * with an envelope. That answer is checked like any other. Default true.
+   */
+  focusedAnswer: boolean;
+  /**
    * Whether an id or ref argument (a `pattern`/`format` in its schema, a name saying id/ref/key, or
    * the only required string of a tool with `refsFrom`) must appear in the task or an earlier
    * observation before the call runs (`UNSEEN_ID` otherwise), and, under constrained decoding, is

@@ -22,6 +22,7 @@ export const MODES = {
       idProvenance: false,
       replayThoughts: "all",
       recoverBeforeAnswer: false,
+      focusedAnswer: false,
     },
     responseFormat: "jsonObject",
   },
@@ -46,6 +47,11 @@ export const MODES = {
     config: { recoverBeforeAnswer: false },
     responseFormat: "jsonObject",
   },
+  "keel-no-focused-answer": {
+    describe: "keel answering a refused non-answer with the envelope and a whole step, not the focused answer request (focusedAnswer: false)",
+    config: { focusedAnswer: false },
+    responseFormat: "jsonObject",
+  },
   "keel-past-log": {
     describe: "keel showing earlier steps as a log in the user message (pastSteps: \"log\")",
     config: { pastSteps: "log" },
@@ -63,7 +69,7 @@ export const MODES = {
   },
   "keel-8174914": {
     describe: "keel with issue 9's settings off (toolChoice auto, no grounding, no id provenance, every thought replayed)",
-    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false },
+    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false, focusedAnswer: false },
     responseFormat: "jsonObject",
   },
   // Many tools (issue 13): the same scenarios with ~50 tools, selected or all offered.

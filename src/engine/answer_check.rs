@@ -7,6 +7,7 @@
 use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
+use super::focused_answer::has_results;
 use super::grounding::ungrounded;
 use super::parrot::{parroted, placeholder};
 use super::prompt::next_step_text;
@@ -117,6 +118,7 @@ impl RunState<'_> {
         }
         if let Some(message) = message {
             self.non_answer_warned = true;
+            self.focus_answer_next();
             let recovery = self.answer_from_result(&self.suppliers()).unwrap_or_else(|| {
                 vec![
                     "Answer the task itself, from what the tools returned.".to_string(),
@@ -157,6 +159,12 @@ impl RunState<'_> {
         }
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
+    }
+
+    /// Asks the next model call for the answer alone, when the agent does (`focusedAnswer`) and a
+    /// tool has answered (`focused_answer.rs`).
+    pub(crate) fn focus_answer_next(&mut self) {
+        self.focus_answer = self.agent.config.focused_answer && has_results(&self.turns);
     }
 
     /// The plan for an ungrounded answer when a tool already returned something: quote the newest

@@ -48,6 +48,12 @@ pub struct AgentConfig {
     /// `UNGROUNDED_ANSWER` envelope and one more step, and if the model persists the run ends
     /// unsuccessful. An answer that is no answer (`parrot.rs`, `unrelated.rs`) is refused the same way.
     pub grounding: bool,
+    /// Whether, after a final answer refused as no answer (a placeholder, keel's own words, words
+    /// about none of the run) while a tool has answered, the next model call asks for the answer
+    /// alone — the task, the earlier exchanges and the tools' results, with a one-field reply —
+    /// instead of the whole step prompt (`engine/focused_answer.rs`). Off, the model gets the
+    /// envelope and one more step like any refused reply.
+    pub focused_answer: bool,
     /// Whether an id or reference argument must have been seen (in the task or an earlier
     /// observation) before the call runs, and is narrowed to its producer's latest output under
     /// constrained decoding (see `engine/provenance.rs`).
@@ -174,6 +180,7 @@ impl Default for AgentConfig {
             instructions: None,
             tool_choice: None,
             grounding: true,
+            focused_answer: true,
             id_provenance: true,
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,

@@ -20,6 +20,7 @@ mod events;
 mod facts;
 mod failure_log;
 mod finish;
+mod focused_answer;
 mod grounding;
 mod guard;
 mod intent;

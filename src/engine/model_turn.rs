@@ -6,6 +6,7 @@
 use crate::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 
 use super::failure_log::NewFailure;
+use super::focused_answer::{answer_schema, focused_messages};
 use super::guard::{guarded, pause, Guarded};
 use super::model_stream::StepStream;
 use super::run::{RunState, Stop};
@@ -20,7 +21,10 @@ const WITHHELD: &str = "[withheld: the model's safety filter blocked this result
 
 impl RunState<'_> {
     /// Asks for step `step`; `final_only` carries the reason when only a final answer is allowed.
+    /// After an answer that was no answer, the step asks for the answer alone
+    /// (`focused_answer.rs`).
     pub(crate) async fn ask(&mut self, step: u32, final_only: Option<&str>) -> Result<String, Stop> {
+        let focused = std::mem::take(&mut self.focus_answer) && final_only.is_none();
         let agent = self.agent;
         let effects = &agent.effects;
         let config = &agent.config;
@@ -33,23 +37,7 @@ impl RunState<'_> {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
-            let offered = self.offered_tools();
-            let input = PromptInput {
-                tools: offered.as_deref().unwrap_or(agent.tools.specs()),
-                task: &self.task,
-                memory: &self.memory,
-                turns: &self.turns,
-                withheld_thoughts: &self.withheld_thoughts,
-                final_only,
-                instructions: config.instructions.as_deref(),
-                past_steps: config.past_steps,
-            };
-            let messages = self
-                .transcript
-                .build(&input, agent.counter.as_ref(), self.context_tokens)
-                .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
-            let schema = constrain.then(|| self.current_schema(final_only.is_some(), offered.as_deref()));
-            let request = ModelRequest { messages, schema, max_tokens: config.reply_tokens };
+            let request = self.request(focused, final_only, constrain)?;
             self.record.counts.model_calls += 1;
             let stream = StepStream::new(step, self.emit);
             let call = if config.stream {
@@ -147,6 +135,49 @@ impl RunState<'_> {
                 }
             }
         }
+    }
+
+    /// The request for the step: the whole step prompt fitted to the budget with the step schema of
+    /// the moment, or the focused answer request (`focused_answer.rs`).
+    fn request(
+        &mut self,
+        focused: bool,
+        final_only: Option<&str>,
+        constrain: bool,
+    ) -> Result<ModelRequest, Stop> {
+        let agent = self.agent;
+        let config = &agent.config;
+        if focused {
+            let messages = focused_messages(
+                &self.task,
+                &self.memory,
+                &self.turns,
+                agent.counter.as_ref(),
+                self.context_tokens,
+            );
+            return Ok(ModelRequest {
+                messages,
+                schema: constrain.then(answer_schema),
+                max_tokens: config.reply_tokens,
+            });
+        }
+        let offered = self.offered_tools();
+        let input = PromptInput {
+            tools: offered.as_deref().unwrap_or(agent.tools.specs()),
+            task: &self.task,
+            memory: &self.memory,
+            turns: &self.turns,
+            withheld_thoughts: &self.withheld_thoughts,
+            final_only,
+            instructions: config.instructions.as_deref(),
+            past_steps: config.past_steps,
+        };
+        let messages = self
+            .transcript
+            .build(&input, agent.counter.as_ref(), self.context_tokens)
+            .map_err(|e| Stop::Fatal { code: ErrorCode::ContextOverflow, message: e.to_string() })?;
+        let schema = constrain.then(|| self.current_schema(final_only.is_some(), offered.as_deref()));
+        Ok(ModelRequest { messages, schema, max_tokens: config.reply_tokens })
     }
 }
 

@@ -116,6 +116,7 @@ impl<'a> RunState<'a> {
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             non_answer_warned: false,
+            focus_answer: false,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),

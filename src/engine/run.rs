@@ -11,6 +11,7 @@ use super::agent::{Agent, RunOptions, RunResult};
 use super::answer_check::Verdict;
 use super::failure_log::{FailureLog, NewFailure};
 use super::narrowing::Narrowings;
+use super::output::Repair;
 use super::recovering::UnfixedCalls;
 use super::save::Redaction;
 use super::{
@@ -79,6 +80,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) ungrounded: Vec<String>,
     /// Whether an answer already was refused as no answer (a placeholder, keel's own words).
     pub(crate) non_answer_warned: bool,
+    /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
+    /// answer was no answer and a tool has answered.
+    pub(crate) focus_answer: bool,
     /// Whether the model's final answer was replaced by an honest one (it persisted with values
     /// no tool gave, or with no answer): the run is then unsuccessful.
     pub(crate) answer_withheld: bool,
@@ -138,6 +142,7 @@ impl<'a> RunState<'a> {
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             non_answer_warned: false,
+            focus_answer: false,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
@@ -254,6 +259,8 @@ impl<'a> RunState<'a> {
             // A resumed run that was waiting on this call: the call is the step, not a new reply.
             return self.resume_pending(step, pending).await;
         }
+        // A focused request asks for the answer alone, no thought (`focused_answer.rs`).
+        let focused = self.focus_answer;
         let text = match self.ask(step, None).await {
             Ok(text) => text,
             Err(stop) => return StepResult::Stop(stop),
@@ -264,12 +271,17 @@ impl<'a> RunState<'a> {
                 let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
                 let raw = RawFailure::message(error.summary()).with_hints(hints);
                 let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
+                let no_answer = error.is_no_answer();
                 self.reject_reply(step, String::new(), envelope, error.received).await;
+                if no_answer {
+                    self.focus_answer_next();
+                }
                 return StepResult::Continue;
             }
         };
-        if !parsed.repairs.is_empty() {
-            let repairs: Vec<String> = parsed.repairs.iter().map(ToString::to_string).collect();
+        let repairs = parsed.repairs.iter().filter(|r| !(focused && matches!(r, Repair::MissingThought)));
+        let repairs: Vec<String> = repairs.map(ToString::to_string).collect();
+        if !repairs.is_empty() {
             self.warn(Some(step), format!("The model's reply was repaired: {}.", repairs.join("; ")));
         }
         let called = match &parsed.step {

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::placeholder::is_answer_placeholder;
 use crate::errors::ErrorCode;
 use crate::text::head_tail;
 
@@ -116,6 +117,16 @@ impl FormatError {
     /// The two shapes a step may take, compactly.
     pub fn expected_shape() -> &'static str {
         EXPECTED_SHAPE
+    }
+
+    /// Whether the reply was a final answer with nothing in it: empty, or the format's answer
+    /// placeholder copied.
+    pub fn is_no_answer(&self) -> bool {
+        match &self.kind {
+            FormatErrorKind::EmptyAnswer => true,
+            FormatErrorKind::Placeholder { placeholder } => is_answer_placeholder(placeholder),
+            _ => false,
+        }
     }
 
     /// The failure code this error is logged and enveloped under.

@@ -10,6 +10,11 @@ use super::Step;
 /// The final-answer placeholders the system prompt shows.
 const ANSWER_PLACEHOLDERS: [&str; 2] = ["<what you found, in plain words>", "<answer for the user>"];
 
+/// Whether `text` is one of the final answer's placeholders (as copied, maybe escaped).
+pub(crate) fn is_answer_placeholder(text: &str) -> bool {
+    ANSWER_PLACEHOLDERS.contains(&unescape(text.trim()).as_str())
+}
+
 /// The placeholder `step` copies, if it copies one.
 pub(crate) fn copied_placeholder(step: &Step) -> Option<String> {
     match step {

@@ -1,0 +1,191 @@
+//! The focused answer (`focusedAnswer`): when a final answer was no answer — a placeholder, keel's
+//! own words, words about none of the run — and a tool has already answered, the next model call
+//! asks for the answer alone: the task, the conversation's earlier questions and answers, and what
+//! the tools returned, with a one-field reply. The whole step prompt (rules, tools, the reply
+//! format with its placeholders, the envelope) is what a 135M model could not read its way out of:
+//! SmolLM2 copied the format's `<response to the task>` again after the envelope quoted the result
+//! it needed (bench/results/recovery-issue9.md). The answer is checked like any other.
+
+use serde_json::{json, Value};
+
+use crate::text::clip;
+
+use super::memory::Remembered;
+use super::prompt::{estimate, TokenCounter};
+use super::{Message, Outcome, Role, Turn};
+
+/// The instructions of the focused request. No placeholder to copy: the reply's one field is
+/// described in words. Chosen on SmolLM2's recorded runs (bench/results/recovery-issue9.md): this
+/// wording with the results as `- tool: result` lines got 11 of its 20 runs that had a result
+/// right; the same request with each call's arguments and a sentence on what to say when the
+/// results fall short, 9.
+pub(crate) const INSTRUCTIONS: &str = "Answer the user's question using only the tool results below. Give the values exactly as the results show them. Reply with one JSON object: {\"final_answer\": your answer in one or two sentences}.";
+
+/// How many of the newest distinct results the request quotes.
+const MAX_RESULTS: usize = 6;
+/// Characters of one result the request quotes.
+const RESULT_CHARS: usize = 1_000;
+/// How many of the conversation's earlier exchanges (question and answer) the request quotes.
+const MAX_EXCHANGES: usize = 3;
+/// Characters of an earlier question or answer the request quotes.
+const EXCHANGE_CHARS: usize = 300;
+
+/// The step schema of the focused request: one non-empty string, as the step schema's answer is.
+pub(crate) fn answer_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": { "final_answer": { "type": "string", "minLength": 1 } },
+        "required": ["final_answer"],
+        "additionalProperties": false
+    })
+}
+
+/// Whether the run has a result the focused request can quote.
+pub(crate) fn has_results(turns: &[Turn]) -> bool {
+    turns.iter().any(worked)
+}
+
+/// The focused request's messages: [`INSTRUCTIONS`], then the earlier exchanges of the
+/// conversation, the task (as the question) and the newest distinct results of calls that worked
+/// (oldest first),
+/// the oldest dropped until the estimate fits `budget_tokens` (the task and one result always
+/// stay).
+pub(crate) fn focused_messages(
+    task: &str,
+    memory: &[Remembered],
+    turns: &[Turn],
+    counter: &dyn TokenCounter,
+    budget_tokens: usize,
+) -> Vec<Message> {
+    let mut results: Vec<String> = Vec::new();
+    for turn in turns.iter().rev().filter(|t| worked(t)) {
+        let Some(action) = &turn.action else { continue };
+        let line = format!("- {}: {}", action.tool, clip(turn.observation.trim(), RESULT_CHARS));
+        if !results.contains(&line) {
+            results.push(line);
+        }
+        if results.len() == MAX_RESULTS {
+            break;
+        }
+    }
+    results.reverse();
+    let earlier = exchanges(memory);
+    loop {
+        let messages = assemble(task, &earlier, &results);
+        if results.len() <= 1 || estimate(&messages, counter) <= budget_tokens {
+            return messages;
+        }
+        results.remove(0);
+    }
+}
+
+fn assemble(task: &str, earlier: &[String], results: &[String]) -> Vec<Message> {
+    let mut user = String::new();
+    if !earlier.is_empty() {
+        user.push_str("Earlier in this conversation:\n");
+        user.push_str(&earlier.join("\n"));
+        user.push_str("\n\n");
+    }
+    user.push_str(&format!("Question: {task}\n\nTool results:\n{}", results.join("\n")));
+    vec![Message::new(Role::System, INSTRUCTIONS), Message::new(Role::User, user)]
+}
+
+/// A call that worked: its result is something to answer from.
+fn worked(turn: &Turn) -> bool {
+    turn.action.is_some() && matches!(turn.outcome, Outcome::Ok | Outcome::Warning)
+}
+
+/// The last [`MAX_EXCHANGES`] questions of the session's earlier runs, each with its answer.
+fn exchanges(memory: &[Remembered]) -> Vec<String> {
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    for line in memory {
+        match line {
+            Remembered::Asked(task) => {
+                lines.push(vec![format!("- The user asked: {}", clip(task, EXCHANGE_CHARS))])
+            }
+            Remembered::Step(turn) if turn.outcome == Outcome::Final => {
+                if let Some(exchange) = lines.last_mut() {
+                    exchange.push(format!("- The answer was: {}", clip(&turn.observation, EXCHANGE_CHARS)));
+                }
+            }
+            _ => {}
+        }
+    }
+    let from = lines.len().saturating_sub(MAX_EXCHANGES);
+    lines.drain(from..).flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::engine::prompt::CharEstimate;
+    use crate::turn::Action;
+
+    fn call(step: u32, tool: &str, observation: &str, outcome: Outcome) -> Turn {
+        Turn {
+            step,
+            thought: String::new(),
+            action: Some(Action { tool: tool.into(), args: json!({"q": step}) }),
+            observation: observation.into(),
+            outcome,
+            reply: None,
+        }
+    }
+
+    #[test]
+    fn quotes_the_task_and_the_results_of_calls_that_worked_only() {
+        let turns = vec![
+            call(1, "search", "nothing here", Outcome::Failed),
+            call(2, "get_price", "BTC: $61,234.50", Outcome::Ok),
+            call(3, "get_price", "BTC: $61,234.50", Outcome::Ok),
+        ];
+        let messages = focused_messages("Price of BTC?", &[], &turns, &CharEstimate::default(), 10_000);
+        assert_eq!(messages[0].content, INSTRUCTIONS);
+        let user = &messages[1].content;
+        assert!(user.starts_with("Question: Price of BTC?\n\nTool results:\n"), "{user}");
+        assert_eq!(user.matches("- get_price: BTC: $61,234.50").count(), 1, "the same result once: {user}");
+        assert!(!user.contains("nothing here"), "a failed call's text is not a result: {user}");
+    }
+
+    #[test]
+    fn drops_the_oldest_results_to_fit_the_budget_but_keeps_the_newest() {
+        let long = "x".repeat(900);
+        let turns: Vec<Turn> = (1..=5).map(|s| call(s, "read", &format!("{s}{long}"), Outcome::Ok)).collect();
+        let messages = focused_messages("Read it.", &[], &turns, &CharEstimate::default(), 400);
+        let user = &messages[1].content;
+        assert!(user.contains("- read: 5x"), "{user}");
+        assert!(!user.contains("- read: 1x"), "{user}");
+        let tiny = focused_messages("Read it.", &[], &turns, &CharEstimate::default(), 1);
+        assert!(tiny[1].content.contains("- read: 5x"), "the newest result always stays");
+    }
+
+    #[test]
+    fn quotes_the_conversations_earlier_questions_with_their_answers() {
+        let memory = vec![
+            Remembered::Asked("Weather in Paris?".into()),
+            Remembered::Step(call(1, "weather", "Paris: 18°C", Outcome::Ok)),
+            Remembered::Step(Turn::final_answer(2, String::new(), "18°C in Paris.".into())),
+        ];
+        let turns = vec![call(1, "weather", "Oslo: 4°C", Outcome::Ok)];
+        let user = focused_messages("And in Oslo?", &memory, &turns, &CharEstimate::default(), 10_000)[1]
+            .content
+            .clone();
+        assert!(
+            user.starts_with(
+                "Earlier in this conversation:\n- The user asked: Weather in Paris?\n- The answer was: 18°C in Paris.\n\nQuestion: And in Oslo?"
+            ),
+            "{user}"
+        );
+    }
+
+    #[test]
+    fn the_schema_asks_for_one_non_empty_answer() {
+        let schema = answer_schema();
+        assert_eq!(schema["required"], json!(["final_answer"]));
+        assert_eq!(schema["properties"]["final_answer"]["minLength"], 1);
+        assert!(has_results(&[call(1, "a", "b", Outcome::Warning)]));
+        assert!(!has_results(&[call(1, "a", "b", Outcome::Failed)]));
+    }
+}

@@ -1,0 +1,167 @@
+//! The focused answer (`focusedAnswer`, issue 9): after a final answer that was no answer while a
+//! tool had answered, the next model call asks for the answer alone — the task and the tools'
+//! results, a one-field reply — and that answer is checked like any other.
+
+mod support;
+
+use keel::engine::{AgentConfig, Event, Outcome, Role};
+use serde_json::json;
+use support::*;
+
+fn ticket_tools() -> std::rc::Rc<FakeTools> {
+    FakeTools::new().script(
+        "list_invoices",
+        vec![
+            Behaviour::Ok(json!("INV-1: $1,250.00\nINV-2: $980.00")),
+            Behaviour::Ok(json!("INV-1: $1,250.00")),
+        ],
+    )
+}
+
+fn run(script: Vec<Reply>, config: AgentConfig) -> (Harness, keel::engine::RunResult, Vec<Event>) {
+    let h = Harness::new(ScriptedModel::new(script), ticket_tools(), specs(), config);
+    let (result, events) = h.run("How much is invoice INV-1?");
+    (h, result, events)
+}
+
+/// The reply a focused request gets: the answer field alone.
+fn bare_answer(text: &str) -> Reply {
+    Reply::Text(json!({ "final_answer": text }).to_string())
+}
+
+#[test]
+fn a_placeholder_after_a_result_gets_a_request_for_the_answer_alone() {
+    let (h, result, events) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            bare_answer("INV-1 is $1,250.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "INV-1 is $1,250.00.");
+    let requests = h.model.requests.borrow();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the focused request replaces the step after the refusal, not one more call"
+    );
+    let focused = &requests[2];
+    assert_eq!(focused.messages.len(), 2);
+    assert_eq!(focused.messages[0].role, Role::System);
+    assert!(focused.messages[0]
+        .content
+        .starts_with("Answer the user's question using only the tool results below."));
+    let user = &focused.messages[1].content;
+    assert!(user.starts_with("Question: How much is invoice INV-1?\n\nTool results:\n"), "{user}");
+    assert!(user.contains("INV-1: $1,250.00"), "{user}");
+    assert!(!user.contains("<response"), "no placeholder to copy: {user}");
+    let schema = focused.schema.as_ref().expect("constrained");
+    assert_eq!(schema["required"], json!(["final_answer"]), "{schema}");
+    // The reply has no thought by design: no repair warning for it.
+    let warned =
+        events.iter().any(|e| matches!(e, Event::Warning { message, .. } if message.contains("repaired")));
+    assert!(!warned, "{events:?}");
+    // The whole step prompt is back for anything after it.
+    assert!(requests[1].messages[0].content.contains("Tools:"));
+}
+
+#[test]
+fn the_focused_answer_is_checked_like_any_other() {
+    let (_, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            bare_answer("<response to the task>"),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(!result.success);
+    assert!(
+        result.answer.starts_with("I could not complete the task: the model gave no answer"),
+        "{}",
+        result.answer
+    );
+    let (_, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            bare_answer("INV-1 is $3,100.00."),
+            answer("INV-1 is $3,100.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(!result.success, "an invented value in the focused answer is refused: {}", result.answer);
+    assert_eq!(result.ungrounded, ["3,100.00"]);
+}
+
+#[test]
+fn the_format_placeholder_copied_whole_also_gets_the_focused_request() {
+    let (h, result, _) = run(
+        vec![act("list_invoices", json!({})), answer("<answer for the user>"), bare_answer("$1,250.00")],
+        AgentConfig::default(),
+    );
+    assert_eq!(result.turns[1].outcome, Outcome::Failed);
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(h.model.requests.borrow()[2].messages.len(), 2);
+}
+
+#[test]
+fn no_focused_request_before_any_tool_answered_or_when_turned_off() {
+    // The only call failed: there is nothing to answer from, so the step prompt asks again.
+    let tools = FakeTools::new().script(
+        "list_invoices",
+        vec![Behaviour::Fail(keel::errors::RawFailure::named("TypeError", "boom")); 3],
+    );
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            answer("I could not list the invoices."),
+        ]),
+        tools,
+        specs(),
+        AgentConfig { tool_choice: Some(keel::engine::ToolChoice::Auto), ..AgentConfig::default() },
+    );
+    h.run("How much is invoice INV-1?");
+    assert!(h.model.requests.borrow().iter().all(|r| r.messages[0].content.contains("Tools:")));
+
+    let (h, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            answer("INV-1 is $1,250.00."),
+        ],
+        AgentConfig { focused_answer: false, ..AgentConfig::default() },
+    );
+    assert!(result.success, "{}", result.answer);
+    assert!(h.model.requests.borrow().iter().all(|r| r.messages[0].content.contains("Tools:")));
+}
+
+#[test]
+fn a_follow_up_s_focused_request_quotes_the_earlier_exchange() {
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("list_invoices", json!({})),
+            answer("INV-1 is $1,250.00."),
+            act("list_invoices", json!({})),
+            answer("<response to the user>"),
+            bare_answer("Still $1,250.00."),
+        ]),
+        ticket_tools(),
+        specs(),
+        AgentConfig::default(),
+    );
+    h.run("How much is invoice INV-1?");
+    let (result, _) = h.run("And now?");
+    assert!(result.success, "{}", result.answer);
+    let requests = h.model.requests.borrow();
+    let user = &requests[4].messages[1].content;
+    assert!(
+        user.starts_with(
+            "Earlier in this conversation:\n- The user asked: How much is invoice INV-1?\n- The answer was: INV-1 is $1,250.00.\n\nQuestion: And now?"
+        ),
+        "{user}"
+    );
+}
