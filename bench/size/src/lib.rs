@@ -128,6 +128,7 @@ impl Model for ScriptModel {
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         let chars = request.messages.iter().map(|m| m.content.chars().count()).sum();
         self.1.set(self.1.get().max(chars));
