@@ -20,8 +20,8 @@ use std::task::{Context, Poll, Waker};
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
-    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, RunOptions, ToolCall,
-    ToolHost, ToolOutput,
+    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, ReplySink,
+    RunOptions, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
 use keel::store::MemoryStore;
