@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
-    Agent, AgentConfig, Clock, Effects, Model, ModelReply, ModelRequest, Random, RunOptions, ToolCall,
-    ToolHost, ToolOutput, Turn,
+    Agent, AgentConfig, Clock, Effects, Model, ModelReply, ModelRequest, Random, ReplySink, RunOptions,
+    ToolCall, ToolHost, ToolOutput, Turn,
 };
 use keel::errors::RawFailure;
 use keel::store::{MemoryStore, Store, TurnRecord};
@@ -30,7 +30,11 @@ struct Scripted {
 }
 
 impl Model for Scripted {
-    fn complete<'a>(&'a self, _: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+    fn complete<'a>(
+        &'a self,
+        _: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         let mut calls = self.calls.borrow_mut();
         calls.push(Instant::now());
         let n = calls.len() as u32;

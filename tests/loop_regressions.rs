@@ -9,7 +9,7 @@ use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
     estimate, Agent, AgentConfig, CharEstimate, Effects, Event, Model, ModelReply, ModelRequest, Outcome,
-    PastSteps, Role,
+    PastSteps, ReplySink, Role,
 };
 use keel::errors::{ErrorCode, FailureHints, RawFailure, Severity};
 use keel::store::{EndReason, FailureRecord, MemoryStore, RunRecord, Store, StoreError, TurnRecord};
@@ -131,7 +131,11 @@ struct Tight {
 }
 
 impl Model for Tight {
-    fn complete<'a>(&'a self, r: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+    fn complete<'a>(
+        &'a self,
+        r: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         if estimate(&r.messages, &CharEstimate::default()) > self.limit {
             self.overflows.set(self.overflows.get() + 1);
             return future::ready(Err(RawFailure::named("QuotaExceededError", "too big"))).boxed_local();

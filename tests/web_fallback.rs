@@ -9,7 +9,7 @@ use std::rc::Rc;
 use futures_executor::block_on;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
-use keel::engine::{Message, Model, ModelReply, ModelRequest, Role};
+use keel::engine::{Message, Model, ModelReply, ModelRequest, ReplySink, Role};
 use keel::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 use keel::web::fallback::{Backend, FallbackModel};
 use serde_json::json;
@@ -21,7 +21,11 @@ struct Script {
 }
 
 impl Model for Script {
-    fn complete<'a>(&'a self, _: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+    fn complete<'a>(
+        &'a self,
+        _: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         *self.calls.borrow_mut() += 1;
         let next = self.answers.borrow_mut().pop_front().unwrap_or(Ok("out of script"));
         futures_util::future::ready(next.map(|text| ModelReply { text: text.into(), usage: None }))
@@ -57,7 +61,7 @@ fn request(constrained: bool) -> ModelRequest {
 }
 
 fn ask(chain: &Chain, constrained: bool) -> Result<String, RawFailure> {
-    block_on(chain.model.complete(&request(constrained))).map(|r| r.text)
+    block_on(chain.model.complete(&request(constrained), None)).map(|r| r.text)
 }
 
 fn unauthorised() -> RawFailure {

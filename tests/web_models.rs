@@ -12,7 +12,7 @@ use std::task::{Poll, Waker};
 
 use futures_util::future::{poll_fn, LocalBoxFuture};
 use futures_util::FutureExt;
-use keel::engine::{Event, Model, ModelReply, ModelRequest};
+use keel::engine::{Event, Model, ModelReply, ModelRequest, ReplySink};
 use keel::errors::RawFailure;
 use keel::web::model_source::{ModelSource, Opener};
 use keel::web::protocol::{ModelChoice, WorkerMessage};
@@ -91,7 +91,11 @@ struct DirectModel {
 }
 
 impl Model for DirectModel {
-    fn complete<'a>(&'a self, _: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+    fn complete<'a>(
+        &'a self,
+        _: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         let event = Event::ModelDownload { loaded: 1.0, total: Some(1.0) };
         self.rpc.post(&WorkerMessage::Event { run_id: self.run_id.clone(), event });
         let text = json!({"thought": "direct", "final_answer": "from the worker"}).to_string();

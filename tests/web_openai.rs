@@ -225,7 +225,7 @@ fn the_model_posts_the_step_and_reads_the_answer_or_the_failure() {
         schema: Some(json!({"type": "object"})),
         max_tokens: 300,
     };
-    let reply = block_on(model.complete(&request)).unwrap();
+    let reply = block_on(model.complete(&request, None)).unwrap();
     assert!(reply.text.contains("hi"));
     let sent = http.sent.borrow()[0].clone();
     assert_eq!(sent.url, URL);
@@ -234,10 +234,10 @@ fn the_model_posts_the_step_and_reads_the_answer_or_the_failure() {
     assert_eq!(body["messages"], json!([{"role": "user", "content": "hello"}]));
     assert_eq!(body["max_tokens"], 300, "the reply budget reaches the server");
 
-    let busy = block_on(model.complete(&request)).unwrap_err();
+    let busy = block_on(model.complete(&request, None)).unwrap_err();
     assert_eq!((busy.status, busy.retry_after_ms), (Some(503), Some(2_000)), "dated by the clock");
     assert!(busy.message.contains("(empty body)"), "{}", busy.message);
-    let down = block_on(model.complete(&request)).unwrap_err();
+    let down = block_on(model.complete(&request, None)).unwrap_err();
     assert_eq!(class(&down), (FailureClass::Transient, ErrorCode::Network));
     assert!(down.message.contains("CORS"), "{}", down.message);
 }

@@ -104,7 +104,7 @@ fn ask(model: &OpenaiModel) -> (Result<ModelReply, RawFailure>, Vec<String>) {
     let request =
         ModelRequest { messages: vec![Message::new(Role::User, "hi")], schema: None, max_tokens: 64 };
     let heard = Heard::default();
-    let reply = block_on(model.complete_streaming(&request, &heard));
+    let reply = block_on(model.complete(&request, Some(&heard)));
     (reply, heard.0.into_inner())
 }
 

@@ -82,22 +82,15 @@ pub trait ReplySink {
 /// A language model backend (Prompt API, OpenAI-compatible server, wllama, a script in tests).
 pub trait Model {
     /// Asks the model for one step. Dropping the future must cancel the request.
+    ///
+    /// With a `sink`, the caller wants the reply's text as it is generated: a backend that can
+    /// stream hands `sink` each piece as it comes, one that cannot answers whole and `sink` hears
+    /// nothing. Without one, the backend does not stream. Either way the reply is the whole text.
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>>;
-
-    /// Asks for one step as [`Model::complete`] does, handing `sink` the text as it is generated
-    /// where the backend can stream; the reply is still the whole text. A backend that cannot
-    /// stream answers whole and `sink` hears nothing (the default).
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: &'a dyn ReplySink,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        let _ = sink;
-        self.complete(request)
-    }
 
     /// The model's context window in tokens, once the backend knows it (the Prompt API's
     /// `contextWindow`): the loop then keeps its prompt budget within it, less room for the reply.

@@ -40,11 +40,7 @@ impl RunState<'_> {
             let request = self.request(focused, final_only, constrain)?;
             self.record.counts.model_calls += 1;
             let stream = StepStream::new(step, self.emit);
-            let call = if config.stream {
-                effects.model.complete_streaming(&request, &stream)
-            } else {
-                effects.model.complete(&request)
-            };
+            let call = effects.model.complete(&request, config.stream.then_some(&stream as &dyn ReplySink));
             let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel)
                 .await
             {

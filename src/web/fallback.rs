@@ -67,25 +67,9 @@ pub fn falls_back(found: &Classification, request: &ModelRequest) -> bool {
 }
 
 impl Model for FallbackModel {
+    /// Each backend streams to `sink` where it can; a backend given up on mid-stream has its text
+    /// discarded.
     fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.ask(request, None)
-    }
-
-    /// Each backend streams where it can; a backend given up on mid-stream has its text discarded.
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: &'a dyn ReplySink,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.ask(request, Some(sink))
-    }
-}
-
-impl FallbackModel {
-    fn ask<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<&'a dyn ReplySink>,
@@ -102,11 +86,7 @@ impl FallbackModel {
                         )
                     });
                 };
-                let answer = match sink {
-                    Some(sink) => backend.model.complete_streaming(request, sink).await,
-                    None => backend.model.complete(request).await,
-                };
-                let failure = match answer {
+                let failure = match backend.model.complete(request, sink).await {
                     Ok(reply) => return Ok(reply),
                     Err(failure) => failure,
                 };

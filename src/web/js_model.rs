@@ -55,8 +55,11 @@ impl PageModel {
             format!("The `{}` model backend rejected the request{status}: {}", self.backend, failure.message);
         RawFailure { message, ..failure }
     }
+}
 
-    fn ask<'a>(
+impl Model for PageModel {
+    /// A `modelCall` to the page, with `stream: true` when there is a sink.
+    fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<&'a dyn ReplySink>,
@@ -92,23 +95,6 @@ impl PageModel {
             }
         }
         .boxed_local()
-    }
-}
-
-impl Model for PageModel {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.ask(request, None)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: &'a dyn ReplySink,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.ask(request, Some(sink))
     }
 
     fn context_window(&self) -> Option<usize> {

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
-use crate::engine::{Clock, Event, Model, ModelReply, ModelRequest};
+use crate::engine::{Clock, Event, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 
 use super::fallback::{Backend, FallbackModel, WarningSink};
@@ -160,7 +160,11 @@ fn backend(choice: &ModelChoice, context: &ModelContext) -> Backend {
 struct Missing(RawFailure);
 
 impl Model for Missing {
-    fn complete<'a>(&'a self, _: &'a ModelRequest) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+    fn complete<'a>(
+        &'a self,
+        _: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         futures_util::future::ready(Err(self.0.clone())).boxed_local()
     }
 }

@@ -105,9 +105,9 @@ impl PromptApiModel {
     }
 }
 
-impl PromptApiModel {
+impl Model for PromptApiModel {
     /// One step; with a sink, through `promptStreaming`, each chunk handed to it as it comes.
-    fn ask<'a>(
+    fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<&'a dyn ReplySink>,
@@ -164,23 +164,6 @@ impl PromptApiModel {
             Ok(ModelReply { text: reply.text, usage: reply.usage })
         }
         .boxed_local()
-    }
-}
-
-impl Model for PromptApiModel {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.ask(request, None)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: &'a dyn ReplySink,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.ask(request, Some(sink))
     }
 
     fn context_window(&self) -> Option<usize> {

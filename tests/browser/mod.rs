@@ -235,7 +235,7 @@ pub async fn fetch_failures_are_network_failures_with_where_and_why() {
     let model = OpenaiModel::new(config, platform_http(), Rc::new(WebClock::new()));
     let request =
         ModelRequest { messages: vec![Message::new(Role::User, "hi")], schema: None, max_tokens: 64 };
-    let failure = model.complete(&request).await.unwrap_err();
+    let failure = model.complete(&request, None).await.unwrap_err();
     assert_eq!(failure.name.as_deref(), Some("TypeError"), "{failure:?}");
     assert!(failure.message.contains("http://127.0.0.1:1/v1/chat/completions"), "{}", failure.message);
     let found = classify(&failure, Origin::Model);

@@ -100,7 +100,7 @@ pub async fn prompt_api_availability_states_and_download_progress() {
     );
     let rpc = Rpc::new(Rc::new(Recorder::default()));
     let models = opened().await.expect("downloadable is usable");
-    let refused = models.for_run(&rpc, "r").complete(&request("hi")).await.unwrap_err();
+    let refused = models.for_run(&rpc, "r").complete(&request("hi"), None).await.unwrap_err();
     assert_eq!(refused.name.as_deref(), Some("NotAllowedError"));
     assert!(refused.message.contains("user gesture"), "{}", refused.message);
     assert_eq!(model_class(&refused), (FailureClass::Fatal, ErrorCode::ModelUnavailable));
@@ -109,7 +109,7 @@ pub async fn prompt_api_availability_states_and_download_progress() {
     fake.call("set", &js_sys::JSON::parse(r#"{"availability": "downloading", "replies": ["{}"]}"#).unwrap());
     let posted = Rc::new(Recorder::default());
     let models = opened().await.unwrap();
-    let reply = models.for_run(&Rpc::new(posted.clone()), "r").complete(&request("hi")).await.unwrap();
+    let reply = models.for_run(&Rpc::new(posted.clone()), "r").complete(&request("hi"), None).await.unwrap();
     assert_eq!(reply.text, "{}");
     let progress: Vec<Value> = posted.0.borrow().iter().map(|m| m["event"].clone()).collect();
     assert_eq!(
@@ -140,7 +140,7 @@ pub async fn prompt_api_streams_each_chunk_and_a_broken_stream_fails_classified(
     let models = opened().await.unwrap();
     let model = models.for_run(&Rpc::new(Rc::new(Recorder::default())), "r");
     let chunks = Chunks::default();
-    let reply = model.complete_streaming(&request("hi"), &chunks).await.unwrap();
+    let reply = model.complete(&request("hi"), Some(&chunks)).await.unwrap();
     assert_eq!(reply.text, step);
     assert!(reply.usage.is_some(), "the stream is accounted like prompt()");
     let heard = chunks.0.take();
@@ -148,7 +148,7 @@ pub async fn prompt_api_streams_each_chunk_and_a_broken_stream_fails_classified(
     assert_eq!(heard.len(), step.chars().count().div_ceil(5), "one chunk per piece of the stream: {heard:?}");
     assert_eq!(fake.log("prompts")[0]["streaming"], true, "asked with promptStreaming");
     // The stream errors after 7 characters: the text so far was handed over, the failure is transient.
-    let raw = model.complete_streaming(&request("again"), &chunks).await.unwrap_err();
+    let raw = model.complete(&request("again"), Some(&chunks)).await.unwrap_err();
     assert_eq!(chunks.0.take().concat(), &step[..7]);
     assert_eq!(raw.name.as_deref(), Some("UnknownError"));
     assert_eq!(classify(&raw, Origin::Model).class, FailureClass::Transient);
@@ -161,12 +161,12 @@ pub async fn prompt_api_sessions_context_accounting_and_overflow() {
             {"text": "three", "overflow": true}]}));
         let models = opened().await.unwrap();
         let model = models.for_run(&Rpc::new(Rc::new(Recorder::default())), "r");
-        let reply = model.complete(&request("hi")).await.unwrap();
+        let reply = model.complete(&request("hi"), None).await.unwrap();
         // "You are a careful agent." is 24 chars: 6 + 2 tokens; "hi" 1 + 2 tokens.
         let usage = reply.usage.expect("measured");
         assert_eq!((usage.prompt_tokens, usage.completion_tokens), (11, 1), "{names}");
         assert_eq!(model.context_window(), Some(300), "{names}");
-        model.complete(&request("again")).await.unwrap();
+        model.complete(&request("again"), None).await.unwrap();
         // One base session with the system prompt as its first initial prompt, a clone per call.
         let created = fake.log("created");
         assert_eq!(created.as_array().unwrap().len(), 1);
@@ -182,13 +182,13 @@ pub async fn prompt_api_sessions_context_accounting_and_overflow() {
 
         // Too big for the window: a QuotaExceededError whose numbers reach the engine.
         let long = "x".repeat(2_000);
-        let overflow = model.complete(&request(&long)).await.unwrap_err();
+        let overflow = model.complete(&request(&long), None).await.unwrap_err();
         assert_eq!(overflow.name.as_deref(), Some("QuotaExceededError"));
         assert_eq!(overflow.hints.details.get("quota"), Some(&json!(300)), "{names}");
         assert_eq!(overflow.hints.details.get("requested"), Some(&json!(8 + 502)));
         assert_eq!(model_class(&overflow), (FailureClass::Persistent, ErrorCode::ContextOverflow));
         // The browser dropped input to answer (contextoverflow / quotaoverflow): the same.
-        let dropped = model.complete(&request("hi")).await.unwrap_err();
+        let dropped = model.complete(&request("hi"), None).await.unwrap_err();
         assert_eq!(dropped.name.as_deref(), Some("QuotaExceededError"), "{names}");
         assert_eq!(dropped.hints.details.get("quota"), Some(&json!(300)));
         models.dispose();
@@ -218,7 +218,7 @@ pub async fn each_prompt_api_error_name_is_classified() {
     let models = opened().await.unwrap();
     let model = models.for_run(&Rpc::new(Rc::new(Recorder::default())), "r");
     for (name, class, code) in cases {
-        let raw = model.complete(&request("hi")).await.unwrap_err();
+        let raw = model.complete(&request("hi"), None).await.unwrap_err();
         assert_eq!(raw.name.as_deref(), Some(name));
         assert_eq!(model_class(&raw), (class, code), "{name}");
     }
@@ -227,12 +227,12 @@ pub async fn each_prompt_api_error_name_is_classified() {
     fake.call("set", &js_sys::JSON::parse(r#"{"createError": "NetworkError"}"#).unwrap());
     let models = opened().await.unwrap();
     let model = models.for_run(&Rpc::new(Rc::new(Recorder::default())), "r");
-    let raw = model.complete(&request("hi")).await.unwrap_err();
+    let raw = model.complete(&request("hi"), None).await.unwrap_err();
     assert_eq!(model_class(&raw), (FailureClass::Transient, ErrorCode::Network));
     // The next call makes the base session again.
-    assert!(model.complete(&request("hi")).await.is_ok());
+    assert!(model.complete(&request("hi"), None).await.is_ok());
     models.dispose();
-    let disposed = model.complete(&request("hi")).await.unwrap_err();
+    let disposed = model.complete(&request("hi"), None).await.unwrap_err();
     assert_eq!(disposed.name.as_deref(), Some("InvalidStateError"));
 }
 
@@ -241,7 +241,7 @@ pub async fn a_dropped_prompt_api_call_is_aborted_and_dispose_destroys_the_sessi
     let models = opened().await.unwrap();
     let model = models.for_run(&Rpc::new(Rc::new(Recorder::default())), "r");
     let clock = WebClock::new();
-    match select(model.complete(&request("hi")), clock.sleep(50)).await {
+    match select(model.complete(&request("hi"), None), clock.sleep(50)).await {
         Either::Left(_) => panic!("a hanging prompt answered"),
         Either::Right((_, call)) => drop(call),
     }

@@ -54,8 +54,8 @@ impl ScriptedModel {
     }
 }
 
-impl ScriptedModel {
-    fn next<'a>(
+impl Model for ScriptedModel {
+    fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<&'a dyn ReplySink>,
@@ -89,23 +89,6 @@ impl ScriptedModel {
             None => Err(RawFailure::named("NotSupportedError", "the script has no more replies")),
         };
         future::ready(reply).boxed_local()
-    }
-}
-
-impl Model for ScriptedModel {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.next(request, None)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: &'a dyn ReplySink,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        self.next(request, Some(sink))
     }
 }
 

@@ -20,8 +20,8 @@ use std::task::{Context, Poll, Waker};
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
-    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, RunOptions, ToolCall,
-    ToolHost, ToolOutput,
+    Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, ReplySink,
+    RunOptions, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
 use keel::store::MemoryStore;
@@ -128,6 +128,7 @@ impl Model for ScriptModel {
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
+        _: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         let chars = request.messages.iter().map(|m| m.content.chars().count()).sum();
         self.1.set(self.1.get().max(chars));

@@ -150,30 +150,22 @@ impl OpenaiModel {
 }
 
 impl Model for OpenaiModel {
+    /// With a sink and `stream` on, asks for server-sent events and hands `sink` each piece's new
+    /// text; otherwise asks for the whole reply.
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        let sink = sink.filter(|_| self.config.stream);
         async move {
-            let http_request = request::build(&self.config, request, false);
-            let answer =
-                self.http.send(&http_request).await.map_err(|e| request::on_network(e, &http_request))?;
-            response::read(&answer, &http_request.url, self.clock.now_ms())
-        }
-        .boxed_local()
-    }
-
-    /// With `stream` on, asks for server-sent events and hands `sink` each piece's new text.
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: &'a dyn ReplySink,
-    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        if !self.config.stream {
-            return self.complete(request);
-        }
-        async move {
-            let http_request = request::build(&self.config, request, true);
+            let http_request = request::build(&self.config, request, sink.is_some());
+            let (url, clock) = (&http_request.url, &self.clock);
+            let Some(sink) = sink else {
+                let answer =
+                    self.http.send(&http_request).await.map_err(|e| request::on_network(e, &http_request))?;
+                return response::read(&answer, url, clock.now_ms());
+            };
             let live = RefCell::new(sse::SseDecoder::new());
             let on_body = |piece: &str| {
                 let added = live.borrow_mut().push(piece);
@@ -186,7 +178,7 @@ impl Model for OpenaiModel {
                 .send_streaming(&http_request, &on_body)
                 .await
                 .map_err(|e| request::on_network(e, &http_request))?;
-            let (url, now) = (&http_request.url, self.clock.now_ms());
+            let now = clock.now_ms();
             if (200..300).contains(&answer.status) && sse::is_event_stream(&answer) {
                 sse::read(&answer, url, now)
             } else {
