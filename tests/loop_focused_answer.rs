@@ -165,3 +165,25 @@ fn a_follow_up_s_focused_request_quotes_the_earlier_exchange() {
         "{user}"
     );
 }
+
+#[test]
+fn a_focused_answer_in_the_task_s_words_with_the_result_s_code_is_taken() {
+    // SmolLM2 on the recovery bench's word-number-fix: its right answer was refused as keel's own
+    // words, because the plan before it had quoted the result.
+    let tools = FakeTools::new()
+        .script("list_invoices", vec![Behaviour::Ok(json!("Reserved 7 seats. Code: OD-7731."))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("list_invoices", json!({})),
+            answer("<response to the next observation>"),
+            bare_answer("The 20:00 Odeon show is now reserved for seven people. Confirmation code: OD-7731"),
+        ]),
+        tools,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) =
+        h.run("Reserve seats for seven people at the 20:00 Odeon show and give me the confirmation code.");
+    assert!(result.success, "{}", result.answer);
+    assert!(result.answer.ends_with("OD-7731"), "{}", result.answer);
+}

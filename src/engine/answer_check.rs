@@ -17,6 +17,15 @@ use super::{Outcome, Turn};
 
 /// How much of a tool's result an `UNGROUNDED_ANSWER` plan quotes.
 const QUOTED_RESULT_CHARS: usize = 300;
+/// What a plan step that quotes a tool's result says before the quote.
+const QUOTING: &str = " already returned: \"";
+
+/// Whether a plan step quotes a tool's result: its words are the tool's, not keel's, for the
+/// parrot check (SmolLM2's focused answer "…Confirmation code: OD-7731" was refused as keel's own
+/// words because the plan before it had quoted "Reserved 7 seats. Code: OD-7731.").
+pub(crate) fn quotes_a_result(step: &str) -> bool {
+    step.contains(QUOTING)
+}
 
 /// What the loop does with a final answer.
 pub(crate) enum Verdict {
@@ -177,7 +186,7 @@ impl RunState<'_> {
             _ => None,
         })?;
         let mut plan = vec![
-            format!("`{tool}` already returned: \"{}\"", clip(result.trim(), QUOTED_RESULT_CHARS)),
+            format!("`{tool}`{QUOTING}{}\"", clip(result.trim(), QUOTED_RESULT_CHARS)),
             "Answer with the values exactly as that result shows them.".to_string(),
         ];
         let others: Vec<String> = suppliers.iter().filter(|s| *s != tool).map(|s| format!("`{s}`")).collect();

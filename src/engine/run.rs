@@ -8,7 +8,7 @@ use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHin
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 
 use super::agent::{Agent, RunOptions, RunResult};
-use super::answer_check::Verdict;
+use super::answer_check::{quotes_a_result, Verdict};
 use super::failure_log::{FailureLog, NewFailure};
 use super::narrowing::Narrowings;
 use super::output::Repair;
@@ -404,7 +404,7 @@ impl<'a> RunState<'a> {
         attempt: u32,
     ) -> usize {
         let now = self.agent.effects.clock.now_ms();
-        for line in envelope.causes.iter().chain(&envelope.recovery) {
+        for line in envelope.causes.iter().chain(&envelope.recovery).filter(|l| !quotes_a_result(l)) {
             self.runtime_text.push_str(line);
             self.runtime_text.push('\n');
         }
