@@ -368,3 +368,20 @@ fn an_answer_repeating_the_task_reminder_is_refused_once_more() {
     assert!(result.turns[1].observation.contains("keel's own note"), "{}", result.turns[1].observation);
     assert_eq!(result.answer, "Together: $2,230.00.");
 }
+
+#[test]
+fn an_answer_saying_the_task_was_not_done_ends_the_run_unsuccessful_with_it() {
+    // SmolLM2 answered "…is not yet known." after the tool had returned the status, and the run
+    // was reported a success (recovery bench invent-ticket).
+    let (_, result) = invoice_run(
+        vec![act("list_invoices", json!({})), answer("The total of the invoices is not yet known.")],
+        AgentConfig::default(),
+    );
+    assert!(!result.success);
+    assert_eq!(result.reason, EndReason::FinalAnswer);
+    assert_eq!(result.answer, "The total of the invoices is not yet known.", "the honest answer is kept");
+    let config = AgentConfig { grounding: false, ..AgentConfig::default() };
+    let (_, result) =
+        invoice_run(vec![act("list_invoices", json!({})), answer("The total is not yet known.")], config);
+    assert!(result.success, "grounding: false takes answers as they are");
+}

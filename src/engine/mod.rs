@@ -21,6 +21,7 @@ mod facts;
 mod failure_log;
 mod finish;
 mod focused_answer;
+mod gave_up;
 mod grounding;
 mod guard;
 mod intent;

@@ -10,6 +10,7 @@ use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 use super::agent::{Agent, RunOptions, RunResult};
 use super::answer_check::{quotes_a_result, Verdict};
 use super::failure_log::{FailureLog, NewFailure};
+use super::gave_up::says_not_done;
 use super::narrowing::Narrowings;
 use super::output::Repair;
 use super::recovering::UnfixedCalls;
@@ -171,7 +172,9 @@ impl<'a> RunState<'a> {
             }
             match self.step_once().await {
                 StepResult::Answer(answer) => {
-                    let success = !self.answered_after_failure() && !self.answer_withheld;
+                    let success = !self.answered_after_failure()
+                        && !self.answer_withheld
+                        && !self.answer_gives_up(&answer);
                     return self.finish(answer, success, EndReason::FinalAnswer).await;
                 }
                 StepResult::Continue => {}
@@ -246,6 +249,19 @@ impl<'a> RunState<'a> {
             return false;
         };
         previous.outcome == Outcome::Failed && failures_at(previous.step).any(|f| !f.recovered)
+    }
+
+    /// Whether the model's own answer says the task was not done (`gave_up.rs`): the run is then
+    /// unsuccessful, with that answer, and the page is told why.
+    fn answer_gives_up(&self, answer: &str) -> bool {
+        let gives_up = self.agent.config.grounding && !self.answer_withheld && says_not_done(answer);
+        if gives_up {
+            self.warn(
+                Some(self.step()),
+                "The answer says the task was not done: the run is reported unsuccessful.".to_string(),
+            );
+        }
+        gives_up
     }
 
     /// One step: ask, parse, check, act, observe.
