@@ -50,8 +50,12 @@ pub(crate) fn parroted(answer: &str, runtime: &str, sources: impl FnOnce() -> St
 /// Whether `answer` is a template placeholder, `<…>` and nothing else, like those of the reply
 /// format the system prompt shows.
 /// Also when escaped as the XML envelope's `<you_sent>` shows it and wrapped in stray quotes or
-/// braces (SmolLM2's next reply: `&lt;response to the call&gt;"`, `{<response here>}`).
+/// braces (SmolLM2's next reply: `&lt;response to the call&gt;"`, `{<response here>}`), and an
+/// answer with no letter or digit at all (SmolLM2 answered `{`, recovery bench unknown-key).
 pub(crate) fn placeholder(answer: &str) -> bool {
+    if !answer.chars().any(char::is_alphanumeric) {
+        return true;
+    }
     let decoded = answer.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
     let answer = decoded.trim().trim_matches(|c: char| c == '"' || c == '{' || c == '}' || c.is_whitespace());
     answer.len() > 2
@@ -72,7 +76,9 @@ mod tests {
         assert!(placeholder("{<response here>}"));
         assert!(placeholder("<what you found, in plain words&lt;"));
         assert!(!placeholder("The answer is <b>42</b>"));
-        assert!(!placeholder("<>"));
+        assert!(placeholder("{"), "no letter or digit: no answer");
+        assert!(placeholder(" \"}\" "));
+        assert!(!placeholder("42"));
         assert!(!placeholder("Use <Enter> to submit."));
     }
 
