@@ -324,7 +324,7 @@ fn a_second_unrelated_answer_ends_the_run_and_grounding_false_takes_it() {
 fn an_acknowledgement_or_an_answer_naming_a_result_is_taken() {
     for reply in [
         "Done.",
-        "The invoices are listed above, both unpaid and due soon.",
+        "The invoices are listed above: INV-1 and INV-2, both unpaid and due soon.",
         "INV-2 is the smaller invoice of both.",
     ] {
         let (_, result) =
@@ -374,14 +374,36 @@ fn an_answer_saying_the_task_was_not_done_ends_the_run_unsuccessful_with_it() {
     // SmolLM2 answered "…is not yet known." after the tool had returned the status, and the run
     // was reported a success (recovery bench invent-ticket).
     let (_, result) = invoice_run(
-        vec![act("list_invoices", json!({})), answer("The total of the invoices is not yet known.")],
+        vec![act("list_invoices", json!({})), answer("The total of INV-1 and INV-2 is not yet known.")],
         AgentConfig::default(),
     );
     assert!(!result.success);
     assert_eq!(result.reason, EndReason::FinalAnswer);
-    assert_eq!(result.answer, "The total of the invoices is not yet known.", "the honest answer is kept");
+    assert_eq!(result.answer, "The total of INV-1 and INV-2 is not yet known.", "the honest answer is kept");
     let config = AgentConfig { grounding: false, ..AgentConfig::default() };
     let (_, result) =
         invoice_run(vec![act("list_invoices", json!({})), answer("The total is not yet known.")], config);
     assert!(result.success, "grounding: false takes answers as they are");
+}
+
+#[test]
+fn an_answer_naming_nothing_the_tools_returned_is_refused_once_more() {
+    // Qwen with 48 distractors answered "Place order" (the button it was to click) and SmolLM2
+    // "Two unpaid invoices are coming together.", both reported successes.
+    let (_, result) = invoice_run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("Two unpaid invoices are coming together."),
+            answer("Together: $2,230.00."),
+        ],
+        AgentConfig::default(),
+    );
+    assert_eq!(result.turns[1].outcome, Outcome::Failed);
+    assert!(
+        result.turns[1].observation.contains("names nothing the tools returned"),
+        "{}",
+        result.turns[1].observation
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Together: $2,230.00.");
 }

@@ -12,7 +12,7 @@ use super::grounding::ungrounded;
 use super::parrot::{parroted, placeholder};
 use super::prompt::next_step_text;
 use super::run::RunState;
-use super::unrelated::unrelated;
+use super::unrelated::{off_the_results, unrelated};
 use super::{Outcome, Turn};
 
 /// How much of a tool's result an `UNGROUNDED_ANSWER` plan quotes.
@@ -114,6 +114,8 @@ impl RunState<'_> {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && unrelated(answer, &self.results_text()) {
             Some("Your final_answer names nothing from the task or from what the tools returned: it is not an answer to the task.")
+        } else if !self.outputs.is_empty() && off_the_results(answer, &self.task, &self.returned_text()) {
+            Some("Your final_answer names nothing the tools returned: it is not an answer to the task.")
         } else {
             None
         };

@@ -51,6 +51,15 @@ impl RunState<'_> {
         seen
     }
 
+    /// What this run's calls that worked returned, lowercased (`unrelated::off_the_results`).
+    pub(crate) fn returned_text(&self) -> String {
+        let worked = self
+            .turns
+            .iter()
+            .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning));
+        worked.map(|t| t.observation.to_lowercase()).collect::<Vec<_>>().join("\n")
+    }
+
     /// What an answer can be about, lowercased: the task, the session's earlier tasks, the
     /// arguments of every call and what the calls that worked returned (`unrelated.rs`). Not the
     /// failures: their envelopes are keel's words.

@@ -12,6 +12,8 @@
 
 use std::collections::BTreeSet;
 
+use super::grounding::ungrounded;
+
 /// The fewest content words an answer needs before it is judged: "Done." and "I have completed
 /// the task." are answers to a task that asked for an action.
 const MIN_CONTENT_WORDS: usize = 4;
@@ -47,9 +49,35 @@ pub(crate) fn unrelated(answer: &str, sources: &str) -> bool {
     !said.iter().any(|w| sources.contains(w))
 }
 
+/// The fewest content words an answer that names nothing the tools returned needs before it is
+/// refused, unless it only echoes the task: "cold" for a result of -3°C is a terse answer.
+const MIN_OFF_RESULT_WORDS: usize = 3;
+
+/// Whether `answer`, once a tool has answered, names nothing the tools returned (`results`, the
+/// run's successful results as one text): none of its content words is in `results`, it states
+/// no number that is in them or follows from them (`grounding.rs`'s arithmetic), and it either
+/// only echoes the `task` ("Place order", "Download report": Qwen with 48 distractors, reported
+/// a success) or has [`MIN_OFF_RESULT_WORDS`] content words or more ("Two unpaid invoices are
+/// coming together."). Checked on every success the recovery bench recorded
+/// (`bench/results/recovery-*.json`): 30 answers match, all wrong; no right answer does. What a
+/// paraphrase refused by it costs is the focused answer's one call (`focused_answer.rs`).
+pub(crate) fn off_the_results(answer: &str, task: &str, results: &str) -> bool {
+    let said = content_words(answer);
+    if said.is_empty() {
+        return false;
+    }
+    let returned = content_words(results);
+    if said.iter().any(|w| returned.contains(w)) {
+        return false;
+    }
+    let asked = content_words(task);
+    let judged = said.len() >= MIN_OFF_RESULT_WORDS || said.iter().all(|w| asked.contains(w));
+    judged && (!answer.chars().any(|c| c.is_ascii_digit()) || !ungrounded(answer, results).is_empty())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::unrelated;
+    use super::{off_the_results, unrelated};
 
     const WEATHER: &str = "What is the temperature in Boston right now, in Fahrenheit?\n{\"city\":\"boston\",\"units\":\"imperial\"}\nBoston: 31°F, light snow.";
 
@@ -77,5 +105,22 @@ mod tests {
         assert!(!unrelated("Done.", WEATHER));
         assert!(!unrelated("I have completed the task.", WEATHER));
         assert!(!unrelated("Yes, it was done as you asked.", WEATHER));
+    }
+
+    #[test]
+    fn answers_naming_nothing_the_tools_returned_are_off_the_results() {
+        let task = "On the shop page, click the 'Place order' button and tell me the order number.";
+        let results = "e2 button 'Place order'\nOrder placed. Order number: KX-4417.";
+        assert!(off_the_results("Place order", task, "Done: KX-4417."), "an echo of the task");
+        assert!(!off_the_results("Place order", task, results), "…unless the results say it");
+        let invoices = "INV-1: $1,250.00\nINV-2: $980.00";
+        assert!(off_the_results("Two unpaid invoices are coming together.", "Sum my invoices.", invoices));
+        assert!(
+            !off_the_results("It costs 980 dollars.", "Sum my invoices.", invoices),
+            "a number they hold"
+        );
+        assert!(!off_the_results("Together: 2230", "Sum my invoices.", invoices), "arithmetic on them");
+        assert!(!off_the_results("cold", "Weather in Oslo?", "-3°C"), "a terse paraphrase");
+        assert!(!off_the_results("Yes.", task, results), "no content word: not judged");
     }
 }
