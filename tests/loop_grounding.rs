@@ -407,3 +407,27 @@ fn an_answer_naming_nothing_the_tools_returned_is_refused_once_more() {
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "Together: $2,230.00.");
 }
+
+#[test]
+fn a_number_read_with_another_numbers_unit_is_ungrounded() {
+    // SmolLM2's focused answer on invent-balance: every number seen, one of them misread.
+    let tools = FakeTools::new().script(
+        "list_invoices",
+        vec![Behaviour::Ok(json!("Vacation: 13.5 days left of 25. Sick leave: 4 days used."))],
+    );
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("list_invoices", json!({})),
+            answer("You have 25 days left of vacation."),
+            answer("You have 13.5 days left."),
+        ]),
+        tools,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("How many vacation days do I have left this year?");
+    let envelope = &result.turns[1].observation;
+    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("'25 days'"), "{envelope}");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "You have 13.5 days left.");
+}

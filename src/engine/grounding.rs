@@ -9,6 +9,7 @@
 //! shortens them).
 
 use super::facts::{decimals, number, numbers, seen_in, tokens};
+use super::misread::misread;
 
 /// The most seen numbers tried in pairs for arithmetic: the rest are compared as they are.
 const MAX_OPERANDS: usize = 80;
@@ -30,7 +31,8 @@ fn file_name(token: &str) -> bool {
 }
 
 /// The facts of `answer` that `seen` (the lowercased task, observations and arguments) does not
-/// hold, in order, each once.
+/// hold, in order, each once, then the numbers it reads with another number's unit
+/// (`misread.rs`: "25 days" where the result says "13.5 days left of 25").
 pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
     let mut known = numbers(seen);
     known.dedup();
@@ -72,6 +74,9 @@ pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
         if !words.is_empty() && found * 2 <= words.len() {
             flag(quote);
         }
+    }
+    for value in misread(answer, seen) {
+        flag(&value);
     }
     out
 }

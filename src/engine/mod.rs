@@ -26,6 +26,7 @@ mod grounding;
 mod guard;
 mod intent;
 mod memory;
+mod misread;
 mod model_stream;
 mod model_turn;
 mod narrowing;

@@ -1,0 +1,69 @@
+//! A number read with another number's unit: "You have 25 days left" when the tool returned
+//! "Vacation: 13.5 days left of 25." Every fact in it was seen, so the grounding check passed, and
+//! the run was reported a success (SmolLM2's focused answer, recovery bench invent-balance). A
+//! number followed by a unit word ("25 days") is misread when what the run saw gives that unit
+//! only to other numbers ("13.5 days") and gives this number without it ("of 25"). A number the
+//! run never saw as it is (a total, a conversion) is the grounding check's to judge, not this one's.
+//!
+//! Checked on every success the recovery bench recorded (`bench/results/recovery-*.json`): it
+//! matches that answer and no right one.
+
+use super::facts::{number, tokens};
+
+/// The fewest letters a word after a number needs to be taken for its unit: not `am`, `pm`, `x`.
+const MIN_UNIT_CHARS: usize = 3;
+
+/// The "number unit" pairs of `text` (lowercased units, numbers as stated): `25 days`.
+fn pairs(text: &str) -> Vec<(f64, String)> {
+    let words = tokens(text);
+    words
+        .windows(2)
+        .filter_map(|pair| {
+            let n = number(pair[0].trim_start_matches(['$', '€', '£']))?;
+            let unit = pair[1].to_lowercase();
+            (unit.chars().count() >= MIN_UNIT_CHARS && unit.chars().all(char::is_alphabetic))
+                .then_some((n, unit))
+        })
+        .collect()
+}
+
+/// The pairs of `answer` (as `"25 days"`) that `seen` (the run's lowercased text) misreads: the
+/// unit follows other numbers there and never this one, and this number is there without it.
+pub(crate) fn misread(answer: &str, seen: &str) -> Vec<String> {
+    let known = pairs(seen);
+    let stated: Vec<f64> =
+        tokens(seen).iter().filter_map(|t| number(t.trim_matches(['.', ',', ':', ';']))).collect();
+    pairs(answer)
+        .into_iter()
+        .filter(|(n, unit)| {
+            let unit_seen = known.iter().any(|(_, u)| u == unit);
+            let pair_seen = known.iter().any(|(m, u)| u == unit && m == n);
+            unit_seen && !pair_seen && stated.contains(n)
+        })
+        .map(|(n, unit)| format!("{n} {unit}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::misread;
+
+    const BALANCE: &str = "vacation: 13.5 days left of 25. sick leave: 4 days used.";
+
+    #[test]
+    fn a_number_given_another_numbers_unit_is_misread() {
+        assert_eq!(misread("You have 25 days left of vacation.", BALANCE), ["25 days"]);
+    }
+
+    #[test]
+    fn numbers_read_with_their_own_unit_or_not_seen_are_not() {
+        assert!(misread("You have 13.5 days left.", BALANCE).is_empty());
+        assert!(misread("You used 4 days of sick leave.", BALANCE).is_empty());
+        assert!(
+            misread("Together 2230 dollars.", "inv-1: 1250 dollars, inv-2: 980 dollars").is_empty(),
+            "a total"
+        );
+        assert!(misread("It is 31 degrees.", "austin: 31°c, sunny.").is_empty(), "a unit never seen");
+        assert!(misread("Set for 7 pm.", "alarm at 7 am").is_empty(), "too short to be a unit");
+    }
+}
