@@ -3,7 +3,13 @@
 // engine accepts). The scenarios live in many-tools-scenarios.js.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { useScenarioPage } from "./scenario-page.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const { scenario, pageErrors } = useScenarioPage();
 
@@ -35,4 +41,11 @@ test("with selection off (keel-50tools-all) every step offers all ~50 tools", as
   assert.ok(selected.systemChars[0] * 3 < r.systemChars[0], `${selected.systemChars[0]} vs ${r.systemChars[0]} characters`);
   assert.equal(r.success, true, r.answer);
   assert.deepEqual(pageErrors, []);
+});
+
+test("the native relevance-cut listing reads the bench's tools as they are (tests/fixtures/recovery-50tools.json)", () => {
+  // tests/tool_selection_bench.rs reads this fixture to write bench/results/tool-selection-cut.md.
+  const written = execFileSync(process.execPath, [join(ROOT, "bench/recovery/tool-selection.mjs")], { encoding: "utf8" });
+  const fixture = readFileSync(join(ROOT, "tests/fixtures/recovery-50tools.json"), "utf8");
+  assert.ok(written === fixture, "stale: node bench/recovery/tool-selection.mjs > tests/fixtures/recovery-50tools.json");
 });
