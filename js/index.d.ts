@@ -455,9 +455,10 @@ export interface AgentConfig {
   pastSteps: "log" | "messages";
   /**
    * Many tools: an agent with at least `minTools` tools (default 20) offers each step only the
-   * `maxTools` (default 8) ranked most relevant to the task, the session's previous task and the
-   * latest two steps (BM25 over tool names, descriptions and argument names, split at snake_case
-   * and camelCase), in the prompt's tool list and in the step schema. Always offered besides:
+   * tools ranked most relevant to the task, the session's previous task and the latest two steps
+   * (BM25 over tool names, descriptions and argument names, split at snake_case and camelCase), in
+   * the prompt's tool list and in the step schema: at most `maxTools` (default 8), each scoring at
+   * least `minRelevance` (default 0.5) of the best tool's score. Always offered besides:
    * `alwaysInclude`, the `toolChoice` tool, tools the run has called, a tool whose failed call
    * awaits its fix and the tools its recovery plan names, tools the task names, and the `refsFrom`
    * producers of any offered tool. A call to a known tool that was not offered still runs (calls
@@ -489,8 +490,16 @@ export interface ToolSelection {
   enabled: boolean;
   /** Selection starts at this many tools (1 to 256; default 20). */
   minTools: number;
-  /** Tools offered by rank at each step (1 to 256; default 8); the always-offered ones come on top. */
+  /** Tools offered by rank at each step, at most (1 to 256; default 8); the always-offered ones come on top. */
   maxTools: number;
+  /**
+   * The relevance cut (0 to 1; default 0.5): a tool is offered by rank only when its score is at
+   * least this fraction of the best-ranked tool's, so a task matching one tool strongly is offered
+   * that tool and few others. 0 turns the cut off; 1 keeps the best and its ties. When no tool
+   * shares a word with the task, the first `maxTools` are offered. Outside 0 to 1 fails
+   * `Agent.create` with `INVALID_CONFIG`.
+   */
+  minRelevance: number;
   /** Names of tools offered at every step. */
   alwaysInclude: string[];
 }

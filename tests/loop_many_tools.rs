@@ -9,7 +9,7 @@ use keel::engine::settings::read;
 use keel::engine::{AgentConfig, AgentError, ToolSelection};
 use keel::errors::{FailureHints, RawFailure};
 use keel::tools::ToolSpec;
-use serde_json::{json, Value};
+use serde_json::json;
 use support::*;
 
 /// The demo's five tools among twenty from other domains: 25 in all.
@@ -47,32 +47,15 @@ fn many() -> Vec<ToolSpec> {
     all
 }
 
+/// At most `max_tools` by rank, without the relevance cut.
 fn selecting(max_tools: usize) -> AgentConfig {
-    let tool_selection = ToolSelection { max_tools, ..ToolSelection::default() };
+    let tool_selection = ToolSelection { max_tools, min_relevance: 0.0, ..ToolSelection::default() };
     AgentConfig { tool_selection, ..AgentConfig::default() }
 }
 
 /// The tools request `n` offered: those listed in its system message and those in its step schema.
 fn offered(h: &Harness, n: usize) -> (Vec<String>, Vec<String>) {
-    let requests = h.model.requests.borrow();
-    let system = &requests[n].messages[0].content;
-    let tools =
-        system.split("\nTools:").nth(1).expect("a tool list").split("\n\nOutput").next().unwrap_or("");
-    let listed = tools
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .map(|l| l.split(':').next().unwrap_or(l).to_string())
-        .collect();
-    let schema = requests[n].schema.clone().expect("constrained");
-    let branches = match schema.get("anyOf") {
-        Some(Value::Array(branches)) => branches.clone(),
-        _ => vec![schema],
-    };
-    let in_schema = branches
-        .iter()
-        .filter_map(|b| b.pointer("/properties/action/properties/tool/const")?.as_str().map(str::to_string))
-        .collect();
-    (listed, in_schema)
+    offered_tools(&h.model, n)
 }
 
 #[test]
@@ -174,4 +157,39 @@ fn unknown_or_misspelt_keys_are_refused() {
         read(&json!({"toolSelection": {"maxTools": 5, "alwaysInclude": ["a"]}}), "config", &[]).unwrap();
     assert_eq!(read.tool_selection.max_tools, 5);
     assert_eq!(read.tool_selection.min_tools, 20);
+}
+
+#[test]
+fn the_relevance_cut_offers_only_the_tools_scoring_near_the_best() {
+    let model =
+        ScriptedModel::new([act("get_weather", json!({"city": "Oslo"})), answer("It is 4°C in Oslo.")]);
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!({"temp": "4°C"}))]);
+    // The defaults: at most 8 by rank, each scoring at least half the best.
+    let h = Harness::new(model, tools, many(), AgentConfig::default());
+    let (result, _) = h.run("What is the weather in Oslo?");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(offered(&h, 0), (vec!["get_weather".to_string()], vec!["get_weather".to_string()]));
+    // After the call, the tools ranked beside it for the step's words are not offered either.
+    let (listed, _) = offered(&h, 1);
+    assert!(listed.len() <= 2 && listed.contains(&"get_weather".to_string()), "{listed:?}");
+    // Two tools matching about as well are both offered.
+    let h = Harness::new(ScriptedModel::new([answer("-")]), FakeTools::new(), many(), AgentConfig::default());
+    h.run("Set the thermostat and turn on the lights in the living room.");
+    assert_eq!(offered(&h, 0).0, ["set_thermostat", "toggle_lights"]);
+}
+
+#[test]
+fn a_relevance_cut_out_of_range_is_refused_naming_it() {
+    let error = read::<AgentConfig>(&json!({"toolSelection": {"minRelevance": 2}}), "config", &[])
+        .map_err(|e| e.to_string())
+        .and_then(|config| {
+            let h = Harness::new(ScriptedModel::new([]), FakeTools::new(), many(), AgentConfig::default());
+            keel::engine::Agent::new(h.agent.effects().clone(), many(), config)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+        .unwrap_err();
+    assert!(error.contains("toolSelection.minRelevance"), "{error}");
+    let read: AgentConfig = read(&json!({"toolSelection": {"minRelevance": 0.25}}), "config", &[]).unwrap();
+    assert_eq!(read.tool_selection.min_relevance, 0.25);
 }

@@ -74,7 +74,7 @@ export const MODES = {
   },
   // Many tools (issue 13): the same scenarios with ~50 tools, selected or all offered.
   "keel-50tools": {
-    describe: "keel with ~50 tools (the scenario's among 48 distractors), toolSelection on (default: 8 ranked + pinned)",
+    describe: "keel with ~50 tools (the scenario's among 48 distractors), toolSelection on (default: up to 8 ranked, each scoring at least half the best, + pinned)",
     config: {},
     responseFormat: "jsonObject",
     distractors: true,

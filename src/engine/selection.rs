@@ -3,6 +3,11 @@
 //! tool list and in the step schema — ranked lexically (`tools/rank.rs`: BM25 over names,
 //! descriptions and argument names; no model to download).
 //!
+//! By rank, a step offers at most `maxTools`, and only those scoring at least `minRelevance` of the
+//! best score: every tool ranked beside the right one is a call a small model may make instead of
+//! answering (`bench/results/many-tools.md`), so a task matching one tool strongly gets that tool
+//! and few others (`bench/results/tool-selection-cut.md`).
+//!
 //! Some tools are always offered whatever their rank: those in `alwaysInclude`, the `toolChoice`
 //! tool, every tool the run has called, a tool whose failed call awaits its fix and the tools its
 //! recovery plan names, the tools the task names, the tools that list what a matching offered one
@@ -36,6 +41,9 @@ const RECENT_STEPS: usize = 2;
 /// Characters of a recent step's observation the ranking reads.
 const RECENT_CHARS: usize = 1_000;
 
+/// The default relevance cut (`toolSelection.minRelevance`): half the best tool's score.
+const DEFAULT_MIN_RELEVANCE: f64 = 0.5;
+
 /// Which tools a prompt offers when the agent has many (`toolSelection`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -44,8 +52,14 @@ pub struct ToolSelection {
     pub enabled: bool,
     /// Selection starts at this many tools: an agent with fewer offers all of them.
     pub min_tools: usize,
-    /// How many tools a step offers by rank; the tools always offered come on top.
+    /// How many tools a step offers by rank, at most; the tools always offered come on top.
     pub max_tools: usize,
+    /// The relevance cut: a tool is offered by rank only when its score is at least this fraction
+    /// of the best-ranked tool's (0 to 1; 0 turns the cut off, 1 keeps only the best and its ties).
+    /// A task that matches one tool strongly then offers that tool and few others, not `max_tools`
+    /// of which most are temptations. When no tool shares a word with the task, none stands out
+    /// and the first `max_tools` are offered, as without the cut.
+    pub min_relevance: f64,
     /// Tools offered at every step whatever their rank.
     pub always_include: Vec<String>,
 }
@@ -53,8 +67,16 @@ pub struct ToolSelection {
 impl Default for ToolSelection {
     fn default() -> Self {
         // Twenty tool declarations with their schemas take about 2,000 tokens, a quarter of Gemini
-        // Nano's window; eight leave room for the history.
-        ToolSelection { enabled: true, min_tools: 20, max_tools: 8, always_include: Vec::new() }
+        // Nano's window; eight leave room for the history. Half the best score keeps, on the
+        // recovery bench with 48 distractors, every scenario's tool that its task matches and drops
+        // most of the distractors ranked beside it (bench/results/tool-selection-cut.md).
+        ToolSelection {
+            enabled: true,
+            min_tools: 20,
+            max_tools: 8,
+            min_relevance: DEFAULT_MIN_RELEVANCE,
+            always_include: Vec::new(),
+        }
     }
 }
 
@@ -78,6 +100,14 @@ impl ToolSelection {
                 "from 1 to 256 (the most tools an agent may have)",
             );
         }
+        if !(0.0..=1.0).contains(&self.min_relevance) {
+            let value = self.min_relevance.to_string();
+            return error(
+                "toolSelection.minRelevance".into(),
+                value,
+                "from 0 (no cut) to 1 (only the best-ranked tool and its ties)",
+            );
+        }
         match self.always_include.iter().enumerate().find(|(_, name)| tools.get(name).is_none()) {
             Some((i, name)) => error(
                 format!("toolSelection.alwaysInclude[{i}]"),
@@ -94,17 +124,31 @@ impl ToolSelection {
     }
 }
 
-/// The tools to offer, in the agent's order: the `pinned` ones, the `max_tools` best ranked for
-/// `query` (ties to the earlier tool), the tools that list what a matching one takes (`list_museums`
+/// The tools to offer, in the agent's order: the `pinned` ones, the best ranked for `query` (at
+/// most `max_tools`, ties to the earlier tool, each scoring at least `min_relevance` of the best
+/// score), the tools that list what a matching one takes (`list_museums`
 /// for `museum_hours`: a lookup by name fails without the names), and the tools supplying the ids
 /// of any of those (`refsFrom`, else inferred as id provenance infers them).
-pub fn select(set: &ToolSet, max_tools: usize, query: &str, pinned: &BTreeSet<String>) -> Vec<ToolSpec> {
+pub fn select(
+    set: &ToolSet,
+    selection: &ToolSelection,
+    query: &str,
+    pinned: &BTreeSet<String>,
+) -> Vec<ToolSpec> {
     let tools = set.specs();
     let scores = set.ranking().scores(query);
     let mut order: Vec<usize> = (0..tools.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    // With no word shared (the best score 0) the floor is 0 and the first `max_tools` pass.
+    let floor = order.first().map_or(0.0, |&best| scores[best]) * selection.min_relevance;
     let mut chosen: BTreeSet<&str> = pinned.iter().map(String::as_str).collect();
-    chosen.extend(order.iter().take(max_tools).map(|&i| tools[i].name.as_str()));
+    chosen.extend(
+        order
+            .iter()
+            .take(selection.max_tools)
+            .filter(|&&i| scores[i] >= floor)
+            .map(|&i| tools[i].name.as_str()),
+    );
     let matching: Vec<Vec<String>> = (0..tools.len())
         .filter(|&i| scores[i] > 0.0 && chosen.contains(tools[i].name.as_str()))
         .map(|i| rank::words(&tools[i].name))
@@ -137,7 +181,7 @@ impl RunState<'_> {
         if !selection.applies(specs.len()) {
             return None;
         }
-        Some(select(&agent.tools, selection.max_tools, &self.selection_query(), &self.pinned_tools()))
+        Some(select(&agent.tools, selection, &self.selection_query(), &self.pinned_tools()))
     }
 
     /// What the ranking reads: the task, the session's previous task (a follow-up such as "and in
@@ -190,6 +234,15 @@ mod tests {
         ToolSpec::new(name, description, json!({"type": "object", "properties": {}}))
     }
 
+    /// At most `max_tools` by rank, and no relevance cut.
+    fn up_to(max_tools: usize) -> ToolSelection {
+        ToolSelection { max_tools, min_relevance: 0.0, ..ToolSelection::default() }
+    }
+
+    fn names(offered: Vec<ToolSpec>) -> Vec<String> {
+        offered.into_iter().map(|t| t.name).collect()
+    }
+
     #[test]
     fn the_best_ranked_the_pinned_and_their_producers_are_offered_in_the_agents_order() {
         let mut click = tool("click", "Clicks an element.");
@@ -203,16 +256,73 @@ mod tests {
             tool("contact_details", "Details of a person, by name."),
         ])
         .unwrap();
-        let names = |offered: Vec<ToolSpec>| offered.into_iter().map(|t| t.name).collect::<Vec<_>>();
         let none = BTreeSet::new();
-        assert_eq!(names(select(&tools, 1, "weather in Oslo", &none)), ["get_weather"]);
-        assert_eq!(names(select(&tools, 2, "e-mail my contacts", &none)), ["send_email", "list_contacts"]);
+        assert_eq!(names(select(&tools, &up_to(1), "weather in Oslo", &none)), ["get_weather"]);
+        assert_eq!(
+            names(select(&tools, &up_to(2), "e-mail my contacts", &none)),
+            ["send_email", "list_contacts"]
+        );
         // The listing of what a matching tool takes comes with it.
-        assert_eq!(names(select(&tools, 1, "Ann's details", &none)), ["list_contacts", "contact_details"]);
+        assert_eq!(
+            names(select(&tools, &up_to(1), "Ann's details", &none)),
+            ["list_contacts", "contact_details"]
+        );
         let pinned = BTreeSet::from(["click".to_string()]);
         assert_eq!(
-            names(select(&tools, 1, "weather in Oslo", &pinned)),
+            names(select(&tools, &up_to(1), "weather in Oslo", &pinned)),
             ["snapshot", "get_weather", "click"]
         );
+    }
+
+    #[test]
+    fn a_tool_scoring_under_the_relevance_cut_is_not_offered_by_rank() {
+        let tools = ToolSet::new(vec![
+            tool("get_weather", "Current weather forecast for a city."),
+            tool("set_thermostat", "Sets the target temperature."),
+            tool("play_song", "Plays a song."),
+            tool("add_note", "Saves a note."),
+        ])
+        .unwrap();
+        let none = BTreeSet::new();
+        let query = "weather forecast and temperature in Oslo";
+        let scores = tools.ranking().scores(query);
+        assert!(scores[0] > scores[1] && scores[1] > 0.0 && scores[2] == 0.0, "{scores:?}");
+        let ratio = scores[1] / scores[0];
+        // No cut: the four places are filled, the two matching first.
+        assert_eq!(names(select(&tools, &up_to(4), query, &none)).len(), 4);
+        let cut = |min_relevance| ToolSelection { min_relevance, ..up_to(4) };
+        // A cut under the second tool's share of the best score keeps both matching tools only.
+        assert_eq!(
+            names(select(&tools, &cut(ratio - 0.01), query, &none)),
+            ["get_weather", "set_thermostat"]
+        );
+        assert_eq!(names(select(&tools, &cut(ratio + 0.01), query, &none)), ["get_weather"]);
+        // Pinned tools stay whatever their score; `maxTools` still caps the ranked ones.
+        let pinned = BTreeSet::from(["add_note".to_string()]);
+        assert_eq!(names(select(&tools, &cut(1.0), query, &pinned)), ["get_weather", "add_note"]);
+        assert_eq!(
+            names(select(&tools, &ToolSelection { max_tools: 1, ..cut(0.01) }, query, &none)),
+            ["get_weather"]
+        );
+        // Nothing matches: none stands out, the first `maxTools` are offered as without the cut.
+        assert_eq!(
+            names(select(&tools, &ToolSelection { max_tools: 2, ..cut(0.5) }, "hello", &none)),
+            ["get_weather", "set_thermostat"]
+        );
+    }
+
+    #[test]
+    fn a_relevance_cut_outside_0_to_1_is_refused_by_name() {
+        let tools = ToolSet::new(vec![tool("a", "A.")]).unwrap();
+        for bad in [-0.1, 1.5, f64::NAN] {
+            let error = ToolSelection { min_relevance: bad, ..ToolSelection::default() }
+                .validate(&tools)
+                .unwrap_err();
+            assert_eq!(error.field, "toolSelection.minRelevance", "{bad}");
+        }
+        for good in [0.0, 0.5, 1.0] {
+            let selection = ToolSelection { min_relevance: good, ..ToolSelection::default() };
+            assert_eq!(selection.validate(&tools), Ok(()));
+        }
     }
 }

@@ -326,3 +326,27 @@ pub fn classic() -> AgentConfig {
         ..AgentConfig::default()
     }
 }
+
+/// The tools the model's request `n` offered: those listed in its system message and those in its
+/// step schema (the constrained step's `action.tool` constants).
+pub fn offered_tools(model: &ScriptedModel, n: usize) -> (Vec<String>, Vec<String>) {
+    let requests = model.requests.borrow();
+    let system = &requests[n].messages[0].content;
+    let tools =
+        system.split("\nTools:").nth(1).expect("a tool list").split("\n\nOutput").next().unwrap_or("");
+    let listed = tools
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(|l| l.split(':').next().unwrap_or(l).to_string())
+        .collect();
+    let schema = requests[n].schema.clone().expect("constrained");
+    let branches = match schema.get("anyOf") {
+        Some(Value::Array(branches)) => branches.clone(),
+        _ => vec![schema],
+    };
+    let in_schema = branches
+        .iter()
+        .filter_map(|b| b.pointer("/properties/action/properties/tool/const")?.as_str().map(str::to_string))
+        .collect();
+    (listed, in_schema)
+}
