@@ -79,6 +79,12 @@ export const MODES = {
     responseFormat: "jsonObject",
     distractors: true,
   },
+  "keel-50tools-nocut": {
+    describe: "keel with ~50 tools (the scenario's among 48 distractors), toolSelection on without the relevance cut (minRelevance: 0: the 8 best ranked + pinned)",
+    config: { toolSelection: { minRelevance: 0 } },
+    responseFormat: "jsonObject",
+    distractors: true,
+  },
   "keel-50tools-all": {
     describe: "keel with ~50 tools (the scenario's among 48 distractors), every tool offered (toolSelection: { enabled: false })",
     config: { toolSelection: { enabled: false } },
