@@ -71,6 +71,8 @@ export function demoTools(faults) {
   const once = (name) => faults()[name] && !fired.has(name) && (fired.add(name), true);
 
   const paid = new Set();
+  /** Receipts by idempotency key, as a payment API keeps them. */
+  const receipts = new Map();
   const tools = [
     {
       name: "get_weather",
@@ -186,12 +188,18 @@ export function demoTools(faults) {
       },
       refsFrom: ["list_invoices"],
       needsApproval: true,
-      execute: async ({ id }, { signal }) => {
+      // A payment API dedupes by the idempotency key keel gives each call: the same call made again
+      // after a reload (its outcome unknown) charges nothing twice and returns the first receipt.
+      execute: async ({ id }, { signal, idempotencyKey }) => {
         await sleep(200, signal);
         const invoice = INVOICES.find((i) => i.id === id);
         if (!invoice) throw new ToolError(`No invoice ${id}.`, { code: "NOT_FOUND", availableActions: ["list_invoices"] });
+        const earlier = receipts.get(idempotencyKey);
+        if (earlier) return `${earlier} (already paid: same idempotency key, not charged again)`;
         paid.add(id);
-        return `Paid ${id} (${invoice.amount}).`;
+        const receipt = `Paid ${id} (${invoice.amount}), payment key ${idempotencyKey}.`;
+        receipts.set(idempotencyKey, receipt);
+        return receipt;
       },
     },
   ];

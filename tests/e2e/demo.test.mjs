@@ -387,6 +387,10 @@ test("a payment waits for the user's approval in the trace: approved it runs, re
     const decided = await items(".item.decision");
     assert.deepEqual(decided.map((d) => d.approved), [String(click === "approve")]);
     assert.match(await page.textContent("#answer"), answer);
+    if (click === "approve") {
+      // The demo's payment API dedupes by the idempotency key keel gives the call (`<runId>:<step>`).
+      assert.match(await page.textContent("#trace"), /Paid INV-1042 \(.+\), payment key run-\d+-[0-9a-z]+:\d+\./);
+    }
     if (click === "reject") {
       const failures = await items(".item.failure");
       assert.ok(failures.some((f) => f.code === "APPROVAL_REJECTED"), JSON.stringify(failures));
