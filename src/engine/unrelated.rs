@@ -50,7 +50,8 @@ pub(crate) fn unrelated(answer: &str, sources: &str) -> bool {
 }
 
 /// The fewest content words an answer that names nothing the tools returned needs before it is
-/// refused, unless it only echoes the task: "cold" for a result of -3°C is a terse answer.
+/// refused, unless it only echoes the task ("cold" for a result of -3°C is a terse answer), and
+/// the fewest the results need before an answer is judged by them at all.
 const MIN_OFF_RESULT_WORDS: usize = 3;
 
 /// Whether `answer`, once a tool has answered, names nothing the tools returned (`results`, the
@@ -63,10 +64,11 @@ const MIN_OFF_RESULT_WORDS: usize = 3;
 /// paraphrase refused by it costs is the focused answer's one call (`focused_answer.rs`).
 pub(crate) fn off_the_results(answer: &str, task: &str, results: &str) -> bool {
     let said = content_words(answer);
-    if said.is_empty() {
+    let returned = content_words(results);
+    // A terse result ("noted", "ok") is acknowledged in the task's words: nothing to judge by.
+    if said.is_empty() || returned.len() < MIN_OFF_RESULT_WORDS {
         return false;
     }
-    let returned = content_words(results);
     if said.iter().any(|w| returned.contains(w)) {
         return false;
     }
@@ -111,7 +113,7 @@ mod tests {
     fn answers_naming_nothing_the_tools_returned_are_off_the_results() {
         let task = "On the shop page, click the 'Place order' button and tell me the order number.";
         let results = "e2 button 'Place order'\nOrder placed. Order number: KX-4417.";
-        assert!(off_the_results("Place order", task, "Done: KX-4417."), "an echo of the task");
+        assert!(off_the_results("Place order", task, "Confirmation sent: KX-4417."), "an echo of the task");
         assert!(!off_the_results("Place order", task, results), "…unless the results say it");
         let invoices = "INV-1: $1,250.00\nINV-2: $980.00";
         assert!(off_the_results("Two unpaid invoices are coming together.", "Sum my invoices.", invoices));
@@ -122,5 +124,6 @@ mod tests {
         assert!(!off_the_results("Together: 2230", "Sum my invoices.", invoices), "arithmetic on them");
         assert!(!off_the_results("cold", "Weather in Oslo?", "-3°C"), "a terse paraphrase");
         assert!(!off_the_results("Yes.", task, results), "no content word: not judged");
+        assert!(!off_the_results("first done", "First task: alpha.", "waited"), "a terse result: not judged");
     }
 }
