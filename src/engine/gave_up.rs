@@ -6,6 +6,8 @@
 //! the right answers says any of these, two of the answers wrongly reported successful do.
 //! English phrases only: `grounding: false` turns this off with the other answer checks.
 
+use super::facts::seen_in;
+
 /// Phrases that say the task was not done, lowercase; matched as whole words.
 const NOT_DONE: [&str; 16] = [
     "could not",
@@ -29,16 +31,7 @@ const NOT_DONE: [&str; 16] = [
 /// Whether `answer` says the task was not done.
 pub(crate) fn says_not_done(answer: &str) -> bool {
     let text = answer.to_lowercase();
-    NOT_DONE.iter().any(|phrase| whole_words(&text, phrase))
-}
-
-/// Whether `phrase` occurs in `text` with no letter right before or after it.
-fn whole_words(text: &str, phrase: &str) -> bool {
-    text.match_indices(phrase).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + phrase.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+    NOT_DONE.iter().any(|phrase| seen_in(&text, phrase))
 }
 
 #[cfg(test)]
