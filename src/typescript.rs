@@ -1,7 +1,8 @@
 //! The page's wire types as TypeScript: `js/wire.d.ts`, generated from the Rust types that
 //! serialise them (ts-rs derives under `cfg(test)`, so nothing of it reaches the shipped wasm).
 //! `js/index.d.ts` re-exports them under their public names and hand-writes only what the JS
-//! wrapper adds. The test fails when the committed file is stale;
+//! wrapper adds. The page↔worker messages are here too: the JS that builds and reads them is
+//! `@ts-check`ed against them (`tests/e2e/tsconfig.js.json`). The test fails when the committed file is stale;
 //! `KEEL_BLESS=1 cargo test is_generated_from_the_rust` rewrites it and every other generated file
 //! (`js/codes.js`, `js/codes.d.ts`: `tests/generated_js.rs`).
 

@@ -1,6 +1,7 @@
 // Compiled with `tsc --noEmit --strict` by `npm test` (tsconfig.json, skipLibCheck off): js/wire.d.ts,
 // generated from the Rust wire types (src/typescript.rs), type-checks on its own, and index.d.ts
-// re-exports exactly its types under the public names rather than a hand-written copy.
+// re-exports exactly its types under the public names rather than a hand-written copy. The JS that
+// posts and reads the page↔worker messages is checked against wire.d.ts by tsconfig.js.json.
 import type * as Index from "../../js/index.js";
 import type * as Wire from "../../js/wire.js";
 
