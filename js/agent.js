@@ -1,6 +1,9 @@
+// @ts-check
 // The page side of keel: the Agent handle. It starts the engine's worker, runs the tools and the
 // model (the custom function, or the Prompt API: on the web only the page has `LanguageModel`) when
-// the worker asks, and streams each run's events back.
+// the worker asks, and streams each run's events back. The messages it posts and reads are typed
+// with wire.d.ts, generated from the Rust protocol (src/web/protocol.rs), and checked by tsc
+// (tests/e2e/tsconfig.js.json), so a field renamed on one side fails the build on the other.
 import { openPromptApi } from "./backends/prompt-api.js";
 import { checkSendable, describe, isPlainObject } from "./checks.js";
 import { KeelErrorCode } from "./codes.js";
@@ -12,6 +15,23 @@ import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPrompt
 import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle, WAITS_ON } from "./run-handle.js";
 import { parseArgs } from "./tool-schema.js";
+
+/** @typedef {import("./wire.js").PageMessage} PageMessage */
+/** @typedef {import("./wire.js").WorkerMessage} WorkerMessage */
+/** @typedef {import("./wire.js").ToolValue} ToolValue */
+/** @typedef {import("./wire.js").ModelText} ModelText */
+/** @typedef {import("./wire.js").NeedsApprovalValue} NeedsApprovalValue */
+/**
+ * The member of the message union `M` whose `type` is `T`.
+ * @template {{ type: string }} M
+ * @template {M["type"]} T
+ * @typedef {Extract<M, { type: T }>} Message
+ */
+/**
+ * A message without its `id`, member by member of a union: what `#request` is given.
+ * @template M
+ * @typedef {M extends unknown ? Omit<M, "id"> : never} WithoutId
+ */
 
 const CREATE = Symbol("keel.create");
 
@@ -25,7 +45,7 @@ function jsonValue(value) {
   try {
     return JSON.parse(JSON.stringify(value));
   } catch (e) {
-    throw new TypeError(`the tool returned a value that cannot be sent as JSON: ${e.message}`);
+    throw new TypeError(`the tool returned a value that cannot be sent as JSON: ${/** @type {Error} */ (e).message}`);
   }
 }
 
@@ -149,6 +169,7 @@ export class Agent {
     return agent;
   }
 
+  /** @param {Message<PageMessage, "init">} message */
   #start(message) {
     return new Promise((resolve, reject) => {
       this.#init = { resolve, reject };
@@ -248,11 +269,17 @@ export class Agent {
     }
     // `<run>:<step>`: the run is everything before the last colon.
     const runId = callId.includes(":") ? callId.slice(0, callId.lastIndexOf(":")) : callId;
+    /** @type {Message<PageMessage, "run">} */
     const message = { type: "run", runId, task: "", resume: "continue", decision: { callId, ...decision } };
     return this.#launch(message, signal, onEvent);
   }
 
-  // Tells the worker the user's decision on a call a live run waits on.
+  /**
+   * Tells the worker the user's decision on a call a live run waits on.
+   * @param {string} callId
+   * @param {boolean} approved
+   * @param {string} [reason]
+   */
   #decide(callId, approved, reason) {
     try {
       checkDecision(approved ? "run.approve" : "run.reject", callId, reason);
@@ -262,7 +289,10 @@ export class Agent {
     return this.#request({ type: "decide", callId, approved, ...(reason === undefined ? {} : { reason }) });
   }
 
-  // A request the worker answers with a message carrying the same id (`error` when it failed).
+  /**
+   * A request the worker answers with a message carrying the same id (`error` when it failed).
+   * @param {WithoutId<Message<PageMessage, "decide" | "pendingApprovals" | "unfinishedRuns">>} message
+   */
   #request(message) {
     if (this.#disposed) return Promise.reject(new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed"));
     if (this.#dead) return Promise.reject(this.#dead);
@@ -285,6 +315,11 @@ export class Agent {
     return this.#launch({ type: "run", runId: String(runId), task: "", resume: "abandon" }).result;
   }
 
+  /**
+   * @param {Message<PageMessage, "run">} message
+   * @param {AbortSignal} [signal]
+   * @param {(event: import("./wire.js").AgentEvent) => void} [onEvent]
+   */
   #launch(message, signal, onEvent) {
     if (this.#disposed) throw new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed");
     const { runId } = message;
@@ -398,7 +433,9 @@ export class Agent {
     if (this.#disposed) return;
     this.#disposed = true;
     try {
-      this.#worker.postMessage({ type: "dispose" });
+      /** @type {PageMessage} */
+      const dispose = { type: "dispose" };
+      this.#worker.postMessage(dispose);
     } catch {
       // A worker that failed to start cannot be told; terminating it is enough.
     }
@@ -412,17 +449,24 @@ export class Agent {
     this.#failAll(abortError("the agent was disposed"));
   }
 
+  /** @param {PageMessage} message */
   #post(message) {
     if (!this.#disposed && !this.#dead) this.#worker.postMessage(message);
   }
 
-  // Posts a request; if it cannot be posted (a value structured clone refuses), `fail` gets why.
+  /**
+   * Posts a request; if it cannot be posted (a value structured clone refuses), `fail` gets why.
+   * @param {PageMessage} message
+   * @param {(error: KeelError) => void} fail
+   */
   #send(message, fail) {
     try {
       this.#post(message);
     } catch (e) {
-      const why = `keel could not send the \`${message.type}\` message to its worker: ${e?.message ?? e}`;
-      fail(new KeelError(KeelErrorCode.INVALID_CONFIG, why, { sourceName: e?.name, cause: e, runId: message.runId }));
+      const thrown = /** @type {{ message?: string, name?: string } | undefined} */ (e);
+      const why = `keel could not send the \`${message.type}\` message to its worker: ${thrown?.message ?? e}`;
+      const runId = "runId" in message ? message.runId : undefined;
+      fail(new KeelError(KeelErrorCode.INVALID_CONFIG, why, { sourceName: thrown?.name, cause: e, runId }));
     }
   }
 
@@ -466,6 +510,7 @@ export class Agent {
     this.#die(KeelErrorCode.WORKER_FAILED, `worker error: ${detail}`);
   }
 
+  /** @param {WorkerMessage} message */
   #onMessage(message) {
     switch (message?.type) {
       case "ready":
@@ -500,7 +545,9 @@ export class Agent {
         const query = this.#queries.get(message.id);
         this.#queries.delete(message.id);
         if (message.error) query?.reject(fromRawFailure(message.error));
-        else query?.resolve(message.runs ?? message.approvals);
+        else if (message.type === "unfinishedRuns") query?.resolve(message.runs);
+        else if (message.type === "pendingApprovals") query?.resolve(message.approvals);
+        else query?.resolve(undefined);
         break;
       }
       case "needsApproval":
@@ -529,15 +576,22 @@ export class Agent {
     }
   }
 
-  // Runs `work` with an AbortController the worker can abort, and posts its reply unless aborted.
+  /**
+   * Runs `work` with an AbortController the worker can abort, and posts its reply unless aborted.
+   * @template {"toolResult" | "modelResult" | "redactResult" | "needsApprovalResult"} T
+   * @param {number} id
+   * @param {T} type
+   * @param {(ctx: { signal: AbortSignal }) => Promise<Omit<Extract<Message<PageMessage, T>, { ok: true }>, "type" | "id" | "ok">>} work
+   */
   async #answer(id, type, work) {
     const controller = new AbortController();
     this.#calls.set(id, controller);
+    /** @type {PageMessage} */
     let reply;
     try {
-      reply = { type, id, ok: true, ...(await work({ signal: controller.signal })) };
+      reply = /** @type {Message<PageMessage, T>} */ ({ type, id, ok: true, ...(await work({ signal: controller.signal })) });
     } catch (e) {
-      reply = { type, id, ok: false, error: toRawFailure(e) };
+      reply = /** @type {Message<PageMessage, T>} */ ({ type, id, ok: false, error: toRawFailure(e) });
     }
     // An aborted call's worker no longer waits for it.
     if (this.#calls.get(id) !== controller) return;
@@ -545,20 +599,30 @@ export class Agent {
     try {
       this.#post(reply);
     } catch (e) {
-      this.#post({ type, id, ok: false, error: toRawFailure(e) });
+      this.#post(/** @type {Message<PageMessage, T>} */ ({ type, id, ok: false, error: toRawFailure(e) }));
     }
   }
 
+  /**
+   * @param {Message<WorkerMessage, "toolCall">} call
+   * @param {{ signal: AbortSignal }} ctx
+   * @returns {Promise<ToolValue>}
+   */
   async #callTool({ tool: name, args, attempt, timeoutMs, runId, idempotencyKey }, { signal }) {
     const tool = this.#tools.get(name);
     if (!tool) throw new ToolMissing(name);
+    /** @type {string[]} */
     const warnings = [];
     const warn = (message) => warnings.push(String(message));
     const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, idempotencyKey, warn });
     return { value: jsonValue(value), warnings };
   }
 
-  // A `needsApproval` function's answer for one call: it gets the arguments as `execute` would.
+  /**
+   * A `needsApproval` function's answer for one call: it gets the arguments as `execute` would.
+   * @param {Message<WorkerMessage, "needsApproval">} call
+   * @returns {Promise<NeedsApprovalValue>}
+   */
   async #needsApproval({ tool: name, args, runId }) {
     const tool = this.#tools.get(name);
     if (!tool) throw new ToolMissing(name);
@@ -569,6 +633,11 @@ export class Agent {
     return { needsApproval: needed };
   }
 
+  /**
+   * @param {Message<WorkerMessage, "modelCall">} call
+   * @param {{ signal: AbortSignal }} ctx
+   * @returns {Promise<ModelText>}
+   */
   async #callModel({ id, request, runId, backend, stream }, { signal }) {
     // A streaming call's text goes to the worker as it comes, one message per chunk the backend
     // gives; the worker turns it into the run's `token` and `answerDelta` events.

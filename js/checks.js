@@ -93,6 +93,9 @@ export function checkObject(value, where, optional = true) {
  * BigInts, symbols, functions (JSON would drop them silently), NaN or Infinity (JSON would send
  * null), class instances other than plain objects and arrays, nor nesting past
  * {@link MAX_SENT_DEPTH}. `code` is the error's code; `path` names the value in the message.
+ * @param {unknown} value
+ * @param {string} path
+ * @param {string} [code] the KeelErrorCode to fail with
  */
 export function checkSendable(value, path, code = KeelErrorCode.INVALID_CONFIG) {
   const seen = new Set();

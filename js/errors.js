@@ -99,6 +99,9 @@ function hints(e) {
  * a ToolError keeps its recovery fields; a Response (or `{status, headers}`) gives its status and
  * Retry-After; an Error or DOMException its name and message, plus `status`, a string `code`,
  * `retryAfter` (seconds or a header value), `retryAfterMs` and a `response` it carries.
+ * @param {unknown} e
+ * @param {number} [nowMs]
+ * @returns {import("./wire.js").RawFailure}
  */
 export function toRawFailure(e, nowMs = Date.now()) {
   try {

@@ -1,3 +1,4 @@
+// @ts-check
 // The page side of the failure log: `query` messages to the worker, each answered by one
 // `queryResult` with the same id. The Agent's failures(), failureStats(), exportRun(),
 // exportRunOtlp(), exportSession(), history(), clearSession() and applyRetention() are one-liners over
@@ -35,12 +36,18 @@ export class FailureLog {
   #pending = new Map();
   #next = 1;
 
-  /** `post(message)` sends to the worker (and does nothing once the agent is disposed). */
+  /**
+   * `post(message)` sends to the worker (and does nothing once the agent is disposed).
+   * @param {(message: Extract<import("./wire.js").PageMessage, { type: "query" }>) => void} post
+   */
   constructor(post) {
     this.#post = post;
   }
 
-  /** Sends `query` (`{kind, ...args}`) and resolves with the worker's `value`. */
+  /**
+   * Sends `query` (`{kind, ...args}`) and resolves with the worker's `value`.
+   * @param {import("./wire.js").Json} query
+   */
   ask(query) {
     return new Promise((resolve, reject) => {
       const id = this.#next++;
@@ -49,7 +56,10 @@ export class FailureLog {
     });
   }
 
-  /** Settles the query a `queryResult` answers. */
+  /**
+   * Settles the query a `queryResult` answers.
+   * @param {Extract<import("./wire.js").WorkerMessage, { type: "queryResult" }>} message
+   */
   settle(message) {
     const waiting = this.#pending.get(message.id);
     if (!waiting) return;

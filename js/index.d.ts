@@ -6,11 +6,13 @@ import type { ErrorCode, KeelErrorCode } from "./codes.js";
 import type { WllamaOptions } from "./wllama.js";
 import type {
   AgentEvent,
+  ChatMessage,
   FailureHints,
   FailureRecord,
   FailureStats,
   FailureStatsReport,
   Json,
+  ModelChoice,
   RawFailure,
   RunRecord,
   RunResult,
@@ -20,11 +22,13 @@ import type {
   Exchange,
   Pruned,
   PendingApproval,
+  Usage,
 } from "./wire.js";
 
 export type {
   Action,
   AgentEvent,
+  ChatMessage,
   EndReason,
   Envelope,
   Exchange,
@@ -41,6 +45,7 @@ export type {
   PendingApproval,
   Pruned,
   RawFailure,
+  ResponseFormat,
   RunCounts,
   RunRecord,
   RunResult,
@@ -51,6 +56,7 @@ export type {
   StoreExport,
   Turn,
   TurnRecord,
+  Usage,
 } from "./wire.js";
 
 /** A JSON Schema (as Zod's `toJSONSchema` or the Prompt API's tool declarations produce it). */
@@ -132,11 +138,6 @@ export function fromRawFailure(raw: RawFailure, fields?: KeelErrorFields): KeelE
 /** A Retry-After value (seconds, a header's delta-seconds or HTTP date) in milliseconds. */
 export function parseRetryAfter(value: string | number | null | undefined, nowMs?: number): number | undefined;
 
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
-
 export interface ModelCallOptions {
   /** The step JSON Schema, for backends that constrain decoding (absent when not constraining). */
   schema?: JsonSchema;
@@ -157,18 +158,11 @@ export interface ModelCallOptions {
 export interface ModelOutput {
   text: string;
   /** Whole numbers, 0 or more; anything else fails the call, saying what came. */
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: Usage;
 }
 
 /** The author's model: returns the text of one step. */
 export type CustomModel = (messages: ChatMessage[], options: ModelCallOptions) => Promise<string | ModelOutput>;
-
-/**
- * How the step schema reaches an OpenAI-compatible server: `"jsonSchema"` (OpenAI's
- * `response_format: {type: "json_schema"}`; llama-server, LM Studio, vLLM, Ollama; the default),
- * `"jsonObject"` (`{type: "json_object", schema}`: llama-cpp-python's server), or `"none"`.
- */
-export type ResponseFormat = "jsonSchema" | "jsonObject" | "none";
 
 /**
  * An OpenAI-compatible chat-completions server, called with `fetch` from the worker. It must allow
@@ -178,20 +172,7 @@ export type ResponseFormat = "jsonSchema" | "jsonObject" | "none";
  * model: { openai: { baseUrl: "http://127.0.0.1:8080/v1", model: "qwen2.5-0.5b-instruct" } }
  * ```
  */
-export interface OpenaiModel {
-  /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
-  baseUrl: string;
-  model: string;
-  /** Sent as `Authorization: Bearer <apiKey>`. */
-  apiKey?: string;
-  responseFormat?: ResponseFormat;
-  /**
-   * Whether steps are asked for as server-sent events (`stream: true`) while `config.stream` is on,
-   * so the run shows the text as it comes (`token` events). Default true; false for a server or a
-   * proxy that cannot stream.
-   */
-  stream?: boolean;
-}
+export type OpenaiModel = Omit<Extract<ModelChoice, { kind: "openai" }>, "kind">;
 
 /**
  * A model backend: `custom`, `openai` or `"prompt-api"` (Chrome's built-in Gemini Nano; on its own,

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's liveness check of its worker: while something waits on the worker, a ping goes out
 // when it has been quiet for a while, and a worker silent for `timeoutMs` is declared dead. A page
 // whose own thread was blocked (its timers late) does not count that time against the worker.
@@ -15,6 +16,12 @@ export class Liveness {
   /**
    * `waiting()` says whether anything waits on the worker, `ping(message)` posts to it, and
    * `dead(quietMs)` is called once it has been silent past `timeoutMs`.
+   * @param {number} timeoutMs
+   * @param {{
+   *   waiting: () => boolean,
+   *   ping: (message: Extract<import("./wire.js").PageMessage, { type: "ping" }>) => void,
+   *   dead: (quietMs: number) => void,
+   * }} hooks
    */
   constructor(timeoutMs, { waiting, ping, dead }) {
     this.#timeoutMs = timeoutMs;

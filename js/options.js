@@ -1,3 +1,4 @@
+// @ts-check
 // The options the JS wrapper reads itself, checked before anything starts: `Agent.create`'s, the
 // model choice, the tool declarations, `run`'s. What goes on to the worker (the config, the tools'
 // fields, failure queries) is checked there, against the Rust types.
@@ -39,7 +40,11 @@ export function createOptions(options) {
   return { tools, session, worker, onError, workerTimeoutMs };
 }
 
-/** The model option as the worker's `ModelChoice`; a custom function stays on the page. */
+/**
+ * The model option as the worker's `ModelChoice`; a custom function stays on the page.
+ * @param {any} model the `model` option, as the page gave it
+ * @returns {{ choice: import("./wire.js").ModelChoice, custom?: Function }}
+ */
 export function modelChoice(model) {
   if (typeof model === "function") return { choice: { kind: "custom" }, custom: model };
   if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
@@ -71,7 +76,11 @@ export function modelChoice(model) {
   );
 }
 
-/** Whether a model choice, or any member of its chain, is the Prompt API. */
+/**
+ * Whether a model choice, or any member of its chain, is the Prompt API.
+ * @param {import("./wire.js").ModelChoice} choice
+ * @returns {boolean}
+ */
 export function usesPromptApi(choice) {
   return choice.kind === "promptApi" || (choice.kind === "fallback" && choice.chain.some(usesPromptApi));
 }

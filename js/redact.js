@@ -1,3 +1,4 @@
+// @ts-check
 // The page side of `config.store.redact` as a function: functions cannot be posted to the worker,
 // so the page keeps it, sends `redact: "page"` in its place, and answers the worker's `redact`
 // requests (one before each step with a tool call is stored) with what the function kept.
@@ -17,6 +18,11 @@ export function pageRedaction(config) {
  * The answer to a `redact` request: `{ args }` with what `hook` kept of the call, `args: null` when
  * it returned null or undefined (the arguments are then stored dropped). A hook that throws, or
  * returns what JSON cannot carry, rejects: the worker then stores the arguments dropped and warns.
+ */
+/**
+ * @param {unknown} hook
+ * @param {Extract<import("./wire.js").WorkerMessage, { type: "redact" }>} request
+ * @returns {Promise<import("./wire.js").RedactValue>}
  */
 export async function redactReply(hook, { tool, args }) {
   if (typeof hook !== "function") {

@@ -1,3 +1,4 @@
+// @ts-check
 // One run as the page sees it: its events as an async iterator, its result as a promise.
 
 // The agent's hooks into a handle, not part of its public surface.
@@ -64,6 +65,7 @@ export class RunHandle {
     return this.#waiting.has(callId);
   }
 
+  /** @param {import("./wire.js").AgentEvent} event */
   [PUSH](event) {
     if (event?.type === "approvalRequested") this.#waiting.add(event.callId);
     if (event?.type === "approvalDecided") this.#waiting.delete(event.callId);
@@ -79,6 +81,7 @@ export class RunHandle {
     else this.#events.push(event);
   }
 
+  /** @param {import("./wire.js").RunResult} result */
   [END](result) {
     this.#done = true;
     this.#waiting.clear();

@@ -661,3 +661,336 @@ export type Intent = {
    */
   argsRedacted: boolean,
 };
+
+/** A message from the page to the worker. */
+export type PageMessage = { "type": "init" } & Init | { "type": "run" } & Run | {
+  "type": "cancel",
+  /** The run. */
+  runId: string,
+} | { "type": "toolResult" } & Reply<ToolValue> | { "type": "modelResult" } & Reply<ModelText> | {
+  "type": "modelChunk",
+  /** The `modelCall`'s id. */
+  id: number,
+  /** The text, following the call's earlier chunks. */
+  text: string,
+} | { "type": "redactResult" } & Reply<RedactValue> | { "type": "needsApprovalResult" } & Reply<NeedsApprovalValue> | {
+  "type": "decide",
+  /** Echoed by `decided`. */
+  id: number,
+  /** The call, `<run>:<step>`. */
+  callId: string,
+  /** Whether the call may run. */
+  approved: boolean,
+  /** Why it was rejected, for the model (ignored for an approval). */
+  reason?: string,
+} | {
+  "type": "pendingApprovals",
+  /** Echoed by the answer. */
+  id: number,
+} | {
+  "type": "query",
+  /** The page's id for the query, echoed by `queryResult`. */
+  id: number,
+  /**
+   * What to list, count, export or delete: a `StoreQuery`, read when it is answered, so
+   * that a mistake in it fails this query, naming the key.
+   */
+  query: Json,
+} | {
+  "type": "unfinishedRuns",
+  /** Echoed by the answer. */
+  id: number,
+} | {
+  "type": "ping",
+  /** Echoed by `pong`. */
+  id: number,
+} | { "type": "dispose" };
+
+/** A message from the worker to the page. */
+export type WorkerMessage = {
+  "type": "ready",
+  /** Caveats about what `init` carried (text made valid Unicode). */
+  warnings?: Array<string>,
+} | {
+  "type": "pong",
+  /** The ping's id. */
+  id: number,
+} | {
+  "type": "initFailed",
+  /** Why. */
+  error: RawFailure,
+} | {
+  "type": "event",
+  /** The run. */
+  runId: string,
+  /** What happened. */
+  event: AgentEvent,
+} | {
+  "type": "runEnded",
+  /** The run. */
+  runId: string,
+  /** How it ended. */
+  result: RunResult,
+} | {
+  "type": "runFailed",
+  /** The run. */
+  runId: string,
+  /** Why. */
+  error: RawFailure,
+} | {
+  "type": "toolCall",
+  /** The request, echoed by `toolResult`. */
+  id: number,
+  /** The run asking. */
+  runId: string,
+  /** The tool. */
+  tool: string,
+  /** Its validated arguments. */
+  args: Json,
+  /** 1 for the first attempt. */
+  attempt: number,
+  /** The attempt's timeout; the worker aborts it with `toolAbort` when it fires. */
+  timeoutMs: number,
+  /**
+   * The call's idempotency key: the same for every attempt, and when the call is made again
+   * after a reload (`ToolCall::idempotency_key`).
+   */
+  idempotencyKey: string,
+} | {
+  "type": "toolAbort",
+  /** The request. */
+  id: number,
+} | {
+  "type": "modelCall",
+  /** The request, echoed by `modelResult`. */
+  id: number,
+  /** The run asking. */
+  runId: string,
+  /** Which of the page's backends answers: `custom` or `promptApi` (a chain may hold both). */
+  backend: string,
+  /** The messages and the step schema. */
+  request: ModelRequest,
+  /**
+   * Whether the page should hand the reply's text over as it is generated (`modelChunk`
+   * messages with this id, before `modelResult`), where its backend can stream.
+   */
+  stream?: boolean,
+} | {
+  "type": "modelAbort",
+  /** The request. */
+  id: number,
+} | {
+  "type": "redact",
+  /** The request, echoed by `redactResult`. */
+  id: number,
+  /** The tool called. */
+  tool: string,
+  /** The arguments it was called with. */
+  args: Json,
+} | {
+  "type": "needsApproval",
+  /** The request, echoed by `needsApprovalResult`. */
+  id: number,
+  /** The run asking. */
+  runId: string,
+  /** The tool. */
+  tool: string,
+  /** The call's validated arguments. */
+  args: Json,
+} | {
+  "type": "decided",
+  /** The request's id. */
+  id: number,
+  /** Why the decision was refused, if it was. */
+  error?: RawFailure,
+} | {
+  "type": "pendingApprovals",
+  /** The request's id. */
+  id: number,
+  /** The calls. */
+  approvals: Array<PendingApproval>,
+  /** Why the store could not be read, if it could not. */
+  error?: RawFailure,
+} | { "type": "queryResult" } & Reply<QueryValue> | {
+  "type": "unfinishedRuns",
+  /** The request's id. */
+  id: number,
+  /** The runs. */
+  runs: Array<RunRecord>,
+  /** Why the store could not be read, if it could not. */
+  error?: RawFailure,
+} | {
+  "type": "error",
+  /** What was wrong with it. */
+  error: RawFailure,
+};
+
+/**
+ * `init`: the agent's tools, model and settings, as the page gave them. Each is read into its
+ * type when the agent is built (`Init::read_model`, `read_tools`, `read_config`, in `init.rs`), so a mistake in one is an `initFailed` naming
+ * where it is (`tools[1].timeoutMs`), not an unreadable message.
+ */
+export type Init = {
+  /** The tools (`ToolSpec`s), without their `execute` functions (those stay on the page). */
+  tools?: Array<Json>,
+  /** The model backend (a `ModelChoice`). */
+  model: ModelChoice,
+  /** A partial `AgentConfig`, with `store`: missing fields take their defaults. */
+  config?: Json,
+};
+
+/**
+ * Which model backend the worker should use.
+ *
+ * `custom`, `openai` and `fallback` are built in this version; the other kinds are reserved so that
+ * the page and the worker already agree on their names, and the worker answers them with a clear
+ * `initFailed` (or, inside a fallback chain, moves past them with a warning).
+ */
+export type ModelChoice = { "kind": "custom" } | { "kind": "promptApi" } | {
+  "kind": "openai",
+  /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
+  baseUrl: string,
+  /** The model name to ask for. */
+  model: string,
+  /** A bearer token, if the server wants one: sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string,
+  /** How the step schema is sent (`jsonSchema` unless the server needs another shape). */
+  responseFormat?: ResponseFormat,
+  /**
+   * Whether steps are asked for as server-sent events (`stream: true`) while `config.stream`
+   * is on, so the run shows the text as it comes (`token` events). Default true; false for a
+   * server or a proxy that cannot stream.
+   */
+  stream?: boolean,
+} | {
+  "kind": "wllama",
+  /** Where the GGUF file is. */
+  modelUrl: string,
+} | {
+  "kind": "fallback",
+  /** The chain, first choice first. */
+  chain: Array<ModelChoice>,
+};
+
+/**
+ * How the step schema reaches an OpenAI-compatible server (`responseFormat` of the `openai` model
+ * option): `"jsonSchema"` (OpenAI's `response_format: {type: "json_schema"}`; llama-server, LM
+ * Studio, vLLM, Ollama; the default), `"jsonObject"` (`{type: "json_object", schema}`:
+ * llama-cpp-python's server), or `"none"`.
+ */
+export type ResponseFormat = "jsonSchema" | "jsonObject" | "none";
+
+/** `run`: start a task. */
+export type Run = {
+  /** The page's id for the run; every message about it carries it. */
+  runId: string,
+  /** The task. */
+  task: string,
+  /** The session; runs of one session queue behind each other. */
+  session?: string,
+  /**
+   * Set to pick up the stored run `run_id` cut off earlier (a terminated worker, a reload)
+   * instead of starting `task`: `continue` resumes it from its last committed step, `abandon`
+   * ends it as interrupted. Its task and session are the stored ones.
+   */
+  resume?: Resume,
+  /**
+   * With `resume: "continue"`: the user's decision on the call the stored run waits on (after a
+   * reload, `agent.approve(callId)`), taken by the resumed run instead of asking again. Refused
+   * with `APPROVAL_NOT_PENDING` when the run does not wait on that call.
+   */
+  decision?: CallDecision,
+};
+
+/** What to do with a cut-off run (`run` with `resume`). */
+export type Resume = "continue" | "abandon";
+
+/** A decision on one call that waits for approval. */
+export type CallDecision = {
+  /** The call, `<run>:<step>`. */
+  callId: string,
+  /** Whether the call may run. */
+  approved: boolean,
+  /** Why it was rejected, for the model (ignored for an approval). */
+  reason?: string,
+};
+
+/** The user's decision on a call that waits for approval. */
+export type Decision = {
+  /** Whether the call may run. */
+  approved: boolean,
+  /** Why it was rejected, for the model (ignored for an approval). */
+  reason?: string,
+};
+
+/** The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false` with an `error`. */
+export type Reply<T> = { "id": number, "ok": true } & T | {
+  "id": number,
+  "ok": false,
+  "error": RawFailure
+};
+
+/** A tool's result (`toolResult` with `ok: true`). */
+export type ToolValue = {
+  /** What the tool returned (`null` for `undefined`). */
+  value: Json,
+  /** Caveats the tool reported with `ctx.warn()`. */
+  warnings: Array<string>,
+};
+
+/** A model's answer (`modelResult` with `ok: true`). */
+export type ModelText = {
+  /** The text the model wrote. */
+  text: string,
+  /** Token counts, when the backend knows them. */
+  usage?: Usage,
+  /** The model's context window in tokens, when the backend knows it (the Prompt API's). */
+  contextWindow?: number,
+};
+
+/** Token counts a backend reported. */
+export type Usage = {
+  /** Tokens in the prompt. */
+  promptTokens: number,
+  /** Tokens generated. */
+  completionTokens: number,
+};
+
+/** The page's `needsApproval` function's answer (`needsApprovalResult` with `ok: true`). */
+export type NeedsApprovalValue = {
+  /** Whether the call waits for approval. */
+  needsApproval: boolean,
+};
+
+/** A failure-log answer (`queryResult` with `ok: true`). */
+export type QueryValue = {
+  /** The answer: failure records, stats, an export, or what a deletion removed. */
+  value: Json,
+};
+
+/** What the page's redaction function kept (`redactResult` with `ok: true`). */
+export type RedactValue = {
+  /** The arguments to store; `null` drops them. */
+  args: Json,
+};
+
+/** One request to the model. */
+export type ModelRequest = {
+  /** The prompt, system message first. */
+  messages: Array<ChatMessage>,
+  /** The JSON Schema the reply must match, for backends that constrain decoding. */
+  schema: Json | null,
+  /** The most tokens the reply may take, for backends that accept a limit. */
+  maxTokens: number,
+};
+
+/** One chat message. */
+export type ChatMessage = {
+  /** Who said it. */
+  role: Role,
+  /** What was said. */
+  content: string,
+};
+
+/** Who said a message. */
+export type Role = "system" | "user" | "assistant";

@@ -5,6 +5,7 @@
 //! - [`errors`]: the failure taxonomy, classification, the recovery envelope and its renderers;
 //! - [`tools`]: tool specs, JSON Schema validation and "did you mean" suggestions;
 //! - [`store`]: the `Store` trait and the records a run leaves behind;
+//! - [`settings`]: reading the page's settings into their types, with errors that say where;
 //! - [`turn`]: one step as recorded (`Turn`, `Action`, the call digest), below the engine and the store.
 //!
 //! [`web`] carries it into the browser: the page↔worker protocol and the worker host (still pure,
@@ -16,6 +17,7 @@
 
 pub mod engine;
 pub mod errors;
+pub mod settings;
 pub mod store;
 mod text;
 pub mod tools;

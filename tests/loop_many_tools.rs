@@ -5,9 +5,9 @@
 
 mod support;
 
-use keel::engine::settings::read;
 use keel::engine::{AgentConfig, AgentError, ToolSelection};
 use keel::errors::{FailureHints, RawFailure};
+use keel::settings::read;
 use keel::tools::ToolSpec;
 use serde_json::json;
 use support::*;

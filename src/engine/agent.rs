@@ -8,7 +8,7 @@ use crate::store::redact::Redactor;
 use crate::store::{EndReason, FailureRecord, FailureStats, RunCounts, Store};
 use crate::tools::{ToolSet, ToolSetError, ToolSpec};
 
-use super::config::ConfigError;
+use crate::settings::ConfigError;
 
 use super::output::step_schema;
 use super::run::RunState;

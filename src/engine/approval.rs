@@ -32,12 +32,14 @@ use super::{Action, Event, Outcome, ToolCall, Turn};
 
 /// The user's decision on a call that waits for approval.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     /// Whether the call may run.
     pub approved: bool,
     /// Why it was rejected, for the model (ignored for an approval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub reason: Option<String>,
 }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::errors::render::Format;
 
 use super::{RetryPolicy, ToolSelection};
+use crate::settings::ConfigError;
 use crate::tools::{Formats, MAX_ATTEMPTS, MAX_WAIT_MS};
 
 /// The most steps a run may take (`maxSteps`, `maxConsecutiveFailures`).
@@ -190,18 +191,6 @@ impl Default for AgentConfig {
             stream: true,
         }
     }
-}
-
-/// A setting outside the range the loop can work with, or malformed (`store.redact`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("config `{field}` is {value}: {expected}")]
-pub struct ConfigError {
-    /// The setting, as named in JS (camelCase), with its path: `retry.jitter`, `store.redact.keys[1]`.
-    pub field: String,
-    /// The value given.
-    pub value: String,
-    /// What it must be.
-    pub expected: &'static str,
 }
 
 impl AgentConfig {

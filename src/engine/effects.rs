@@ -13,6 +13,7 @@ use crate::errors::{ErrorCode, RawFailure};
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Instructions; only ever the first message (a Prompt API rule).
@@ -25,6 +26,8 @@ pub enum Role {
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ChatMessage"))]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -41,6 +44,7 @@ impl Message {
 
 /// One request to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelRequest {
     /// The prompt, system message first.
@@ -53,6 +57,7 @@ pub struct ModelRequest {
 
 /// Token counts a backend reported.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Tokens in the prompt.

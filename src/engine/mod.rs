@@ -15,6 +15,8 @@ mod approval;
 mod cancel;
 mod choice;
 mod config;
+#[cfg(test)]
+mod config_reading_tests;
 mod effects;
 mod events;
 mod facts;
@@ -44,17 +46,17 @@ mod run;
 mod save;
 mod seen;
 mod selection;
-pub mod settings;
 mod tool_turn;
 mod unrelated;
 mod withheld;
 
+pub use crate::settings::ConfigError;
 pub use crate::turn::{digest, CallKey};
 pub use crate::turn::{Action, Outcome, Turn};
 pub use agent::{Agent, AgentError, Effects, RunOptions, RunResult};
 pub use approval::{ApprovalError, Approvals, Decision};
 pub use cancel::{CancelToken, Cancelled};
-pub use config::{AgentConfig, ConfigError, PastSteps, ThoughtReplay, ToolChoice};
+pub use config::{AgentConfig, PastSteps, ThoughtReplay, ToolChoice};
 pub use effects::{
     Clock, Message, Model, ModelReply, ModelRequest, Random, ReplySink, Role, ToolCall, ToolHost, ToolOutput,
     Usage,

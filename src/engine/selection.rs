@@ -28,11 +28,12 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{ConfigError, ToolChoice};
+use super::config::ToolChoice;
 use super::memory::Remembered;
 use super::provenance;
 use super::recovering::has_token;
 use super::run::RunState;
+use crate::settings::ConfigError;
 use crate::text::clip;
 use crate::tools::{rank, ToolSet, ToolSpec, MAX_TOOLS};
 

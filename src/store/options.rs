@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::retention::Retention;
-use crate::engine::settings::read;
+use crate::settings::read;
 use crate::tools::MAX_WAIT_MS;
 
 /// IndexedDB settings. Unknown fields are refused: a misspelt setting must not pass unnoticed.

@@ -1,13 +1,13 @@
 //! What `init` carries, read into the engine's types when the agent is built: each part on its
 //! own, so that a mistake fails `init` with a code and the place it is (`tools[1].timeoutMs`,
-//! `config.retry.maxAttemps`), read by [`crate::engine::settings::read`] against the types themselves.
+//! `config.retry.maxAttemps`), read by [`crate::settings::read`] against the types themselves.
 
 use serde_json::{json, Value};
 
 use super::protocol::{Init, ModelChoice};
-use crate::engine::settings::{read, SettingError};
 use crate::engine::AgentConfig;
 use crate::errors::{KeelErrorCode, RawFailure};
+use crate::settings::{read, SettingError};
 use crate::tools::ToolSpec;
 
 impl Init {

@@ -22,6 +22,7 @@ pub use super::wire::RequestId;
 /// the page and the worker already agree on their names, and the worker answers them with a clear
 /// `initFailed` (or, inside a fallback chain, moves past them with a warning).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub enum ModelChoice {
@@ -32,19 +33,23 @@ pub enum ModelChoice {
     /// An OpenAI-compatible chat completions server.
     #[serde(rename_all = "camelCase")]
     Openai {
-        /// The server's base URL, e.g. `http://127.0.0.1:8080/v1`.
+        /// The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended.
         base_url: String,
         /// The model name to ask for.
         model: String,
-        /// A bearer token, if the server wants one.
+        /// A bearer token, if the server wants one: sent as `Authorization: Bearer <apiKey>`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         api_key: Option<String>,
         /// How the step schema is sent (`jsonSchema` unless the server needs another shape).
         #[serde(default)]
+        #[cfg_attr(test, ts(as = "Option<ResponseFormat>", optional))]
         response_format: ResponseFormat,
-        /// Whether steps are asked for as server-sent events while `config.stream` is on (the
-        /// default): `false` for a server or proxy that cannot stream.
+        /// Whether steps are asked for as server-sent events (`stream: true`) while `config.stream`
+        /// is on, so the run shows the text as it comes (`token` events). Default true; false for a
+        /// server or a proxy that cannot stream.
         #[serde(default = "streams")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
         stream: bool,
     },
     /// A GGUF model in the browser through wllama.
@@ -77,20 +82,25 @@ impl ModelChoice {
 /// type when the agent is built (`Init::read_model`, `read_tools`, `read_config`, in `init.rs`), so a mistake in one is an `initFailed` naming
 /// where it is (`tools[1].timeoutMs`), not an unreadable message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Init {
     /// The tools ([`ToolSpec`](crate::tools::ToolSpec)s), without their `execute` functions (those stay on the page).
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<Value>>", optional))]
     pub tools: Vec<Value>,
     /// The model backend (a [`ModelChoice`]).
+    #[cfg_attr(test, ts(as = "ModelChoice"))]
     pub model: Value,
     /// A partial `AgentConfig`, with `store`: missing fields take their defaults.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub config: Value,
 }
 
 /// `run`: start a task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Run {
     /// The page's id for the run; every message about it carries it.
@@ -99,21 +109,25 @@ pub struct Run {
     pub task: String,
     /// The session; runs of one session queue behind each other.
     #[serde(default = "default_session")]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
     pub session: String,
     /// Set to pick up the stored run `run_id` cut off earlier (a terminated worker, a reload)
     /// instead of starting `task`: `continue` resumes it from its last committed step, `abandon`
     /// ends it as interrupted. Its task and session are the stored ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub resume: Option<Resume>,
     /// With `resume: "continue"`: the user's decision on the call the stored run waits on (after a
     /// reload, `agent.approve(callId)`), taken by the resumed run instead of asking again. Refused
     /// with `APPROVAL_NOT_PENDING` when the run does not wait on that call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub decision: Option<CallDecision>,
 }
 
 /// A decision on one call that waits for approval.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallDecision {
     /// The call, `<run>:<step>`.
@@ -125,6 +139,7 @@ pub struct CallDecision {
 
 /// What to do with a cut-off run (`run` with `resume`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum Resume {
     /// Continue from the step after the last committed one.
@@ -162,6 +177,7 @@ pub struct Reply<T> {
 
 /// A tool's result (`toolResult` with `ok: true`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolValue {
     /// What the tool returned (`null` for `undefined`).
@@ -172,20 +188,24 @@ pub struct ToolValue {
 
 /// A model's answer (`modelResult` with `ok: true`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelText {
     /// The text the model wrote.
     pub text: String,
     /// Token counts, when the backend knows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub usage: Option<Usage>,
     /// The model's context window in tokens, when the backend knows it (the Prompt API's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub context_window: Option<usize>,
 }
 
 /// The page's `needsApproval` function's answer (`needsApprovalResult` with `ok: true`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NeedsApprovalValue {
     /// Whether the call waits for approval.
@@ -194,6 +214,7 @@ pub struct NeedsApprovalValue {
 
 /// A failure-log answer (`queryResult` with `ok: true`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct QueryValue {
     /// The answer: failure records, stats, an export, or what a deletion removed.
@@ -202,10 +223,50 @@ pub struct QueryValue {
 
 /// What the page's redaction function kept (`redactResult` with `ok: true`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct RedactValue {
     /// The arguments to store; `null` drops them.
     pub args: Value,
+}
+
+/// `Reply<T>` in TypeScript: the union its two shapes are on the wire, told apart by `ok`
+/// (`{id, ok: true, ...T}` or `{id, ok: false, error}`), which ts-rs cannot derive from a struct
+/// whose payload is a flattened `Option`. Under `cfg(test)` on every target, as the derives that
+/// use it are (`wasm-pack test` compiles them for wasm32).
+#[cfg(test)]
+impl<T: ts_rs::TS> ts_rs::TS for Reply<T> {
+    type WithoutGenerics = Reply<ts_rs::Dummy>;
+    type OptionInnerType = Self;
+
+    fn docs() -> Option<String> {
+        Some("/** The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false` with an `error`. */".into())
+    }
+
+    fn name(cfg: &ts_rs::Config) -> String {
+        format!("Reply<{}>", T::name(cfg))
+    }
+
+    fn decl(cfg: &ts_rs::Config) -> String {
+        format!("type Reply<T> = {};", reply_union(cfg, "T"))
+    }
+
+    fn decl_concrete(cfg: &ts_rs::Config) -> String {
+        format!("type Reply = {};", reply_union(cfg, &T::inline(cfg)))
+    }
+
+    fn inline(cfg: &ts_rs::Config) -> String {
+        reply_union(cfg, &T::inline(cfg))
+    }
+}
+
+/// The TypeScript of a [`Reply`] whose payload is `payload`.
+#[cfg(test)]
+fn reply_union(cfg: &ts_rs::Config, payload: &str) -> String {
+    use ts_rs::TS;
+    let id = RequestId::inline(cfg);
+    let error = RawFailure::name(cfg);
+    format!("{{ \"id\": {id}, \"ok\": true }} & {payload} | {{ \"id\": {id}, \"ok\": false, \"error\": {error} }}")
 }
 
 impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
@@ -271,6 +332,7 @@ impl Reply<ModelText> {
 
 /// A message from the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum PageMessage {
     /// Build the agent. Answered by `ready` or `initFailed`.
@@ -340,6 +402,7 @@ pub enum PageMessage {
 
 /// A message from the worker to the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[allow(clippy::large_enum_variant)] // a message is built, posted and dropped at once
 pub enum WorkerMessage {
@@ -347,6 +410,7 @@ pub enum WorkerMessage {
     Ready {
         /// Caveats about what `init` carried (text made valid Unicode).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
         warnings: Vec<String>,
     },
     /// The answer to `ping`.
@@ -421,6 +485,7 @@ pub enum WorkerMessage {
         /// Whether the page should hand the reply's text over as it is generated (`modelChunk`
         /// messages with this id, before `modelResult`), where its backend can stream.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
         stream: bool,
     },
     /// Abort a model call.
@@ -457,6 +522,7 @@ pub enum WorkerMessage {
         id: RequestId,
         /// Why the decision was refused, if it was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         error: Option<RawFailure>,
     },
     /// The answer to `pendingApprovals`: calls waiting for approval, oldest run first; `live`
@@ -469,6 +535,7 @@ pub enum WorkerMessage {
         approvals: Vec<PendingApprovalView>,
         /// Why the store could not be read, if it could not.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         error: Option<RawFailure>,
     },
     /// The answer to a `query`.
@@ -483,6 +550,7 @@ pub enum WorkerMessage {
         runs: Vec<crate::store::RunRecord>,
         /// Why the store could not be read, if it could not.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         error: Option<RawFailure>,
     },
     /// A message the worker could not read or act on.

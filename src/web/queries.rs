@@ -173,7 +173,7 @@ pub(crate) fn answer(
     id: RequestId,
     query: Value,
 ) {
-    let query: StoreQuery = match crate::engine::settings::read(&query, "query", &[]) {
+    let query: StoreQuery = match crate::settings::read(&query, "query", &[]) {
         Ok(query) => query,
         Err(e) => {
             let error = super::init::misread(KeelErrorCode::InvalidConfig, &e, "");

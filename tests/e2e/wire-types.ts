@@ -1,6 +1,7 @@
 // Compiled with `tsc --noEmit --strict` by `npm test` (tsconfig.json, skipLibCheck off): js/wire.d.ts,
 // generated from the Rust wire types (src/typescript.rs), type-checks on its own, and index.d.ts
-// re-exports exactly its types under the public names rather than a hand-written copy.
+// re-exports exactly its types under the public names rather than a hand-written copy. The JS that
+// posts and reads the page↔worker messages is checked against wire.d.ts by tsconfig.js.json.
 import type * as Index from "../../js/index.js";
 import type * as Wire from "../../js/wire.js";
 
@@ -9,6 +10,10 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 
 
 export const reExported: { [K in keyof typeof checks]: (typeof checks)[K] } = {
   AgentEvent: true,
+  ChatMessage: true,
+  ResponseFormat: true,
+  Usage: true,
+  OpenaiModel: true,
   RunResult: true,
   EndReason: true,
   Turn: true,
@@ -39,6 +44,11 @@ export const reExported: { [K in keyof typeof checks]: (typeof checks)[K] } = {
 
 declare const checks: {
   AgentEvent: Same<Index.AgentEvent, Wire.AgentEvent>;
+  ChatMessage: Same<Index.ChatMessage, Wire.ChatMessage>;
+  ResponseFormat: Same<Index.ResponseFormat, Wire.ResponseFormat>;
+  Usage: Same<Index.Usage, Wire.Usage>;
+  /** The `openai` model option is the worker's `ModelChoice` of that kind, less its tag. */
+  OpenaiModel: Same<Index.OpenaiModel, Omit<Extract<Wire.ModelChoice, { kind: "openai" }>, "kind">>;
   RunResult: Same<Index.RunResult, Wire.RunResult>;
   EndReason: Same<Index.EndReason, Wire.EndReason>;
   Turn: Same<Index.Turn, Wire.Turn>;

@@ -34,8 +34,8 @@ mod scrub;
 use futures_util::future::LocalBoxFuture;
 use serde_json::Value;
 
-use crate::engine::ConfigError;
 use crate::errors::RawFailure;
+use crate::settings::ConfigError;
 use crate::turn::Action;
 
 pub use policy::RedactPolicy;

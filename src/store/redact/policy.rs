@@ -7,8 +7,8 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use super::{Redactor, DEFAULT_MASK};
-use crate::engine::ConfigError;
 use crate::errors::RawFailure;
+use crate::settings::ConfigError;
 use crate::text::clip;
 use crate::turn::Action;
 

@@ -31,8 +31,12 @@ use std::cell::RefCell;
 use crate::engine::{Clock, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{ErrorCode, RawFailure};
 
-/// How the step schema is handed to the server (`responseFormat` of the `openai` model option).
+/// How the step schema reaches an OpenAI-compatible server (`responseFormat` of the `openai` model
+/// option): `"jsonSchema"` (OpenAI's `response_format: {type: "json_schema"}`; llama-server, LM
+/// Studio, vLLM, Ollama; the default), `"jsonObject"` (`{type: "json_object", schema}`:
+/// llama-cpp-python's server), or `"none"`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum ResponseFormat {
     /// `{"type": "json_schema", "json_schema": {"name", "strict": false, "schema"}}`: OpenAI's
