@@ -187,38 +187,3 @@ fn a_focused_answer_in_the_task_s_words_with_the_result_s_code_is_taken() {
     assert!(result.success, "{}", result.answer);
     assert!(result.answer.ends_with("OD-7731"), "{}", result.answer);
 }
-
-#[test]
-fn a_repeat_of_a_call_that_worked_gets_the_focused_request_unless_the_tool_feeds_another() {
-    // With 48 distractors Qwen got the booking reference, repeated the call, then called
-    // distractors until the step budget ran out.
-    let weather = || act("get_weather", json!({"city": "Oslo"}));
-    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: 4°C, rain"))]);
-    let h = Harness::new(
-        ScriptedModel::new(vec![weather(), weather(), bare_answer("Oslo: 4°C, rain.")]),
-        tools,
-        specs(),
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run("Weather in Oslo?");
-    assert!(result.success, "{}", result.answer);
-    let requests = h.model.requests.borrow();
-    assert_eq!(requests.len(), 3);
-    assert_eq!(requests[2].messages.len(), 2, "the step after the repeat asks for the answer alone");
-    drop(requests);
-
-    // A lister repeated: the model may still act on what it listed (snapshot, then click).
-    let snap = || act("snapshot", json!({}));
-    let tools = FakeTools::new()
-        .script("snapshot", vec![Behaviour::Ok(json!("button e1 'Send'"))])
-        .script("click", vec![Behaviour::Ok(json!("Sent: message M-7."))]);
-    let h = Harness::new(
-        ScriptedModel::new(vec![snap(), snap(), act("click", json!({"ref": "e1"})), answer("Sent: M-7.")]),
-        tools,
-        specs(),
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run("Click Send.");
-    assert!(result.success, "{}", result.answer);
-    assert!(h.model.requests.borrow().iter().all(|r| r.messages[0].content.contains("Tools:")));
-}
