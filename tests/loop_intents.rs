@@ -13,27 +13,14 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use futures_util::future::{self, LocalBoxFuture};
 use futures_util::task::noop_waker_ref;
 use futures_util::FutureExt;
-use keel::engine::{Agent, Approvals, Clock, Decision, Effects, Event, Outcome, RunOptions, RunResult};
+use keel::engine::{Agent, Approvals, Decision, Effects, Event, Outcome, RunOptions, RunResult};
 use keel::errors::ErrorCode;
 use keel::store::{MemoryStore, RunStatus, Store};
 use keel::tools::{OnUnknownOutcome, ToolSet, ToolSetError, ToolSpec};
 use serde_json::{json, Value};
-use support::{act, answer, classic, Behaviour, FakeTools, FixedRandom, Reply, ScriptedModel};
-
-/// A clock whose waits never end: a hung tool stays hung, as a killed worker leaves it.
-struct Stuck;
-
-impl Clock for Stuck {
-    fn now_ms(&self) -> u64 {
-        1_700_000_000_000
-    }
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        future::pending().boxed_local()
-    }
-}
+use support::{act, answer, classic, Behaviour, FakeTools, FixedRandom, Reply, ScriptedModel, StuckClock};
 
 fn pay_spec() -> ToolSpec {
     ToolSpec::new(
@@ -56,7 +43,7 @@ fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>
         model,
         tools,
         store: store.clone(),
-        clock: Rc::new(Stuck),
+        clock: Rc::new(StuckClock),
         random: Rc::new(FixedRandom(0.0)),
     };
     Agent::new(effects, specs(pay), classic()).unwrap()

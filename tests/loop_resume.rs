@@ -6,32 +6,18 @@ mod support;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
-use keel::engine::{Agent, Clock, Effects, Event, Outcome, RunOptions};
+use keel::engine::{Agent, Effects, Event, Outcome, RunOptions};
 use keel::store::{EndReason, MemoryStore, RunStatus, Store};
 use serde_json::json;
-use support::{act, answer, classic, specs, Behaviour, FakeTools, FixedRandom, ScriptedModel};
-
-/// A clock whose waits never end, so a hung tool stays hung (no timeout fires): the run is stuck
-/// in step 3 as a killed worker would leave it.
-struct Stuck;
-
-impl Clock for Stuck {
-    fn now_ms(&self) -> u64 {
-        1_700_000_000_000
-    }
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        future::pending().boxed_local()
-    }
-}
+use support::{act, answer, classic, specs, Behaviour, FakeTools, FixedRandom, ScriptedModel, StuckClock};
 
 fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Agent {
     let effects = Effects {
         model,
         tools,
         store: store.clone(),
-        clock: Rc::new(Stuck),
+        clock: Rc::new(StuckClock),
         random: Rc::new(FixedRandom(0.0)),
     };
     // The run is cut off in `snapshot`, which is idempotent: resumed, the call is made again

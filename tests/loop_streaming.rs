@@ -8,9 +8,7 @@ mod support;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures_util::future::{self, LocalBoxFuture};
-use futures_util::FutureExt;
-use keel::engine::{Agent, AgentConfig, CancelToken, Clock, Effects, Event, RunOptions};
+use keel::engine::{Agent, AgentConfig, CancelToken, Effects, Event, RunOptions};
 use keel::errors::{ErrorCode, RawFailure};
 use keel::store::{EndReason, MemoryStore};
 use serde_json::json;
@@ -151,19 +149,6 @@ fn a_failure_before_any_text_tells_no_discard() {
     assert!(!events.iter().any(|e| matches!(e, Event::TokensDiscarded { .. })), "{events:?}");
 }
 
-/// Time that never passes: a model call is never timed out, so only cancellation ends a hang.
-struct StillClock;
-
-impl Clock for StillClock {
-    fn now_ms(&self) -> u64 {
-        1_700_000_000_000
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        future::pending().boxed_local()
-    }
-}
-
 #[test]
 fn cancelling_mid_stream_ends_the_run_cancelled_with_the_partial_text_discarded() {
     let model = ScriptedModel::new([Reply::Stream(vec!["{\"thought\": \"Let me".into()], Some(Err(())))]);
@@ -171,7 +156,7 @@ fn cancelling_mid_stream_ends_the_run_cancelled_with_the_partial_text_discarded(
         model: model.clone(),
         tools: FakeTools::new(),
         store: Rc::new(MemoryStore::new()),
-        clock: Rc::new(StillClock),
+        clock: Rc::new(StuckClock),
         random: Rc::new(FixedRandom(0.0)),
     };
     let agent = Agent::new(effects, specs(), classic()).unwrap();

@@ -224,6 +224,20 @@ impl Clock for FakeClock {
     }
 }
 
+/// Time that never passes and waits that never end: a hung tool or model stays hung (no timeout
+/// fires), as a killed worker leaves it; only cancellation ends the wait.
+pub struct StuckClock;
+
+impl Clock for StuckClock {
+    fn now_ms(&self) -> u64 {
+        1_700_000_000_000
+    }
+
+    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
+        future::pending().boxed_local()
+    }
+}
+
 /// Always the same number, so jittered delays are exact.
 pub struct FixedRandom(pub f64);
 
