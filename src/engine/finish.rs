@@ -5,6 +5,7 @@ use crate::store::{EndReason, RunStatus, TurnRecord};
 
 use super::agent::RunResult;
 use super::grounding::ungrounded;
+use super::model_turn::Ask;
 use super::run::{RunState, Stop};
 use super::{parse_step, Event, Outcome, Step, Turn};
 
@@ -35,7 +36,7 @@ impl RunState<'_> {
     /// unsuccessfully, with the model's account of what it found or, failing that, the runtime's.
     pub(crate) async fn forced_final(mut self, reason: EndReason) -> RunResult {
         let step = self.begin_step();
-        let text = match self.ask(step, Some(&reason.describe())).await {
+        let text = match self.ask(step, Ask::FinalOnly(&reason.describe())).await {
             Ok(text) => text,
             Err(Stop::Cancelled) => {
                 return self

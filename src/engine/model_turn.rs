@@ -13,6 +13,17 @@ use super::run::{RunState, Stop};
 use super::ReplySink;
 use super::{ModelRequest, PromptInput, RetryDecision};
 
+/// What a model call asks for.
+#[derive(Clone, Copy)]
+pub(crate) enum Ask<'a> {
+    /// The next step, from the whole step prompt.
+    Step,
+    /// Only a final answer, for this reason (a budget is spent).
+    FinalOnly(&'a str),
+    /// The answer alone, from the task and the tools' results (`focused_answer.rs`).
+    AnswerAlone,
+}
+
 /// Compactions allowed per model call before an overflow is fatal.
 const MAX_COMPACTIONS: u32 = 2;
 
@@ -20,11 +31,8 @@ const MAX_COMPACTIONS: u32 = 2;
 const WITHHELD: &str = "[withheld: the model's safety filter blocked this result; do not request it again]";
 
 impl RunState<'_> {
-    /// Asks for step `step`; `final_only` carries the reason when only a final answer is allowed.
-    /// After an answer that was no answer, the step asks for the answer alone
-    /// (`focused_answer.rs`).
-    pub(crate) async fn ask(&mut self, step: u32, final_only: Option<&str>) -> Result<String, Stop> {
-        let focused = std::mem::take(&mut self.focus_answer) && final_only.is_none();
+    /// Asks the model for what step `step` needs (`ask`).
+    pub(crate) async fn ask(&mut self, step: u32, ask: Ask<'_>) -> Result<String, Stop> {
         let agent = self.agent;
         let effects = &agent.effects;
         let config = &agent.config;
@@ -37,7 +45,7 @@ impl RunState<'_> {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
-            let request = self.request(focused, final_only, constrain)?;
+            let request = self.request(ask, constrain)?;
             self.record.counts.model_calls += 1;
             let stream = StepStream::new(step, self.emit);
             let call = effects.model.complete(&request, config.stream.then_some(&stream as &dyn ReplySink));
@@ -135,28 +143,27 @@ impl RunState<'_> {
 
     /// The request for the step: the whole step prompt fitted to the budget with the step schema of
     /// the moment, or the focused answer request (`focused_answer.rs`).
-    fn request(
-        &mut self,
-        focused: bool,
-        final_only: Option<&str>,
-        constrain: bool,
-    ) -> Result<ModelRequest, Stop> {
+    fn request(&mut self, ask: Ask<'_>, constrain: bool) -> Result<ModelRequest, Stop> {
         let agent = self.agent;
         let config = &agent.config;
-        if focused {
-            let messages = focused_messages(
-                &self.task,
-                &self.memory,
-                &self.turns,
-                agent.counter.as_ref(),
-                self.context_tokens,
-            );
-            return Ok(ModelRequest {
-                messages,
-                schema: constrain.then(answer_schema),
-                max_tokens: config.reply_tokens,
-            });
-        }
+        let final_only = match ask {
+            Ask::Step => None,
+            Ask::FinalOnly(reason) => Some(reason),
+            Ask::AnswerAlone => {
+                let messages = focused_messages(
+                    &self.task,
+                    &self.memory,
+                    &self.turns,
+                    agent.counter.as_ref(),
+                    self.context_tokens,
+                );
+                return Ok(ModelRequest {
+                    messages,
+                    schema: constrain.then(answer_schema),
+                    max_tokens: config.reply_tokens,
+                });
+            }
+        };
         let offered = self.offered_tools();
         let input = PromptInput {
             tools: offered.as_deref().unwrap_or(agent.tools.specs()),

@@ -11,6 +11,7 @@ use super::agent::{Agent, RunOptions, RunResult};
 use super::answer_check::{quotes_a_result, Verdict};
 use super::failure_log::{FailureLog, NewFailure};
 use super::gave_up::says_not_done;
+use super::model_turn::Ask;
 use super::narrowing::Narrowings;
 use super::output::Repair;
 use super::recovering::UnfixedCalls;
@@ -275,9 +276,11 @@ impl<'a> RunState<'a> {
             // A resumed run that was waiting on this call: the call is the step, not a new reply.
             return self.resume_pending(step, pending).await;
         }
-        // A focused request asks for the answer alone, no thought (`focused_answer.rs`).
-        let focused = self.focus_answer;
-        let text = match self.ask(step, None).await {
+        // After an answer that was no answer, the step asks for the answer alone, which has no
+        // thought (`focused_answer.rs`).
+        let focused = std::mem::take(&mut self.focus_answer);
+        let ask = if focused { Ask::AnswerAlone } else { Ask::Step };
+        let text = match self.ask(step, ask).await {
             Ok(text) => text,
             Err(stop) => return StepResult::Stop(stop),
         };
