@@ -410,6 +410,14 @@ export interface AgentConfig {
    */
   idProvenance: boolean;
   /**
+   * Whether a call whose argument contradicts a time or a count the task states ("four people at
+   * 19:30" and `people: 1`, `time: "20:30"`; a count is matched to an argument by its name or
+   * description) is refused once before it runs (`CONTRADICTS_TASK`), with a plan naming the task's
+   * values. Sent again unchanged, the call runs: a time the task implies without stating it stays
+   * possible. Default true.
+   */
+  taskValues: boolean;
+  /**
    * Which of the model's earlier thoughts later prompts replay: `"none"` (default) replays every
    * earlier thought empty — a small model copies its earlier thoughts forward word for word,
    * invented values included, and repeats the call that followed them; `"grounded"` replays each

@@ -1,7 +1,8 @@
 //! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
 //! the tool choice) is escalated when the model sends the same one again, and a final answer
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
-//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`); if the model persists,
+//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`) and a
+//! grounded answer that is not what the task asks for (`answer_shape.rs`); if the model persists,
 //! the run ends unsuccessful with an honest answer.
 
 use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
@@ -144,7 +145,7 @@ impl RunState<'_> {
         }
         let values = ungrounded(answer, &self.seen_text(true));
         if values.is_empty() {
-            return Verdict::Accept;
+            return self.check_shape(step, thought, answer, reply).await;
         }
         if self.ungrounded_warned {
             self.ungrounded = values;

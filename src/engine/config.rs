@@ -59,6 +59,11 @@ pub struct AgentConfig {
     /// observation) before the call runs, and is narrowed to its producer's latest output under
     /// constrained decoding (see `engine/provenance.rs`).
     pub id_provenance: bool,
+    /// Whether a call whose argument contradicts a time or a count the task states ("four
+    /// people at 19:30" and `people: 1`, `time: "20:30"`) is refused once before it runs, with a
+    /// plan naming the task's values (`CONTRADICTS_TASK`, `engine/task_values.rs`). Sent again
+    /// unchanged, it runs: a time the task implies without stating it stays possible.
+    pub task_values: bool,
     /// Which of the model's earlier thoughts later prompts replay (`engine/withheld.rs`).
     pub replay_thoughts: ThoughtReplay,
     /// Whether, after a failed call the model can fix with another call (bad arguments, an unseen,
@@ -183,6 +188,7 @@ impl Default for AgentConfig {
             grounding: true,
             focused_answer: true,
             id_provenance: true,
+            task_values: true,
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,
             past_steps: PastSteps::Messages,

@@ -62,7 +62,8 @@ impl Unfixed {
             | ErrorCode::MissingField
             | ErrorCode::NotFound
             | ErrorCode::StaleReference
-            | ErrorCode::UnseenId => true,
+            | ErrorCode::UnseenId
+            | ErrorCode::ContradictsTask => true,
             ErrorCode::Permission | ErrorCode::Conflict | ErrorCode::Custom(_) => {
                 self.actions.iter().any(|a| a != tool)
             }

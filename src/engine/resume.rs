@@ -116,12 +116,14 @@ impl<'a> RunState<'a> {
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             non_answer_warned: false,
+            mismatch_warned: false,
             focus_answer: false,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: Default::default(),
             unknown_keys: Default::default(),
+            contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });

@@ -12,6 +12,7 @@ use super::guard::{guarded, pause, Guarded};
 use super::narrowing::Narrowing;
 use super::observation::describe_output;
 use super::run::{RunState, Stop};
+use super::value_forms::add_other_forms;
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
 use crate::turn::digest;
 
@@ -57,6 +58,9 @@ impl RunState<'_> {
             }
         };
         if let Some(refused) = self.refuse_unseen(step, spec, action, &key) {
+            return Ok(refused);
+        }
+        if let Some(refused) = self.refuse_contradicting(step, spec, action, &key) {
             return Ok(refused);
         }
         let now = agent.effects.clock.now_ms();
@@ -121,7 +125,8 @@ impl RunState<'_> {
                 let result = digest(&json!([envelope.code.as_str(), envelope.message]));
                 Ok(self.progress(key, &result, self.show(&envelope), Outcome::Warning))
             }
-            Ok(ToolEnd::Failed(envelope, attempt)) => {
+            Ok(ToolEnd::Failed(mut envelope, attempt)) => {
+                add_other_forms(&mut envelope, &action.args);
                 // A new call that failed may have changed things (a stale ref: the page moved on),
                 // so tools spent before it may have something new to give again.
                 self.spent_tools.clear();

@@ -1,0 +1,73 @@
+//! A refused argument in the form tools usually want: a 12-hour time on the 24-hour clock
+//! (`7:30 PM` → `19:30`), a number in words in digits (`seven` → `7`). When a call's arguments are
+//! refused (`INVALID_ARGS`, by the schema or by the tool) and one of its values is in such a form,
+//! the plan's first step names the other form. Qwen2.5-Coder-0.5B, told "time '7:30 PM' is not in
+//! HH:MM 24-hour format", sent `7:30 PM` again and then gave up (recovery bench time-format,
+//! ec588f2): the conversion is the step a small model does not make on its own.
+
+use serde_json::Value;
+
+use crate::errors::{Envelope, ErrorCode};
+
+use super::facts::word_number;
+use super::times_of_day::{hhmm, time_value};
+
+/// A number written in words, as one to ninety-nine, a dozen, a hundred or a thousand
+/// (`seven`, `twenty-one`, `twenty one`); not `half` or `zero`, which rarely mean a count.
+fn in_words(text: &str) -> Option<f64> {
+    let joined = text.trim().to_lowercase().split_whitespace().collect::<Vec<_>>().join("-");
+    word_number(&joined).filter(|n| *n >= 1.0 && n.fract() == 0.0)
+}
+
+/// For each top-level string argument in a 12-hour or worded form, a plan step naming its other
+/// form, in argument order.
+pub(crate) fn other_forms(args: &Value) -> Vec<String> {
+    let Some(args) = args.as_object() else { return Vec::new() };
+    args.iter()
+        .filter_map(|(field, value)| {
+            let text = value.as_str()?;
+            if let Some(time) = time_value(text).filter(|t| t.twelve_hour) {
+                return Some(format!(
+                    "`{field}` '{text}' on the 24-hour clock is \"{}\".",
+                    hhmm(time.minutes[0])
+                ));
+            }
+            let n = in_words(text)?;
+            Some(format!("`{field}` '{text}' in digits is {n}."))
+        })
+        .collect()
+}
+
+/// Puts [`other_forms`] of the call's `args` first in the plan of an `INVALID_ARGS` envelope.
+pub(crate) fn add_other_forms(envelope: &mut Envelope, args: &Value) {
+    if envelope.code != ErrorCode::InvalidArgs {
+        return;
+    }
+    let forms = other_forms(args);
+    if !forms.is_empty() {
+        envelope.recovery.splice(0..0, forms);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_12_hour_time_and_a_number_in_words_get_their_other_form() {
+        let forms =
+            other_forms(&json!({"time": "7:30 PM", "label": "gym", "count": "seven", "n": "twenty one"}));
+        assert_eq!(
+            forms,
+            [
+                "`time` '7:30 PM' on the 24-hour clock is \"19:30\".",
+                "`count` 'seven' in digits is 7.",
+                "`n` 'twenty one' in digits is 21."
+            ]
+        );
+        assert!(other_forms(&json!({"time": "19:30", "label": "one more", "people": 4, "city": "Austin"}))
+            .is_empty());
+        assert!(other_forms(&json!(["7 pm"])).is_empty());
+    }
+}
