@@ -128,6 +128,11 @@ impl UnfixedCalls {
         self.unfixed.iter().flat_map(|(tool, u)| std::iter::once(tool).chain(&u.named))
     }
 
+    /// Whether a failed call still waits for its fix.
+    pub(crate) fn any(&self) -> bool {
+        !self.unfixed.is_empty()
+    }
+
     /// The most recent failure still unfixed.
     fn latest(&self) -> Option<(&String, &Unfixed)> {
         self.unfixed.iter().max_by_key(|(_, u)| u.last)

@@ -150,7 +150,8 @@ impl RunState<'_> {
     }
 
     /// A successful call's observation, or a failed step if the same call already gave the same
-    /// result: repeating it learns nothing new.
+    /// result: repeating it learns nothing new, and unless a failed call waits for its fix or the
+    /// tool feeds another the next step asks for the answer alone.
     fn progress(
         &mut self,
         key: &CallKey,
@@ -164,6 +165,13 @@ impl RunState<'_> {
         } else {
             self.spent_tools.insert(key.tool.clone());
             self.runtime_text.push_str(NO_PROGRESS);
+            if !self.unfixed.any() && !self.feeds_another(&key.tool) {
+                // The model has what the call gives, no failed call waits for its fix, and the
+                // tool lists nothing another call would take: it is asked for the answer alone
+                // (`focused_answer.rs`). With 48 distractor tools, Qwen got the booking reference,
+                // repeated the call, then called distractors until the step budget ran out.
+                self.focus_answer_next();
+            }
             (observation + NO_PROGRESS, Outcome::Failed)
         }
     }
