@@ -397,7 +397,7 @@ export interface AgentConfig {
   grounding: boolean;
   /**
    * Whether, after a final answer refused as no answer while a tool has already answered, the next
-   * model call asks for the answer alone: the question, the conversation's earlier exchanges and the
+   * model call asks for the answer alone: the question, the conversation's earlier questions and the
    * tools' results, with a one-field reply (`{"final_answer": …}`), instead of the whole step prompt
    * with an envelope. That answer is checked like any other. Default true.
    */

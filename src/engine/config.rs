@@ -51,7 +51,7 @@ pub struct AgentConfig {
     pub grounding: bool,
     /// Whether, after a final answer refused as no answer (a placeholder, keel's own words, words
     /// about none of the run) while a tool has answered, the next model call asks for the answer
-    /// alone — the task, the earlier exchanges and the tools' results, with a one-field reply —
+    /// alone — the task, the conversation's earlier questions and the tools' results, with a one-field reply —
     /// instead of the whole step prompt (`engine/focused_answer.rs`). Off, the model gets the
     /// envelope and one more step like any refused reply.
     pub focused_answer: bool,
