@@ -175,6 +175,12 @@ fn another_unit_than_the_task_asks_for_is_refused_once() {
     assert_eq!(result.answer, "88°F");
     let seen = &result.turns[1].observation;
     assert!(seen.contains("Your answer gives °C, but the task asks for °F."), "{seen}");
+    assert!(
+        seen.contains(
+            "To get °F, call `get_weather` again with `unit` set to another of its values than \"c\": \"f\"."
+        ),
+        "the call that gave °C and its other options: {seen}"
+    );
 }
 
 #[test]
@@ -207,5 +213,31 @@ fn a_refused_12_hour_time_gets_its_24_hour_form_in_the_plan() {
     let (result, _) = h.run("Set an alarm for 7:30 pm called 'gym' and tell me the alarm id.");
     assert!(result.success, "{}", result.answer);
     let seen = &result.turns[0].observation;
-    assert!(seen.contains("`time` '7:30 PM' on the 24-hour clock is \"19:30\"."), "{seen}");
+    assert!(
+        seen.contains("Call `set_alarm` again with `time`: \"19:30\" ('7:30 PM' on the 24-hour clock)."),
+        "{seen}"
+    );
+}
+
+#[test]
+fn a_wrong_sum_gets_the_sum_in_its_plan() {
+    // Qwen answered "2,238.00" for $1,250.00 + $980.00 (recovery bench arithmetic-grounded, 9142902).
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("list_unpaid_invoices", json!({})),
+            answer("$2,238.00"),
+            answer("$2,230.00"),
+        ]),
+        listed(),
+        invoices(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run(TOGETHER);
+    assert!(result.success, "{}", result.answer);
+    let seen = &result.turns[1].observation;
+    assert!(seen.contains("UNGROUNDED_ANSWER"), "{seen}");
+    assert!(
+        seen.contains("`list_unpaid_invoices` returned $1,250.00 and $980.00: their sum is $2,230.00."),
+        "{seen}"
+    );
 }

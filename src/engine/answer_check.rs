@@ -8,6 +8,7 @@
 use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
+use super::answer_shape::sum_asked;
 use super::focused_answer::has_results;
 use super::grounding::ungrounded;
 use super::parrot::{echoes_the_quote, parroted, placeholder};
@@ -170,6 +171,10 @@ impl RunState<'_> {
             .with_detail("values", values);
         if let Some(plan) = self.answer_from_result(&suppliers) {
             envelope.recovery = plan;
+        }
+        let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
+        if let Some(sum) = sum_asked(&self.task, results) {
+            envelope.recovery.insert(0, sum);
         }
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry

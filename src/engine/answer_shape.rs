@@ -15,6 +15,7 @@ use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
 use super::answer_check::Verdict;
 use super::facts::{decimals, number, seen_in, tokens};
 use super::run::RunState;
+use super::Outcome;
 
 /// Phrases by which a task asks for several values combined. Not a bare "total" ("the total of my
 /// most recent order" asks for one value) nor "both" ("which of both is cheaper").
@@ -192,8 +193,7 @@ fn one_of_several<'a>(
     task: &str,
     results: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Option<Mismatch> {
-    let lower_task = task.to_lowercase();
-    if !COMBINED.iter().any(|phrase| seen_in(&lower_task, phrase)) {
+    if !asks_combined(task) {
         return None;
     }
     let asked: Vec<f64> = amounts(task).into_iter().map(|a| a.value).collect();
@@ -220,6 +220,39 @@ fn one_of_several<'a>(
         });
     }
     None
+}
+
+/// The fact a model asked to combine amounts needs, when `task` asks for several values combined
+/// and one tool's latest result lists two or more amounts written alike: "`list_unpaid_invoices`
+/// returned $1,250.00 and $980.00: their sum is $2,230.00." Qwen answered "2,238.00" for
+/// $1,250.00 + $980.00 (recovery bench arithmetic-grounded, 9142902): the grounding check refused
+/// it, and its plan now carries the sum.
+pub(crate) fn sum_asked<'a>(task: &str, results: impl Iterator<Item = (&'a str, &'a str)>) -> Option<String> {
+    if !asks_combined(task) {
+        return None;
+    }
+    for (tool, result) in results {
+        let all = amounts(result);
+        for kind in all.iter().map(|a| a.kind) {
+            let same: Vec<&Amount> = all.iter().filter(|a| a.kind == kind).collect();
+            if same.len() >= 2 {
+                let sum = written_like(
+                    same.iter().map(|a| a.value).sum(),
+                    &kind,
+                    same.iter().any(|a| a.token.contains(',')),
+                );
+                let listed: Vec<String> = same.iter().map(|a| a.shown()).collect();
+                return Some(format!("`{tool}` returned {}: their sum is {sum}.", listed.join(" and ")));
+            }
+        }
+    }
+    None
+}
+
+/// Whether `task` asks for several values combined ([`COMBINED`]).
+fn asks_combined(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    COMBINED.iter().any(|phrase| seen_in(&lower, phrase))
 }
 
 /// What is wrong with a grounded `answer` to `task`, given each tool's latest result, if anything.
@@ -249,11 +282,57 @@ impl RunState<'_> {
             return Verdict::Replace(self.honest_answer(&found.why()));
         }
         self.mismatch_warned = true;
-        let hints = FailureHints { recovery: Some(found.recovery()), ..Default::default() };
+        let mut recovery = found.recovery();
+        if let Mismatch::OtherUnit { given, asked } = &found {
+            if let Some(step) = self.other_options(given, asked) {
+                recovery.insert(0, step);
+            }
+        }
+        let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
         let raw = RawFailure::message(found.message()).with_hints(hints);
         let envelope = self.envelope(ErrorCode::AnswerMismatch, &raw, None, CallContext::default());
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
+    }
+}
+
+impl RunState<'_> {
+    /// For an answer in another unit than the task asks for: the newest call that worked whose
+    /// result gives that unit, and the other values its `enum` arguments take — "Call
+    /// `get_weather` again with `units` set to another of its values than \"metric\":
+    /// \"imperial\"." (Qwen answered °C from `units: "metric"` and, told °F was asked, answered
+    /// °C again: recovery bench unknown-key, 9142902.)
+    fn other_options(&self, given: &str, asked: &str) -> Option<String> {
+        let unit = UNITS.iter().position(|(name, _)| *name == given)?;
+        let action = self.turns.iter().rev().find_map(|t| match (&t.action, t.outcome) {
+            (Some(action), Outcome::Ok | Outcome::Warning) if names(&t.observation.to_lowercase(), unit) => {
+                Some(action)
+            }
+            _ => None,
+        })?;
+        let spec = self.agent.tools.get(&action.tool)?;
+        let properties = spec.input_schema.get("properties")?.as_object()?;
+        let mut options = Vec::new();
+        for (field, schema) in properties {
+            let Some(values) = schema.get("enum").and_then(|e| e.as_array()) else { continue };
+            let sent = action.args.get(field);
+            let others: Vec<String> =
+                values.iter().filter(|v| Some(*v) != sent).map(|v| v.to_string()).collect();
+            if others.is_empty() {
+                continue;
+            }
+            match sent {
+                Some(sent) => options.push(format!(
+                    "`{field}` set to another of its values than {sent}: {}",
+                    others.join(", ")
+                )),
+                None => options.push(format!("`{field}` set to one of {}", others.join(", "))),
+            }
+        }
+        if options.is_empty() {
+            return None;
+        }
+        Some(format!("To get {asked}, call `{}` again with {}.", action.tool, options.join("; ")))
     }
 }
 
@@ -311,6 +390,17 @@ mod tests {
             check("12 km", "How far is it in miles?", ""),
             Some(Mismatch::OtherUnit { given: "km".into(), asked: "miles".into() })
         );
+    }
+
+    #[test]
+    fn the_sum_a_combined_task_needs_is_stated_from_the_result() {
+        let results = || [("list_unpaid_invoices", INVOICES)].into_iter();
+        assert_eq!(
+            sum_asked(TASK, results()).as_deref(),
+            Some("`list_unpaid_invoices` returned $1,250.00 and $980.00: their sum is $2,230.00.")
+        );
+        assert_eq!(sum_asked("Which invoice is the largest?", results()), None);
+        assert_eq!(sum_asked(TASK, [("get_order", "ORD-5521: 3 items, total $74.20")].into_iter()), None);
     }
 
     #[test]

@@ -19,21 +19,26 @@ fn in_words(text: &str) -> Option<f64> {
     word_number(&joined).filter(|n| *n >= 1.0 && n.fract() == 0.0)
 }
 
-/// For each top-level string argument in a 12-hour or worded form, a plan step naming its other
-/// form, in argument order.
-pub(crate) fn other_forms(args: &Value) -> Vec<String> {
+/// For each top-level string argument in a 12-hour or worded form, a plan step that makes the call
+/// with its other form (to `tool`, or "the tool"), in argument order: an instruction, not a fact,
+/// since Qwen read "`time` '7:30 PM' on the 24-hour clock is \"19:30\"." and sent `7:30 PM`
+/// again (recovery bench time-format, 9142902).
+pub(crate) fn other_forms(tool: Option<&str>, args: &Value) -> Vec<String> {
     let Some(args) = args.as_object() else { return Vec::new() };
+    let tool = tool.map_or_else(|| "the tool".to_string(), |t| format!("`{t}`"));
     args.iter()
         .filter_map(|(field, value)| {
             let text = value.as_str()?;
             if let Some(time) = time_value(text).filter(|t| t.twelve_hour) {
+                let hhmm = hhmm(time.minutes[0]);
                 return Some(format!(
-                    "`{field}` '{text}' on the 24-hour clock is \"{}\".",
-                    hhmm(time.minutes[0])
+                    "Call {tool} again with `{field}`: \"{hhmm}\" ('{text}' on the 24-hour clock)."
                 ));
             }
             let n = in_words(text)?;
-            Some(format!("`{field}` '{text}' in digits is {n}."))
+            Some(format!(
+                "Call {tool} again with `{field}`: {n} ('{text}' in digits), or \"{n}\" if it takes text."
+            ))
         })
         .collect()
 }
@@ -43,7 +48,7 @@ pub(crate) fn add_other_forms(envelope: &mut Envelope, args: &Value) {
     if envelope.code != ErrorCode::InvalidArgs {
         return;
     }
-    let forms = other_forms(args);
+    let forms = other_forms(envelope.tool.as_deref(), args);
     if !forms.is_empty() {
         envelope.recovery.splice(0..0, forms);
     }
@@ -56,18 +61,25 @@ mod tests {
 
     #[test]
     fn a_12_hour_time_and_a_number_in_words_get_their_other_form() {
-        let forms =
-            other_forms(&json!({"time": "7:30 PM", "label": "gym", "count": "seven", "n": "twenty one"}));
+        let forms = other_forms(
+            Some("set_alarm"),
+            &json!({"time": "7:30 PM", "label": "gym", "count": "seven", "n": "twenty one"}),
+        );
         assert_eq!(
             forms,
             [
-                "`time` '7:30 PM' on the 24-hour clock is \"19:30\".",
-                "`count` 'seven' in digits is 7.",
-                "`n` 'twenty one' in digits is 21."
+                "Call `set_alarm` again with `time`: \"19:30\" ('7:30 PM' on the 24-hour clock).",
+                "Call `set_alarm` again with `count`: 7 ('seven' in digits), or \"7\" if it takes text.",
+                "Call `set_alarm` again with `n`: 21 ('twenty one' in digits), or \"21\" if it takes text."
             ]
         );
-        assert!(other_forms(&json!({"time": "19:30", "label": "one more", "people": 4, "city": "Austin"}))
-            .is_empty());
-        assert!(other_forms(&json!(["7 pm"])).is_empty());
+        assert!(other_forms(
+            None,
+            &json!({"time": "19:30", "label": "one more", "people": 4, "city": "Austin"})
+        )
+        .is_empty());
+        assert!(other_forms(None, &json!(["7 pm"])).is_empty());
+        assert!(other_forms(None, &json!({"time": "7pm"}))[0]
+            .starts_with("Call the tool again with `time`: \"19:00\""));
     }
 }
