@@ -174,7 +174,8 @@ impl RunState<'_> {
         }
         let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
         if let Some(sum) = sum_asked(&self.task, results) {
-            envelope.recovery.insert(0, sum);
+            // After the quoted result, where there is one: the sum is read from it.
+            envelope.recovery.insert(envelope.recovery.len().min(1), sum);
         }
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
