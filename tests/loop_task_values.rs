@@ -74,8 +74,14 @@ fn the_same_call_sent_again_runs_and_the_switch_turns_the_check_off() {
         booking(),
         AgentConfig::default(),
     );
-    h.run(BOOK);
+    let (result, events) = h.run(BOOK);
     assert_eq!(h.tools.calls_to("book_table"), 1, "sent again unchanged, the call runs");
+    assert!(!result.success, "a booking against the task's count and time is no success: {}", result.answer);
+    let warned = events.iter().any(|e| {
+        matches!(e, keel::engine::Event::Warning { message, .. }
+            if message.contains("`book_table` ran with `people` 1 where the task says 'four people'"))
+    });
+    assert!(warned, "{events:?}");
 
     let off = AgentConfig { task_values: false, ..AgentConfig::default() };
     let h = Harness::new(

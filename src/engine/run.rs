@@ -182,7 +182,8 @@ impl<'a> RunState<'a> {
                 StepResult::Answer(answer) => {
                     let success = !self.answered_after_failure()
                         && !self.answer_withheld
-                        && !self.answer_gives_up(&answer);
+                        && !self.answer_gives_up(&answer)
+                        && !self.ran_against_task();
                     return self.finish(answer, success, EndReason::FinalAnswer).await;
                 }
                 StepResult::Continue => {}

@@ -12,8 +12,10 @@
 //!   when the task counts that thing and never with this number.
 //!
 //! A call like that is refused once before it runs (`CONTRADICTS_TASK`), naming the task's value.
-//! Sent again unchanged it runs: a time the task implies without stating it ("ten minutes before
-//! my 9:00 call") must stay possible, and a model that means it says so by insisting.
+//! Sent again unchanged it runs, and the run is reported unsuccessful, with a warning naming the
+//! contradiction: SmolLM2 sent the refused booking again and answered with its reference
+//! (recovery bench wrong-type, 9142902). A task that places a time relative to another ("ten
+//! minutes before my 9:00 call") has its times left unchecked: the call's time is computed.
 
 use serde_json::Value;
 
@@ -50,6 +52,12 @@ struct Count {
 const NOT_COUNTED: &[&str] = &[
     "am", "pm", "and", "or", "of", "the", "at", "for", "to", "in", "on", "by", "more", "less", "than",
     "times", "percent", "per", "out", "from", "with", "a", "an",
+];
+
+/// Words by which a task places a time relative to another: its call's time is computed.
+const RELATIVE: &[&str] = &[
+    "before", "after", "earlier", "later", "minutes", "minute", "hours", "hour", "mins", "ago", "until",
+    "from now",
 ];
 
 /// A noun's singular, for matching a count to an argument's name (`people` → `person`,
@@ -138,7 +146,9 @@ fn plain(n: f64) -> String {
 /// in the schema's order.
 pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<Contradiction> {
     let Some(args) = args.as_object() else { return Vec::new() };
-    let times = times_in(task, true);
+    let lower = task.to_lowercase();
+    let relative = RELATIVE.iter().any(|w| super::facts::seen_in(&lower, w));
+    let times = if relative { Vec::new() } else { times_in(task, true) };
     let counts = counts_in(task);
     if times.is_empty() && counts.is_empty() {
         return Vec::new();
@@ -227,6 +237,41 @@ impl RunState<'_> {
     }
 }
 
+impl RunState<'_> {
+    /// Whether a call refused as contradicting the task was sent again and ran (`taskValues`):
+    /// the run is then unsuccessful, and the page is told which call and why.
+    pub(crate) fn ran_against_task(&self) -> bool {
+        if !self.agent.config.task_values || self.contradicted.is_empty() {
+            return false;
+        }
+        let ran = self.turns.iter().find_map(|t| match (&t.action, t.outcome) {
+            (Some(action), Outcome::Ok | Outcome::Warning)
+                if self.contradicted.contains(&CallKey::new(&action.tool, &action.args)) =>
+            {
+                Some(action)
+            }
+            _ => None,
+        });
+        let Some(action) = ran else { return false };
+        let spec = self.agent.tools.get(&action.tool);
+        let said: Vec<String> = spec
+            .map(|spec| contradictions(&self.task, spec, &action.args))
+            .unwrap_or_default()
+            .iter()
+            .map(|c| format!("`{}` {} where the task says '{}'", c.field, c.sent, c.task_says))
+            .collect();
+        self.warn(
+            Some(self.step()),
+            format!(
+                "`{}` ran with {} after it was refused for contradicting the task: the run is reported unsuccessful.",
+                action.tool,
+                said.join(", ")
+            ),
+        );
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +351,15 @@ mod tests {
         );
         assert_eq!(contradictions("Two rooms for 3 nights.", &nights, &json!({"nights": 2}))[0].instead, "3");
         assert!(contradictions("Two rooms for 3 nights.", &nights, &json!({"nights": 3})).is_empty());
+    }
+
+    #[test]
+    fn a_time_placed_relative_to_another_is_left_unchecked() {
+        let remind =
+            ToolSpec::new("remind", "", json!({"type": "object", "properties": {"at": {"type": "string"}}}));
+        let task = "Remind me ten minutes before my 9:00 call.";
+        assert!(contradictions(task, &remind, &json!({"at": "08:50"})).is_empty());
+        assert_eq!(contradictions("Remind me at 9:00.", &remind, &json!({"at": "08:50"})).len(), 1);
     }
 
     #[test]
