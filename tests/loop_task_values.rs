@@ -223,6 +223,13 @@ fn a_refused_12_hour_time_gets_its_24_hour_form_in_the_plan() {
         seen.contains("Call `set_alarm` again with `time`: \"19:30\" ('7:30 PM' on the 24-hour clock)."),
         "{seen}"
     );
+    // Under constrained decoding the refused form cannot be sent again, until a call works.
+    let requests = h.model.requests.borrow();
+    let narrowed = |n: usize| {
+        requests[n].schema.as_ref().expect("constrained").to_string().contains(r#""enum":["19:30"]"#)
+    };
+    assert!(narrowed(1), "{:?}", requests[1].schema);
+    assert!(!narrowed(2), "the call worked: the narrowing is gone");
 }
 
 #[test]

@@ -144,6 +144,7 @@ impl RunState<'_> {
     pub(crate) fn call_worked(&mut self, tool: &str) {
         self.log.recover(Some(tool));
         self.unfixed.fixed(tool);
+        self.narrowings.worked(tool);
     }
 
     /// The tools the next step must call one of, while a failed call waits for its fix; `None` when

@@ -54,7 +54,9 @@ impl RunState<'_> {
                     n => format!("The arguments for `{}` have {n} problems.", spec.name),
                 };
                 let ctx = CallContext { issues: &issues, ..CallContext::default() };
-                return Ok(self.refuse(step, action, &key, ErrorCode::InvalidArgs, message, ctx));
+                let refused = self.refuse(step, action, &key, ErrorCode::InvalidArgs, message, ctx);
+                self.narrow_to_other_forms(&spec.name, &action.args);
+                return Ok(refused);
             }
         };
         if let Some(refused) = self.refuse_unseen(step, spec, action, &key) {
@@ -127,6 +129,9 @@ impl RunState<'_> {
             }
             Ok(ToolEnd::Failed(mut envelope, attempt)) => {
                 add_other_forms(&mut envelope, &action.args);
+                if envelope.code == ErrorCode::InvalidArgs {
+                    self.narrow_to_other_forms(&spec.name, &action.args);
+                }
                 // A new call that failed may have changed things (a stale ref: the page moved on),
                 // so tools spent before it may have something new to give again.
                 self.spent_tools.clear();
