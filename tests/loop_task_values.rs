@@ -108,19 +108,16 @@ fn listed() -> std::rc::Rc<FakeTools> {
 
 const TOGETHER: &str = "How much do my two unpaid invoices come to together?";
 
+/// The invoice list, then these answers, to [`TOGETHER`], with the default settings or `config`.
+fn answered(answers: &[&str], config: AgentConfig) -> keel::engine::RunResult {
+    let mut script = vec![act("list_unpaid_invoices", json!({}))];
+    script.extend(answers.iter().map(|a| answer(a)));
+    Harness::new(ScriptedModel::new(script), listed(), invoices(), config).run(TOGETHER).0
+}
+
 #[test]
 fn one_amount_where_the_task_asks_for_them_combined_gets_the_sum_and_one_more_step() {
-    let h = Harness::new(
-        ScriptedModel::new([
-            act("list_unpaid_invoices", json!({})),
-            answer("$1,250.00"),
-            answer("$2,230.00"),
-        ]),
-        listed(),
-        invoices(),
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run(TOGETHER);
+    let result = answered(&["$1,250.00", "$2,230.00"], AgentConfig::default());
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "$2,230.00");
     let seen = &result.turns[1].observation;
@@ -130,17 +127,7 @@ fn one_amount_where_the_task_asks_for_them_combined_gets_the_sum_and_one_more_st
 
 #[test]
 fn an_answer_persisting_with_one_amount_ends_the_run_unsuccessful_saying_so() {
-    let h = Harness::new(
-        ScriptedModel::new([
-            act("list_unpaid_invoices", json!({})),
-            answer("$1,250.00"),
-            answer("It is $1,250.00."),
-        ]),
-        listed(),
-        invoices(),
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run(TOGETHER);
+    let result = answered(&["$1,250.00", "It is $1,250.00."], AgentConfig::default());
     assert!(!result.success);
     assert!(
         result.answer.starts_with("I could not complete the task: the answer gave $1,250.00"),
@@ -150,13 +137,7 @@ fn an_answer_persisting_with_one_amount_ends_the_run_unsuccessful_saying_so() {
     assert!(result.answer.contains("where the task asks for them combined"), "{}", result.answer);
 
     let off = AgentConfig { grounding: false, ..AgentConfig::default() };
-    let h = Harness::new(
-        ScriptedModel::new([act("list_unpaid_invoices", json!({})), answer("$1,250.00")]),
-        listed(),
-        invoices(),
-        off,
-    );
-    assert!(h.run(TOGETHER).0.success, "grounding: false takes any answer");
+    assert!(answered(&["$1,250.00"], off).success, "grounding: false takes any answer");
 }
 
 #[test]
@@ -235,17 +216,7 @@ fn a_refused_12_hour_time_gets_its_24_hour_form_in_the_plan() {
 #[test]
 fn a_wrong_sum_gets_the_sum_in_its_plan() {
     // Qwen answered "2,238.00" for $1,250.00 + $980.00 (recovery bench arithmetic-grounded, 9142902).
-    let h = Harness::new(
-        ScriptedModel::new([
-            act("list_unpaid_invoices", json!({})),
-            answer("$2,238.00"),
-            answer("$2,230.00"),
-        ]),
-        listed(),
-        invoices(),
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run(TOGETHER);
+    let result = answered(&["$2,238.00", "$2,230.00"], AgentConfig::default());
     assert!(result.success, "{}", result.answer);
     let seen = &result.turns[1].observation;
     assert!(seen.contains("UNGROUNDED_ANSWER"), "{seen}");
