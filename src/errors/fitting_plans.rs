@@ -1,7 +1,10 @@
 //! Plans for failures a small model cannot read its way out of with a generic plan: an id it
-//! guessed (`UNSEEN_ID`), an answer stating values no tool gave (`UNGROUNDED_ANSWER`), and a
-//! `NOT_FOUND` for a name rather than an id — a plan about guessed ids does not fit a place name
-//! spelt in another language.
+//! guessed (`UNSEEN_ID`), an answer stating values no tool gave (`UNGROUNDED_ANSWER`), a call
+//! contradicting the task (`CONTRADICTS_TASK`), an answer that is not what the task asks
+//! (`ANSWER_MISMATCH`), and a `NOT_FOUND` for a name rather than an id — a plan about guessed ids
+//! does not fit a place name spelt in another language. For `UNGROUNDED_ANSWER`,
+//! `CONTRADICTS_TASK` and `ANSWER_MISMATCH` the engine writes plans naming the values when it has
+//! them; these are the fallbacks.
 
 use serde_json::Value;
 
