@@ -43,7 +43,7 @@ mod tests {
         let mut reversed = items.clone();
         sort_by(&mut reversed, |a, b| b.0.cmp(&a.0));
         let mut std_reversed = items;
-        std_reversed.sort_by(|a, b| b.0.cmp(&a.0));
+        std_reversed.sort_by_key(|b| std::cmp::Reverse(b.0));
         assert_eq!(reversed, std_reversed);
     }
 
