@@ -61,10 +61,11 @@ usage: ./build.sh <command> [args]
                  print raw and gzip -9 size of $PKG_DIR/*.wasm (builds first if $PKG_DIR/ is missing),
                  then run bench/size/measure.sh: the whole engine's wasm size, per crate, before and
                  after wasm-opt (--write: into bench/results/wasm-size.md)
-  size shipped [--write] [--levels "s z"]
+  size shipped [--write] [--levels "s z"] [--shipped-flags]
                  run bench/size/shipped.sh: the module the package ships (bindings included),
                  built at each opt-level and through each wasm-opt flag set, raw and gzip -9, and
-                 where its bytes go per crate and per keel module (--write: into wasm-size.md)
+                 where its bytes go per crate and per keel module (--write: into wasm-size.md;
+                 --shipped-flags: only the configured wasm-opt flags)
   fuzz [seconds] [target...]
                  run each cargo-fuzz target in fuzz/ (default: all) for [seconds] (default 60),
                  seeded from fuzz/seeds/, then print executions, crashes, and the slowest input of its

@@ -17,6 +17,7 @@
 
 pub mod engine;
 pub mod errors;
+mod order;
 pub mod settings;
 pub mod store;
 mod text;

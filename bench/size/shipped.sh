@@ -4,10 +4,12 @@
 # Measures the wasm module keel-agent ships (pkg/keel_bg.wasm: keel's cdylib, browser bindings
 # included, after wasm-bindgen and wasm-opt), and what each build lever does to it.
 #
-# usage: bench/size/shipped.sh [--write] [--levels "s z"]
+# usage: bench/size/shipped.sh [--write] [--levels "s z"] [--shipped-flags]
 #   --write         also replace the generated part of bench/results/wasm-size.md between
 #                   <!-- shipped.sh: begin --> and <!-- shipped.sh: end -->
 #   --levels LIST   the cargo opt-levels to build (default "s z"); each is one release build
+#   --shipped-flags only the wasm-opt flags wasm-pack is configured with (one wasm-opt run per
+#                   level instead of seven: for measuring a code change, not the flags)
 #
 # For each opt-level: `cargo build --lib --release --target wasm32-unknown-unknown` with the
 # profile's opt-level overridden (CARGO_PROFILE_RELEASE_OPT_LEVEL), the profile's own level into
@@ -31,15 +33,17 @@ source "$HERE/generated.sh"
 
 WRITE=0
 LEVELS=(s z)
+ONLY_SHIPPED=0
 while (($#)); do
 	case $1 in
 	--write) WRITE=1 ;;
+	--shipped-flags) ONLY_SHIPPED=1 ;;
 	--levels)
 		[[ $# -ge 2 ]] || die "--levels needs a list, e.g. --levels \"s z\""
 		read -r -a LEVELS <<<"$2"
 		shift
 		;;
-	*) die "unknown option '$1' (--write, --levels LIST)" ;;
+	*) die "unknown option '$1' (--write, --levels LIST, --shipped-flags)" ;;
 	esac
 	shift
 done
@@ -83,6 +87,9 @@ FLAG_SETS=(
 listed=0
 for entry in "${FLAG_SETS[@]}"; do [[ ${entry#*|} == "$SHIPPED_FLAGS" ]] && listed=1; done
 ((listed)) || FLAG_SETS+=("$SHIPPED_FLAGS (Cargo.toml's)|$SHIPPED_FLAGS")
+if ((ONLY_SHIPPED)); then
+	for entry in "${FLAG_SETS[@]}"; do [[ ${entry#*|} == "$SHIPPED_FLAGS" ]] && FLAG_SETS=("$entry") && break; done
+fi
 
 # target_dir <level>: the profile's own level builds where wasm-pack does (so a ./build.sh build
 # before is reused); other levels in their own dirs, so that re-runs are incremental.

@@ -574,7 +574,7 @@ KINDS = [
      r"[Dd]eserializ|visit_|Visitor|__Field|next_key|next_value|content::|serde_path_to_error"),
     ("serde: serialising", r"[Ss]erializ"),
     ("fmt: Display/Debug impls, float formatting", r"fmt|Display|Debug|Formatter|format|flt2dec"),
-    ("slice sorting (std's stable sort, one copy per element type and order)", r"sort"),
+    ("slice sorting (std's sorts, one copy per element type and comparator)", r"sort"),
     ("maps and sets (hashbrown, indexmap, BTreeMap)", r"hashbrown|HashMap|indexmap|IndexMap|btree|BTree"),
     ("regex-lite", r"regex_lite"),
     ("keel::web (the worker, IndexedDB, OpenAI, Prompt API)", r"^<?keel::web"),

@@ -199,7 +199,7 @@ impl RunState<'_> {
         let mut notes = String::new();
         let mut names = Vec::new();
         let mut unfixed: Vec<_> = self.unfixed.unfixed.iter().filter(|(tool, _)| *tool != producer).collect();
-        unfixed.sort_by_key(|(_, u)| std::cmp::Reverse(u.last));
+        crate::order::sort_by_key(&mut unfixed, |(_, u)| std::cmp::Reverse(u.last));
         for (tool, u) in unfixed {
             if !matches!(u.code, ErrorCode::StaleReference | ErrorCode::NotFound | ErrorCode::UnseenId) {
                 continue;

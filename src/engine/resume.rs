@@ -7,7 +7,7 @@
 //! memory. What was only in memory starts afresh: the failure log (the stored failures stay in the
 //! store; new ones get new ids, `<run>:<step>:…`, since their steps are new) and repeat detection.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::store::{EndReason, RunRecord, RunStatus};
 
@@ -86,16 +86,18 @@ impl<'a> RunState<'a> {
         options: RunOptions,
         emit: &'a dyn Fn(&Event),
     ) -> RunState<'a> {
-        turns.sort_by_key(|t| t.step);
+        crate::order::sort_by_key(&mut turns, |t| t.step);
         record.status = RunStatus::Running;
         record.counts.steps = turns.last().map_or(0, |t| t.step);
         let (run_id, session, task) = (record.id.clone(), record.session.clone(), record.task.clone());
         // Where ids came from: each tool's latest successful output among the committed steps.
-        let outputs = turns
-            .iter()
-            .filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning))
-            .filter_map(|t| Some((t.action.as_ref()?.tool.clone(), t.observation.clone())))
-            .collect();
+        let mut outputs = BTreeMap::new();
+        outputs.extend(
+            turns
+                .iter()
+                .filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning))
+                .filter_map(|t| Some((t.action.as_ref()?.tool.clone(), t.observation.clone()))),
+        );
         let mut state = RunState {
             agent,
             emit,

@@ -139,10 +139,11 @@ pub fn select(
     let tools = set.specs();
     let scores = set.ranking().scores(query);
     let mut order: Vec<usize> = (0..tools.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    crate::order::sort_by(&mut order, |&a, &b| scores[b].total_cmp(&scores[a]));
     // With no word shared (the best score 0) the floor is 0 and the first `max_tools` pass.
     let floor = order.first().map_or(0.0, |&best| scores[best]) * selection.min_relevance;
-    let mut chosen: BTreeSet<&str> = pinned.iter().map(String::as_str).collect();
+    let mut chosen: BTreeSet<&str> = BTreeSet::new();
+    chosen.extend(pinned.iter().map(String::as_str));
     chosen.extend(
         order
             .iter()
@@ -212,8 +213,8 @@ impl RunState<'_> {
     fn pinned_tools(&self) -> BTreeSet<String> {
         let agent = self.agent;
         let known = |name: &String| agent.tools.get(name).is_some();
-        let mut pinned: BTreeSet<String> =
-            agent.config.tool_selection.always_include.iter().cloned().collect();
+        let mut pinned = BTreeSet::new();
+        pinned.extend(agent.config.tool_selection.always_include.iter().cloned());
         if let Some(ToolChoice::Tool(name)) = &agent.config.tool_choice {
             pinned.insert(name.clone());
         }

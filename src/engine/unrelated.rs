@@ -31,11 +31,15 @@ const FILLER: &[&str] = &[
 /// The words of `text` that can carry content: lowercase runs of letters or digits, of at least
 /// 3 letters or with a digit, that are not [`FILLER`].
 fn content_words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().any(|c| c.is_numeric()) || w.chars().count() >= 3)
-        .map(str::to_lowercase)
-        .filter(|w| !FILLER.contains(&w.as_str()))
-        .collect()
+    // Inserted one by one: `collect()` into a BTreeSet sorts first, another copy of std's sort.
+    let mut words = BTreeSet::new();
+    words.extend(
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().any(|c| c.is_numeric()) || w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .filter(|w| !FILLER.contains(&w.as_str())),
+    );
+    words
 }
 
 /// Whether `answer` is about none of `sources` (the task, the arguments and the successful

@@ -34,7 +34,7 @@ pub struct Exchange {
 /// A session's runs, each with its turns in step order, runs in the order they started. Turns
 /// whose run record is gone (a store that lost it) come first, in the order written, under `None`.
 pub fn by_run(mut runs: Vec<RunRecord>, turns: Vec<TurnRecord>) -> Vec<(Option<RunRecord>, Vec<Turn>)> {
-    runs.sort_by_key(|r| r.started_ms);
+    crate::order::sort_by_key(&mut runs, |r| r.started_ms);
     let at: HashMap<String, usize> = runs.iter().enumerate().map(|(i, r)| (r.id.clone(), i)).collect();
     let mut grouped: Vec<Vec<Turn>> = vec![Vec::new(); runs.len()];
     let mut orphans = Vec::new();
@@ -49,7 +49,7 @@ pub fn by_run(mut runs: Vec<RunRecord>, turns: Vec<TurnRecord>) -> Vec<(Option<R
         out.push((None, orphans));
     }
     for (run, mut turns) in runs.into_iter().zip(grouped) {
-        turns.sort_by_key(|t| t.step);
+        crate::order::sort_by_key(&mut turns, |t| t.step);
         out.push((Some(run), turns));
     }
     out

@@ -90,7 +90,7 @@ impl MemoryStore {
     pub fn query_failures(&self, q: &FailureQuery) -> Vec<FailureRecord> {
         let mut found: Vec<FailureRecord> =
             self.failures.borrow().iter().filter(|f| q.matches(f)).cloned().collect();
-        found.sort_by_key(|f| f.at_ms);
+        crate::order::sort_by_key(&mut found, |f| f.at_ms);
         if q.order == Order::Newest {
             found.reverse();
         }
@@ -103,7 +103,7 @@ impl MemoryStore {
         let runs = self.runs.borrow().iter().filter(|r| r.id == run_id).cloned().collect();
         let mut turns: Vec<TurnRecord> =
             self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();
-        turns.sort_by_key(|t| t.turn.step);
+        crate::order::sort_by_key(&mut turns, |t| t.turn.step);
         let failures =
             self.query_failures(&FailureQuery { order: Order::Oldest, ..FailureQuery::run(run_id) });
         Export { session: None, runs, turns, failures, skipped: 0 }
@@ -113,7 +113,7 @@ impl MemoryStore {
     pub fn export_session(&self, session: &str) -> Export {
         let mut runs: Vec<RunRecord> =
             self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
-        runs.sort_by_key(|r| r.started_ms);
+        crate::order::sort_by_key(&mut runs, |r| r.started_ms);
         let turns: Vec<TurnRecord> =
             self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
         let failures =
@@ -177,14 +177,14 @@ impl Store for MemoryStore {
     ) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
         let mut runs: Vec<RunRecord> =
             self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
-        runs.sort_by_key(|r| r.started_ms);
+        crate::order::sort_by_key(&mut runs, |r| r.started_ms);
         future::ready(Ok(runs)).boxed_local()
     }
 
     fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
         let mut runs: Vec<RunRecord> =
             self.runs.borrow().iter().filter(|r| r.status == RunStatus::Running).cloned().collect();
-        runs.sort_by_key(|r| r.started_ms);
+        crate::order::sort_by_key(&mut runs, |r| r.started_ms);
         // A running run's record is written when it starts: its progress is its turns.
         let turns = self.turns.borrow();
         for run in &mut runs {
@@ -200,7 +200,7 @@ impl Store for MemoryStore {
         let saved = run.map(|run| {
             let mut turns: Vec<TurnRecord> =
                 self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();
-            turns.sort_by_key(|t| t.turn.step);
+            crate::order::sort_by_key(&mut turns, |t| t.turn.step);
             SavedRun { run, turns }
         });
         future::ready(Ok(saved)).boxed_local()

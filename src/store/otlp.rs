@@ -39,7 +39,7 @@ pub fn run_to_otlp(export: &Export, run_id: &str) -> Value {
         return json!({ "resourceSpans": [] });
     };
     let mut turns: Vec<&TurnRecord> = export.turns.iter().filter(|t| t.run_id == run_id).collect();
-    turns.sort_by_key(|t| t.turn.step);
+    crate::order::sort_by_key(&mut turns, |t| t.turn.step);
     let failures: Vec<&FailureRecord> = export.failures.iter().filter(|f| f.run_id == run_id).collect();
     let trace_id = trace_id(run_id);
     let run_span_id = span_id(run_id, "run", 0);

@@ -100,7 +100,9 @@ fn grouped<'a>(
     for r in records {
         groups.entry(key(r)).or_default().push(r);
     }
-    groups.into_iter().map(|(k, rs)| (k, FailureStats::of(rs))).collect()
+    let mut stats = BTreeMap::new();
+    stats.extend(groups.into_iter().map(|(k, rs)| (k, FailureStats::of(rs))));
+    stats
 }
 
 #[cfg(test)]

@@ -97,8 +97,11 @@ impl Index {
             (docs.iter().map(Vec::len).sum::<usize>() as f64 / (docs.len() as f64).max(1.0)).max(1.0);
         let mut containing: BTreeMap<String, usize> = BTreeMap::new();
         for doc in &docs {
-            for word in doc.iter().collect::<BTreeSet<_>>() {
-                *containing.entry(word.clone()).or_default() += 1;
+            let mut counted = BTreeSet::new();
+            for word in doc {
+                if counted.insert(word) {
+                    *containing.entry(word.clone()).or_default() += 1;
+                }
             }
         }
         Index { docs, containing, average }
@@ -108,7 +111,9 @@ impl Index {
     /// word with it. A query word counts once however often it occurs.
     pub fn scores(&self, query: &str) -> Vec<f64> {
         let n = self.docs.len() as f64;
-        let query: BTreeSet<String> = words(query).into_iter().collect();
+        let mut distinct = BTreeSet::new();
+        distinct.extend(words(query));
+        let query = distinct;
         self.docs
             .iter()
             .map(|doc| {

@@ -42,6 +42,16 @@ pub(crate) fn closest_within<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
     budget: &mut usize,
 ) -> Vec<&'a str> {
+    closest_in(target, &mut candidates.into_iter(), budget)
+}
+
+/// [`closest_within`] over any iterator through one copy of the code (it is called with four kinds
+/// of iterator; generic, each was a copy in the wasm module).
+fn closest_in<'a>(
+    target: &str,
+    candidates: &mut dyn Iterator<Item = &'a str>,
+    budget: &mut usize,
+) -> Vec<&'a str> {
     let wanted = normalize(target);
     let wanted_len = wanted.chars().count();
     if wanted.is_empty() || wanted_len > MAX_TARGET_CHARS {
@@ -66,7 +76,7 @@ pub(crate) fn closest_within<'a>(
         }
     }
     // A stable sort, so equal scores keep the caller's order.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    crate::order::sort_by(&mut scored, |a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
     scored.into_iter().take(MAX_SUGGESTIONS).map(|(_, _, candidate)| candidate).collect()
 }
 

@@ -134,14 +134,16 @@ fn names(field: &str, value: &Value) -> Result<BTreeSet<String>, ConfigError> {
     let Value::Array(items) = value else {
         return Err(invalid(field.to_string(), value, "an array of argument names"));
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| match item {
-            Value::String(name) if !name.trim().is_empty() => Ok(name.to_lowercase()),
-            other => Err(invalid(format!("{field}[{i}]"), other, "an argument name (a non-empty string)")),
-        })
-        .collect()
+    let mut names = BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Value::String(name) if !name.trim().is_empty() => names.insert(name.to_lowercase()),
+            other => {
+                return Err(invalid(format!("{field}[{i}]"), other, "an argument name (a non-empty string)"))
+            }
+        };
+    }
+    Ok(names)
 }
 
 /// `tools`: tool name → `"drop"` or a list of argument names.
@@ -149,10 +151,11 @@ fn tools(field: &str, value: &Value) -> Result<BTreeMap<String, ToolRule>, Confi
     let Value::Object(rules) = value else {
         return Err(invalid(field.to_string(), value, "an object of tool name → \"drop\" or argument names"));
     };
-    rules
-        .iter()
-        .map(|(tool, rule)| Ok((tool.clone(), tool_rule(&format!("{field}.{tool}"), rule)?)))
-        .collect()
+    let mut tools = BTreeMap::new();
+    for (tool, rule) in rules {
+        tools.insert(tool.clone(), tool_rule(&format!("{field}.{tool}"), rule)?);
+    }
+    Ok(tools)
 }
 
 fn tool_rule(field: &str, rule: &Value) -> Result<ToolRule, ConfigError> {

@@ -54,7 +54,7 @@ impl Scrubber {
                 }
             }
         }
-        self.forms.sort_by_key(|form| Reverse(form.len()));
+        crate::order::sort_by_key(&mut self.forms, |form| Reverse(form.len()));
         self.kept.insert(CallKey::new(&call.tool, real), kept);
         learnt
     }
