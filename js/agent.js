@@ -20,6 +20,7 @@ import { parseArgs } from "./tool-schema.js";
 /** @typedef {import("./wire.js").WorkerMessage} WorkerMessage */
 /** @typedef {import("./wire.js").ToolValue} ToolValue */
 /** @typedef {import("./wire.js").ModelText} ModelText */
+/** @typedef {import("./wire.js").ChatMessage} ChatMessage */
 /** @typedef {import("./wire.js").NeedsApprovalValue} NeedsApprovalValue */
 /**
  * The member of the message union `M` whose `type` is `T`.
@@ -63,6 +64,8 @@ export class Agent {
   #onError;
   #promptApi;
   #runs = new Map();
+  /** Per run, per backend: the messages of its last `modelCall`, which the next one builds on. */
+  #prompts = new Map();
   #calls = new Map();
   #nextRun = 1;
   #queries = new Map();
@@ -500,6 +503,7 @@ export class Agent {
     this.#init = undefined;
     for (const run of this.#runs.values()) run[FAIL](error);
     this.#runs.clear();
+    this.#prompts.clear();
     this.#log.failAll(error);
     for (const query of this.#queries.values()) query.reject(error);
     this.#queries.clear();
@@ -530,10 +534,12 @@ export class Agent {
       case "runEnded":
         this.#runs.get(message.runId)?.[END](message.result);
         this.#runs.delete(message.runId);
+        this.#prompts.delete(message.runId);
         break;
       case "runFailed":
         this.#runs.get(message.runId)?.[FAIL](fromRawFailure(message.error, { runId: message.runId }));
         this.#runs.delete(message.runId);
+        this.#prompts.delete(message.runId);
         break;
       case "queryResult":
         this.#log.settle(message);
@@ -634,11 +640,42 @@ export class Agent {
   }
 
   /**
+   * A call's whole prompt from what its `modelCall` carries (`tail`) and the run's previous call
+   * to `backend`: that call's first `keep` messages; the first carried message (with `edit`, the
+   * middle of the previous call's message at `keep`); `again` messages of the previous call from
+   * `keep + 1` on; the rest carried. Kept for the next call; the backend gets its own copy.
+   * @param {string} runId
+   * @param {string} backend
+   * @param {{ keep: number, edit: import("./wire.js").Edit | undefined, again: number }} delta
+   * @param {ChatMessage[]} tail
+   * @returns {ChatMessage[]}
+   */
+  #prompt(runId, backend, { keep, edit, again }, tail) {
+    let byBackend = this.#prompts.get(runId);
+    if (!byBackend) this.#prompts.set(runId, (byBackend = new Map()));
+    const before = byBackend.get(backend) ?? [];
+    const reused = keep + (edit || again ? 1 + again : 0);
+    if (reused > before.length || ((edit || again) && tail.length === 0)) {
+      throw new KeelError(KeelErrorCode.PROTOCOL_ERROR, `a modelCall reuses ${reused} messages of a prompt of ${before.length}`);
+    }
+    let first = tail[0];
+    if (edit) {
+      const old = before[keep].content;
+      first = { role: first.role, content: old.slice(0, edit.head) + first.content + old.slice(old.length - edit.tail) };
+    }
+    const messages = tail.length === 0 ? before.slice(0, keep) : before.slice(0, keep).concat([first], before.slice(keep + 1, keep + 1 + again), tail.slice(1));
+    byBackend.set(backend, messages);
+    return messages.map((m) => ({ ...m }));
+  }
+
+  /**
    * @param {Message<WorkerMessage, "modelCall">} call
    * @param {{ signal: AbortSignal }} ctx
    * @returns {Promise<ModelText>}
    */
-  async #callModel({ id, request, runId, backend, stream }, { signal }) {
+  async #callModel({ id, request, runId, backend, stream, keep, edit, again }, { signal }) {
+    // Before any await: the next call of the run builds on these messages.
+    const messages = this.#prompt(runId, backend, { keep: keep ?? 0, edit, again: again ?? 0 }, request.messages);
     // A streaming call's text goes to the worker as it comes, one message per chunk the backend
     // gives; the worker turns it into the run's `token` and `answerDelta` events.
     const onText = stream
@@ -654,12 +691,12 @@ export class Agent {
       // Download progress is the run's event, shaped as the engine's `modelDownload`.
       const onDownload = ({ loaded, total }) =>
         this.#runs.get(runId)?.[PUSH]({ type: "modelDownload", loaded, total: total ?? null });
-      return this.#promptApi.complete(request.messages, { schema: request.schema ?? undefined, signal, onDownload, onText });
+      return this.#promptApi.complete(messages, { schema: request.schema ?? undefined, signal, onDownload, onText });
     }
     if (!this.#custom) throw new ToolMissing("the custom model");
     const options = { schema: request.schema ?? undefined, signal, runId, maxTokens: request.maxTokens };
     if (onText) options.onText = onText;
-    const out = await this.#custom(request.messages, options);
+    const out = await this.#custom(messages, options);
     if (typeof out === "string") return { text: out };
     if (!isPlainObject(out) || typeof out.text !== "string") {
       const what = isPlainObject(out) ? `an object whose \`text\` is ${describe(out.text)}` : describe(out);

@@ -768,8 +768,28 @@ export type WorkerMessage = {
   runId: string,
   /** Which of the page's backends answers: `custom` or `promptApi` (a chain may hold both). */
   backend: string,
-  /** The messages and the step schema. */
+  /**
+   * The step schema, and the messages after the first `keep`: the page keeps the messages
+   * of the run's previous call to this backend and reuses their first `keep` (a step's
+   * prompt is mostly the one before it), so a call carries what changed, not the prompt.
+   */
   request: ModelRequest,
+  /**
+   * How many leading messages of this run's previous `modelCall` to this backend come
+   * before `request.messages` (0: the call carries the whole prompt).
+   */
+  keep?: number,
+  /**
+   * When set, the first message of `request.messages` is the previous call's message at
+   * `keep` with its middle rewritten: its content here is the new middle only.
+   */
+  edit?: Edit,
+  /**
+   * How many messages of the previous call, from its message at `keep + 1` on, follow the
+   * first message of `request.messages` before the rest of them (the steps before the
+   * newest, after the session's memory that `edit` rewrote).
+   */
+  again?: number,
   /**
    * Whether the page should hand the reply's text over as it is generated (`modelChunk`
    * messages with this id, before `modelResult`), where its backend can stream.
@@ -982,6 +1002,18 @@ export type ModelRequest = {
   schema: Json | null,
   /** The most tokens the reply may take, for backends that accept a limit. */
   maxTokens: number,
+};
+
+/**
+ * How a `modelCall`'s first message is made from the previous call's message at its place: the
+ * previous content's first `head` and last `tail` UTF-16 code units (JavaScript's string units)
+ * around the content carried.
+ */
+export type Edit = {
+  /** Units kept from the start of the previous content. */
+  head: number,
+  /** Units kept from the end of the previous content. */
+  tail: number,
 };
 
 /** One chat message. */

@@ -21,7 +21,7 @@ use crate::store::{
 };
 use crate::web::openai::ResponseFormat;
 use crate::web::protocol::{
-    CallDecision, Init, ModelChoice, ModelText, NeedsApprovalValue, PageMessage, PendingApprovalView,
+    CallDecision, Edit, Init, ModelChoice, ModelText, NeedsApprovalValue, PageMessage, PendingApprovalView,
     QueryValue, RedactValue, Reply, Resume, Run, ToolValue, WorkerMessage,
 };
 use crate::web::queries::FailureStatsReport;
@@ -249,6 +249,7 @@ fn wire_dts() -> String {
         declare::<QueryValue>(&cfg),
         declare::<RedactValue>(&cfg),
         declare::<ModelRequest>(&cfg),
+        declare::<Edit>(&cfg),
         declare::<Message>(&cfg),
         declare::<Role>(&cfg),
     ];

@@ -152,6 +152,9 @@ fn worker_messages_are_tagged_and_camel_cased() {
             schema: None,
             max_tokens: 64,
         },
+        keep: 0,
+        edit: None,
+        again: 0,
         stream: false,
     };
     let value: Value = serde_json::from_str(&model.to_json()).unwrap();

@@ -11,13 +11,14 @@ const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
 const request = (req) => new Promise((ok, no) => ((req.onsuccess = () => ok(req.result)), (req.onerror = () => no(req.error))));
 const deleteDb = (name) => request(indexedDB.deleteDatabase(name));
 
-/** Calls `lookup` with a new id until step `steps`, which answers; notes each call's payload size. */
+/** Calls `lookup` with a new id until step `steps`, which answers; keeps each call's prompt, to
+ * be weighed after the run (not while it is timed). */
 function model(steps, sizes) {
   const counts = new Map();
   return async (messages, { runId, schema }) => {
     const n = (counts.get(runId) ?? 0) + 1;
     counts.set(runId, n);
-    sizes.push([n, JSON.stringify({ messages, schema }).length]);
+    sizes.push([n, { messages, schema }]);
     if (n >= steps) {
       counts.delete(runId);
       return JSON.stringify({ thought: "I have what I need.", final_answer: `Looked up ${n - 1} items.` });
@@ -39,13 +40,21 @@ const lookup = {
   execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1 }),
 };
 
-async function agentOn(store, steps, sizes) {
+/** An agent on its own worker; `sizes` gets each call's prompt as the backend got it, `wire` each
+ * `modelCall` message as the page got it (what crossed from the worker). */
+async function agentOn(store, steps, sizes, wire) {
+  const worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
+  worker.addEventListener("message", (e) => e.data?.type === "modelCall" && wire.push(e.data));
   return Agent.create({
     model: { custom: model(steps, sizes) },
     tools: [lookup],
     config: { format: "xml", maxSteps: Math.min(steps, 1000), store },
+    worker,
   });
 }
+
+/** JSON length of what was kept, weighed after the timed run. */
+const weigh = (kept) => kept.map((x) => JSON.stringify(x).length);
 
 /** `db` for IndexedDB, deleted first; "memory" otherwise. */
 async function storeOf(kind, db) {
@@ -58,10 +67,12 @@ async function storeOf(kind, db) {
 async function longRun(kind, reps) {
   const at = { 10: [], 100: [], 1000: [] };
   const chars = { 10: [], 100: [], 1000: [] };
+  const wired = { 10: [], 100: [], 1000: [] };
   for (let rep = 0; rep < reps; rep++) {
     const db = `keel-bench-long-${kind}-${rep}`;
     const sizes = [];
-    const agent = await agentOn(await storeOf(kind, db), 1000, sizes);
+    const wire = [];
+    const agent = await agentOn(await storeOf(kind, db), 1000, sizes, wire);
     const run = await timedRun(agent, "Look up 999 items.", `long-${rep}`);
     if (run.result.counts.steps !== 1000) throw new Error(`the long run took ${run.result.counts.steps} steps: ${JSON.stringify(run.result.reason)} ${run.result.answer}`);
     const { steps } = pageSteps(run);
@@ -69,34 +80,39 @@ async function longRun(kind, reps) {
       // Step 1,000 answers and ends the run: its neighbours 990-999 stand for it.
       const last = k === 1000 ? 999 : k;
       at[k].push(...steps.slice(last - 10, last));
-      chars[k].push(...sizes.filter(([n]) => n > last - 10 && n <= last).map(([, c]) => c));
+      chars[k].push(...weigh(sizes.filter(([n]) => n > last - 10 && n <= last).map(([, c]) => c)));
+      wired[k].push(...weigh(wire.slice(last - 10, last)));
     }
     agent.dispose();
     if (kind !== "memory") await deleteDb(db);
   }
-  return { at, chars };
+  return { at, chars, wired };
 }
 
 /** One session on its own database growing run by run; steps 2-10 of the 5 runs after 10, 100, 1,000. */
 async function session(kind) {
   const db = `keel-bench-session-${kind}`;
   const sizes = [];
-  const agent = await agentOn(await storeOf(kind, db), 10, sizes);
+  const wire = [];
+  const agent = await agentOn(await storeOf(kind, db), 10, sizes, wire);
   const after = { 10: [], 100: [], 1000: [] };
   const chars = { 10: [], 100: [], 1000: [] };
+  const wired = { 10: [], 100: [], 1000: [] };
   const t0 = performance.now();
   for (let earlier = 0; earlier < 1005; earlier++) {
     sizes.length = 0;
+    wire.length = 0;
     const run = await timedRun(agent, "Look up 9 items.", "grow");
     const mark = [10, 100, 1000].find((k) => earlier >= k && earlier < k + 5);
     if (mark === undefined) continue;
     after[mark].push(...pageSteps(run).steps.slice(1));
-    chars[mark].push(...sizes.slice(1).map(([, c]) => c));
+    chars[mark].push(...weigh(sizes.slice(1).map(([, c]) => c)));
+    wired[mark].push(...weigh(wire.slice(1)));
   }
   const elapsedMs = performance.now() - t0;
   agent.dispose();
   if (kind !== "memory") await deleteDb(db);
-  return { after, chars, elapsedMs };
+  return { after, chars, wired, elapsedMs };
 }
 
 /** Two round trips to a bare worker per sample; and one round trip with one put, then one without. */

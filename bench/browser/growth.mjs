@@ -63,8 +63,10 @@ const entry = {
       {
         step: byPoint(s.long.at),
         stepChars: byPoint(s.long.chars),
+        stepWire: byPoint(s.long.wired),
         after: byPoint(s.session.after),
         afterChars: byPoint(s.session.chars),
+        afterWire: byPoint(s.session.wired),
         sessionMs: Math.round(s.session.elapsedMs),
       },
     ]),
@@ -92,8 +94,9 @@ function markdown(entries) {
   rows.push(["floor: 2 round trips + one strict put", ...entries.map((e) => ms(e.floor.strictPut))]);
   rows.push(["floor: 2 round trips + one relaxed put", ...entries.map((e) => ms(e.floor.relaxedPut))]);
   const size = [];
-  for (const k of ["10", "100", "1000"]) size.push([`step ${k} of one run`, ...entries.map((e) => kb(e.stores.memory.stepChars[k]))]);
-  for (const k of ["10", "100", "1000"]) size.push([`after ${k} earlier runs`, ...entries.map((e) => kb(e.stores.memory.afterChars[k]))]);
+  const both = (s, k, prompt, wire) => `${kb(s[prompt][k])} / ${s[wire] ? kb(s[wire][k]) : "–"}`;
+  for (const k of ["10", "100", "1000"]) size.push([`step ${k} of one run`, ...entries.map((e) => both(e.stores.memory, k, "stepChars", "stepWire"))]);
+  for (const k of ["10", "100", "1000"]) size.push([`after ${k} earlier runs`, ...entries.map((e) => both(e.stores.memory, k, "afterChars", "afterWire"))]);
   const machine = entries.map((e) => `- ${e.label}: ${e.commit}, ${e.date}, load average ${e.loadavg.start.join(" ")} → ${e.loadavg.end.join(" ")}`);
   return `# keel: per-step cost as a run and a session grow (headless Chromium)
 
@@ -110,7 +113,9 @@ ${row(head)}
 ${row(head.map(() => "---"))}
 ${rows.map(row).join("\n")}
 
-What each model call carries to the page (its messages and step schema, as JSON; median, store in memory):
+What each model call gives the backend (its messages and step schema, as JSON) / what its \`modelCall\`
+message carries from the worker to the page (as JSON); median, store in memory. Both are weighed after
+the run, not while it is timed:
 
 ${row(head)}
 ${row(head.map(() => "---"))}

@@ -5,7 +5,7 @@
 //! (`stream: true`) gets the reply's text in `modelChunk` messages before its `modelResult`: the
 //! Prompt API's `promptStreaming`, a custom model (wllama's included) that calls its `onText`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -14,10 +14,10 @@ use futures_util::FutureExt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::engine::{Model, ModelReply, ModelRequest, ReplySink};
+use crate::engine::{Message, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{classify, ErrorCode, Origin, RawFailure};
 
-use super::protocol::WorkerMessage;
+use super::protocol::{Edit, WorkerMessage};
 use super::rpc::{wrong_reply, AbortKind, PageReply, Rpc};
 
 /// A model the page runs, for one run.
@@ -28,17 +28,27 @@ pub struct PageModel {
     backend: &'static str,
     /// The context window the page reported, shared by every run's model.
     window: Rc<Cell<Option<usize>>>,
+    /// The messages of this model's last call, as the page keeps them: the next call sends only
+    /// what follows their common start (`keep`).
+    sent: Rc<RefCell<Vec<Message>>>,
 }
 
 impl PageModel {
     /// The page's `backend` (`custom`, `promptApi`) for the run `run_id`, asked through `rpc`.
     pub fn new(rpc: Rc<Rpc>, run_id: impl Into<String>, backend: &'static str) -> Self {
-        PageModel { rpc, run_id: run_id.into(), backend, window: Rc::default() }
+        PageModel { rpc, run_id: run_id.into(), backend, window: Rc::default(), sent: Rc::default() }
     }
 
     /// The same, remembering the context window the page reports in `window` (shared between runs).
     pub fn sharing_window(mut self, window: Rc<Cell<Option<usize>>>) -> Self {
         self.window = window;
+        self
+    }
+
+    /// The same, keeping what the page keeps of the run's calls to this backend in `sent` (shared
+    /// with any other model of the run that the page answers with the same backend).
+    pub fn sharing_prompt(mut self, sent: Rc<RefCell<Vec<Message>>>) -> Self {
+        self.sent = sent;
         self
     }
 }
@@ -57,6 +67,69 @@ impl PageModel {
     }
 }
 
+impl PageModel {
+    /// What a call carries of `messages`, given the last call's (which the page keeps): how many
+    /// leading messages it shares, the messages after them, and, when the first of those is the
+    /// last call's message at that place with its middle rewritten (the session's memory fitted
+    /// to a budget that shrinks as the run grows), only that middle and the [`Edit`] that places
+    /// it. `messages` becomes what the page keeps.
+    fn delta(&self, messages: &[Message]) -> Delta {
+        let mut sent = self.sent.borrow_mut();
+        let keep = sent.iter().zip(messages).take_while(|(a, b)| a == b).count();
+        let (mut tail, mut edit, mut again) = (messages[keep..].to_vec(), None, 0);
+        if let (Some(before), Some(first)) = (sent.get(keep), tail.first_mut()) {
+            if before.role == first.role {
+                edit = Edit::between(&before.content, &first.content).map(|(edit, middle)| {
+                    first.content = middle;
+                    edit
+                });
+            }
+            // The messages after the one rewritten that are the last call's at their places.
+            let (old, new) = (&sent[keep + 1..], &messages[keep + 1..]);
+            again = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+            tail.drain(1..1 + again);
+        }
+        sent.truncate(keep);
+        sent.extend_from_slice(&messages[keep..]);
+        Delta { keep: keep as u32, tail, edit, again: again as u32 }
+    }
+}
+
+/// What a `modelCall` carries of a prompt (see [`WorkerMessage::ModelCall`]).
+struct Delta {
+    keep: u32,
+    tail: Vec<Message>,
+    edit: Option<Edit>,
+    again: u32,
+}
+
+/// Below this many UTF-16 units kept of a rewritten message, it is sent whole.
+const EDIT_MIN_KEPT: usize = 64;
+
+impl Edit {
+    /// The edit that turns `before` into `after` by rewriting its middle, and that middle; `None`
+    /// when they share less than [`EDIT_MIN_KEPT`] units at their ends.
+    fn between(before: &str, after: &str) -> Option<(Edit, String)> {
+        let (b, a) = (before.as_bytes(), after.as_bytes());
+        let mut head = b.iter().zip(a).take_while(|(x, y)| x == y).count();
+        while !after.is_char_boundary(head) {
+            head -= 1;
+        }
+        let room = b.len().min(a.len()) - head;
+        let mut tail = b.iter().rev().zip(a.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
+        while !after.is_char_boundary(a.len() - tail) {
+            tail -= 1;
+        }
+        let (head_units, tail_units) =
+            (after[..head].encode_utf16().count(), after[a.len() - tail..].encode_utf16().count());
+        if head_units + tail_units < EDIT_MIN_KEPT {
+            return None;
+        }
+        let edit = Edit { head: head_units as u32, tail: tail_units as u32 };
+        Some((edit, after[head..a.len() - tail].to_string()))
+    }
+}
+
 impl Model for PageModel {
     /// A `modelCall` to the page, with `stream: true` when there is a sink.
     fn complete<'a>(
@@ -64,11 +137,15 @@ impl Model for PageModel {
         request: &'a ModelRequest,
         sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        let Delta { keep, tail, edit, again } = self.delta(&request.messages);
         let mut pending = self.rpc.request(AbortKind::Model, |id| WorkerMessage::ModelCall {
             id,
             run_id: self.run_id.clone(),
             backend: self.backend.to_string(),
-            request: request.clone(),
+            request: ModelRequest { messages: tail, schema: request.schema.clone(), ..*request },
+            keep,
+            edit,
+            again,
             stream: sink.is_some(),
         });
         async move {

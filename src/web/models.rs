@@ -6,13 +6,14 @@
 //! once. A kind this build lacks is an `initFailed` on its own, and in a chain a member that fails
 //! with `MODEL_UNAVAILABLE`, so the chain moves past it with a warning.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
-use crate::engine::{Clock, Event, Model, ModelReply, ModelRequest, ReplySink};
+use crate::engine::{Clock, Event, Message, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 
 use super::fallback::{Backend, FallbackModel, WarningSink};
@@ -38,6 +39,9 @@ pub struct ModelContext {
     pub worker_prompt_api: Option<Rc<dyn ModelSource>>,
     /// The context window a page backend reported, shared between runs.
     pub page_window: Rc<Cell<Option<usize>>>,
+    /// What the page keeps of the run's last call to each of its backends (`keep` in a
+    /// `modelCall`): one per backend, however often a chain names it.
+    pub page_prompts: RefCell<HashMap<&'static str, Rc<RefCell<Vec<Message>>>>>,
 }
 
 impl ModelContext {
@@ -56,13 +60,16 @@ impl ModelContext {
             warn,
             worker_prompt_api: None,
             page_window: Rc::default(),
+            page_prompts: RefCell::default(),
         }
     }
 
     /// A model the page runs, labelled so the page knows which of its backends answers.
     fn page(&self, backend: &'static str) -> Rc<dyn Model> {
         Rc::new(
-            PageModel::new(self.rpc.clone(), &self.run_id, backend).sharing_window(self.page_window.clone()),
+            PageModel::new(self.rpc.clone(), &self.run_id, backend)
+                .sharing_window(self.page_window.clone())
+                .sharing_prompt(self.page_prompts.borrow_mut().entry(backend).or_default().clone()),
         )
     }
 }

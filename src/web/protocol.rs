@@ -152,8 +152,24 @@ fn streams() -> bool {
     true
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 fn default_session() -> String {
     "default".to_string()
+}
+
+/// How a `modelCall`'s first message is made from the previous call's message at its place: the
+/// previous content's first `head` and last `tail` UTF-16 code units (JavaScript's string units)
+/// around the content carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Edit {
+    /// Units kept from the start of the previous content.
+    pub head: u32,
+    /// Units kept from the end of the previous content.
+    pub tail: u32,
 }
 
 /// The page's answer to a `toolCall` or a `modelCall`: `ok: true` with the payload, or
@@ -480,8 +496,26 @@ pub enum WorkerMessage {
         run_id: String,
         /// Which of the page's backends answers: `custom` or `promptApi` (a chain may hold both).
         backend: String,
-        /// The messages and the step schema.
+        /// The step schema, and the messages after the first `keep`: the page keeps the messages
+        /// of the run's previous call to this backend and reuses their first `keep` (a step's
+        /// prompt is mostly the one before it), so a call carries what changed, not the prompt.
         request: ModelRequest,
+        /// How many leading messages of this run's previous `modelCall` to this backend come
+        /// before `request.messages` (0: the call carries the whole prompt).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        #[cfg_attr(test, ts(as = "Option<u32>", optional))]
+        keep: u32,
+        /// When set, the first message of `request.messages` is the previous call's message at
+        /// `keep` with its middle rewritten: its content here is the new middle only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        edit: Option<Edit>,
+        /// How many messages of the previous call, from its message at `keep + 1` on, follow the
+        /// first message of `request.messages` before the rest of them (the steps before the
+        /// newest, after the session's memory that `edit` rewrote).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        #[cfg_attr(test, ts(as = "Option<u32>", optional))]
+        again: u32,
         /// Whether the page should hand the reply's text over as it is generated (`modelChunk`
         /// messages with this id, before `modelResult`), where its backend can stream.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -65,3 +65,43 @@ export async function cancelDuringRequest({ server }) {
   agent.dispose();
   return { reason: result.reason.kind, success: result.success };
 }
+
+/**
+ * One scripted session twice, `runs` runs of `steps` steps under a small context budget (the
+ * session's memory is cut to fit, differently each step): through a custom model on the page,
+ * whose prompts the page rebuilds from what each `modelCall` carries, and through the OpenAI
+ * backend, whose prompts the worker sends whole. Returns the page's prompts and what the
+ * `modelCall` messages carried (`keep`, `edit`).
+ */
+export async function samePrompts({ server, runs, steps }) {
+  const script = (i) => {
+    const k = i % steps;
+    if (k === steps - 1) return JSON.stringify({ thought: "done", final_answer: "It is sunny in every city." });
+    return JSON.stringify({ thought: `city ${k}`, action: { tool: "get_weather", args: { city: `City ${Math.floor(i / steps)}-${k}` } } });
+  };
+  const seen = [];
+  const wire = [];
+  const worker = new Worker("/pkg/worker.js", { type: "module" });
+  worker.addEventListener("message", (e) => e.data?.type === "modelCall" && wire.push({ keep: e.data.keep ?? 0, edit: e.data.edit ?? null }));
+  const config = { store: "memory", contextTokens: 1200, stream: false };
+  const page = await Agent.create({
+    model: { custom: async (messages) => script(seen.push(messages) - 1) },
+    tools: [weather([])],
+    config,
+    session: "page",
+    worker,
+  });
+  const inWorker = await Agent.create({
+    model: { openai: { baseUrl: `${server}/prompts/v1`, model: "scripted-model" } },
+    tools: [weather([])],
+    config,
+    session: "worker",
+  });
+  for (let r = 0; r < runs; r++) {
+    await page.run(`What is the weather in ${steps - 1} cities?`).result;
+    await inWorker.run(`What is the weather in ${steps - 1} cities?`).result;
+  }
+  page.dispose();
+  inWorker.dispose();
+  return { seen, wire };
+}

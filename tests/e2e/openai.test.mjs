@@ -10,6 +10,8 @@ import { completion, openaiServer } from "./openai-server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
+const PROMPT_RUNS = 12;
+const PROMPT_STEPS = 4;
 const act = (tool, args) => ({ thought: `call ${tool}`, action: { tool, args } });
 const answer = (text) => ({ thought: "done", final_answer: text });
 
@@ -31,6 +33,13 @@ before(async () => {
     locked: [{ status: 401, body: { error: { message: "Incorrect API key provided", code: "invalid_api_key" } } }],
     open: [completion(act("get_weather", { city: "Oslo" })), completion(answer("Sunny in Oslo."))],
     hang: ["hang"],
+    prompts: Array.from({ length: PROMPT_RUNS * PROMPT_STEPS }, (_, i) =>
+      completion(
+        i % PROMPT_STEPS === PROMPT_STEPS - 1
+          ? answer("It is sunny in every city.")
+          : { thought: `city ${i % PROMPT_STEPS}`, action: { tool: "get_weather", args: { city: `City ${Math.floor(i / PROMPT_STEPS)}-${i % PROMPT_STEPS}` } } },
+      ),
+    ),
   });
   browser = await launchChromium();
   page = await browser.newPage();
@@ -110,4 +119,18 @@ test("openai backend: cancelling the run aborts the request under way", async ()
 
 test("openai backend: no uncaught errors in the page", () => {
   assert.deepEqual(pageErrors, []);
+});
+
+test("a custom model gets, call for call, the prompt the worker sends an OpenAI-compatible server, though each modelCall carries only what changed", async () => {
+  const { seen, wire } = await page.evaluate(
+    async ([server, runs, steps]) => (await import("/tests/e2e/openai-scenarios.js")).samePrompts({ server, runs, steps }),
+    [api.url, PROMPT_RUNS, PROMPT_STEPS],
+  );
+  const sent = posts("prompts").map((r) => r.body.messages);
+  assert.equal(seen.length, PROMPT_RUNS * PROMPT_STEPS);
+  assert.equal(sent.length, seen.length);
+  for (let i = 0; i < seen.length; i++) assert.deepEqual(seen[i], sent[i], `model call ${i + 1}`);
+  // Both shortcuts were taken: messages kept from the call before, and a message's middle rewritten.
+  assert.ok(wire.filter((w) => w.keep > 0).length >= seen.length / 2, JSON.stringify(wire));
+  assert.ok(wire.some((w) => w.edit), JSON.stringify(wire));
 });

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -21,14 +21,62 @@ use keel::web::protocol::WorkerMessage;
 use keel::web::rpc::Transport;
 use serde_json::{json, Value};
 
-/// Every message the worker posts, as JSON.
+/// Every message the worker posts, as JSON, and as the page reads it: a `modelCall`'s
+/// `request.messages` is its whole prompt, rebuilt as `js/agent.js` does from the `keep` leading
+/// messages of the run's previous call to that backend (`prompts`) and the messages it carries.
 #[derive(Default)]
-pub struct Recorder(pub RefCell<Vec<Value>>);
+pub struct Recorder(pub RefCell<Vec<Value>>, pub RefCell<HashMap<(String, String), Vec<Value>>>);
 
 impl Transport for Recorder {
     fn post(&self, message: &WorkerMessage) {
-        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
+        let mut value: Value = serde_json::from_str(&message.to_json()).unwrap();
+        if value["type"] == "modelCall" {
+            let key = (
+                value["runId"].as_str().unwrap().to_string(),
+                value["backend"].as_str().unwrap().to_string(),
+            );
+            let keep = value["keep"].as_u64().unwrap_or(0) as usize;
+            let mut prompts = self.1.borrow_mut();
+            let before = prompts.entry(key).or_default();
+            assert!(keep <= before.len(), "keep {keep} of a prompt of {}: {value}", before.len());
+            let whole = rebuilt(before, &value);
+            *before = whole;
+            value["request"]["messages"] = Value::Array(before.clone());
+        }
+        self.0.borrow_mut().push(value);
     }
+}
+
+/// A `modelCall`'s whole prompt as the page rebuilds it (`js/agent.js`) from the previous call's
+/// prompt `before`: its first `keep` messages, the first message carried (with an `edit`, the
+/// middle of `before[keep]`), `again` messages of `before` from `keep + 1`, the rest carried.
+pub fn rebuilt(before: &[Value], call: &Value) -> Vec<Value> {
+    let keep = call["keep"].as_u64().unwrap_or(0) as usize;
+    let again = call["again"].as_u64().unwrap_or(0) as usize;
+    let tail = call["request"]["messages"].as_array().unwrap();
+    let mut out = before[..keep].to_vec();
+    if let Some(first) = tail.first() {
+        let mut first = first.clone();
+        if let Some(edit) = call.get("edit") {
+            first["content"] = Value::from(edited(&before[keep]["content"], &first["content"], edit));
+        }
+        out.push(first);
+        out.extend(before.iter().skip(keep + 1).take(again).cloned());
+        out.extend_from_slice(&tail[1..]);
+    }
+    out
+}
+
+/// A message's content as the page rebuilds it from an `edit` (`js/agent.js`): the previous
+/// content's first `head` and last `tail` UTF-16 units around the middle carried.
+pub fn edited(before: &Value, middle: &Value, edit: &Value) -> String {
+    let units: Vec<u16> = before.as_str().unwrap().encode_utf16().collect();
+    let (head, tail) = (edit["head"].as_u64().unwrap() as usize, edit["tail"].as_u64().unwrap() as usize);
+    assert!(head + tail <= units.len(), "an edit keeps more than the message: {edit}");
+    let mut out = String::from_utf16(&units[..head]).unwrap();
+    out.push_str(middle.as_str().unwrap());
+    out.push_str(&String::from_utf16(&units[units.len() - tail..]).unwrap());
+    out
 }
 
 type Timer = (u64, Rc<RefCell<(bool, Option<Waker>)>>);

@@ -2,11 +2,12 @@
 //! engine goes on. Only IndexedDB requests are awaited inside, so the transaction never outlives
 //! the write.
 //!
-//! A run record's write reads the record it replaces and the session's record, and puts both;
-//! the store then keeps the session's record, and which records it wrote since, in memory
-//! ([`Known`]). A run holds its session's lock (`web::locks`) from that first write to its last,
-//! so nobody else writes the session meanwhile, and the run's steps and failures are written
-//! without reading anything: two puts (the record and the session's counters) in one transaction.
+//! A run's first write of its record reads the record it replaces and the session's record, and
+//! puts both; the store then keeps the session's record, and which records it wrote since, in
+//! memory ([`Known`]). A run holds its session's lock (`web::locks`) from that first write to its
+//! last, so nobody else writes the session meanwhile, and the run's steps, failures and later
+//! writes of its own record (a call's intent, its end) are written without reading anything: two
+//! puts (the record and the session's counters) in one transaction.
 //!
 //! Durability, per record:
 //! - a **turn** is `strict`: it is the step the engine resumes from, and the engine spends its next
@@ -184,8 +185,10 @@ impl IdbStore {
         let sessions = tx.store(SESSIONS)?;
         let fail = |doing: &'static str| move |e: idb::Error| idb_error(doing, &e);
         let cached = self.known.borrow_mut().remove(put.session);
+        // A run's first write reads; its later ones (a call's intent, its end) are known, as its
+        // steps are: the run has held the session since that first write.
         let mut known = match cached {
-            Some(known) if put.store != RUNS => known,
+            Some(known) if put.store != RUNS || known.written.contains_key(&put.name) => known,
             cached => {
                 let existing =
                     records.get(put.key.clone()).map_err(fail("read"))?.await.map_err(fail("read"))?;

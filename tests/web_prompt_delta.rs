@@ -1,0 +1,144 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! A `modelCall` carries what changed of the prompt: the messages after the `keep` it shares with
+//! the run's previous call to that backend, which the page keeps (`js/agent.js`), the first of
+//! them as its new middle only when the rest is the previous call's (`edit`). Rebuilt as the page
+//! rebuilds it, every call's prompt is the engine's prompt exactly, whatever changed: a new step,
+//! the session's memory losing its oldest lines, an earlier message rewritten (compaction), the
+//! first message, nothing at all; with text outside the BMP, whose UTF-16 units the edit counts.
+
+mod worker_harness;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use keel::engine::{Message, Model, ModelRequest, Role};
+use keel::web::js_model::PageModel;
+use keel::web::protocol::{ModelText, Reply, WorkerMessage};
+use keel::web::rpc::{PageReply, Rpc, Transport};
+use serde_json::{json, Value};
+use worker_harness::rebuilt;
+
+#[derive(Default)]
+struct Wire(RefCell<Vec<Value>>);
+
+impl Transport for Wire {
+    fn post(&self, message: &WorkerMessage) {
+        self.0.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
+    }
+}
+
+fn prompt<S: AsRef<str>>(messages: &[(Role, S)]) -> ModelRequest {
+    ModelRequest {
+        messages: messages.iter().map(|(role, text)| Message::new(*role, text.as_ref())).collect(),
+        schema: Some(json!({"type": "object"})),
+        max_tokens: 300,
+    }
+}
+
+#[test]
+fn each_call_carries_the_changed_messages_and_the_page_rebuilds_the_whole_prompt() {
+    use Role::{Assistant as A, System as S, User as U};
+    let wire = Rc::new(Wire::default());
+    let rpc = Rpc::new(wire.clone());
+    let model = PageModel::new(rpc.clone(), "r", "custom");
+    // The session's memory: lines of earlier runs, the oldest dropped as the run's steps grow.
+    let line = |i: u32| format!("- lookup {{\"id\":{i}}} → ok: Ïtem {i} 🦀\n");
+    let memory = |from: u32| format!("Earlier:\n{}Task: look.", (from..40).map(line).collect::<String>());
+    let prompts = [
+        (prompt(&[(S, "sys"), (U, "task. Next: act")]), 0, None, 0),
+        // The newest observation loses its close, two messages follow.
+        (prompt(&[(S, "sys"), (U, "task"), (A, "step 1"), (U, "obs 1. Next: act")]), 1, None, 0),
+        (
+            prompt(&[(S, "sys"), (U, "task"), (A, "step 1"), (U, "obs 1"), (A, "step 2"), (U, "obs 2")]),
+            3,
+            None,
+            0,
+        ),
+        // The same prompt again (a retry): nothing to carry.
+        (
+            prompt(&[(S, "sys"), (U, "task"), (A, "step 1"), (U, "obs 1"), (A, "step 2"), (U, "obs 2")]),
+            6,
+            None,
+            0,
+        ),
+        // Compacted: an earlier message rewritten, the prompt shorter.
+        (prompt(&[(S, "sys"), (U, "task [1 step cut]"), (A, "step 2"), (U, "obs 2")]), 1, None, 0),
+        // The first message changed (the tools offered), the next is the last call's.
+        (prompt(&[(S, "sys, fewer tools"), (U, "task [1 step cut]")]), 0, None, 1),
+        (prompt(&[(S, "sys, fewer tools".to_string()), (U, memory(0)), (A, "step 1".into())]), 1, None, 0),
+        // The memory loses its two oldest lines: only its head changes; the step after it stays.
+        (
+            prompt(&[
+                (S, "sys, fewer tools".to_string()),
+                (U, memory(2)),
+                (A, "step 1".into()),
+                (U, "obs".into()),
+            ]),
+            1,
+            Some(memory(2).len()),
+            1,
+        ),
+        // …and again, with nothing else changed.
+        (
+            prompt(&[
+                (S, "sys, fewer tools".to_string()),
+                (U, memory(5)),
+                (A, "step 1".into()),
+                (U, "obs".into()),
+            ]),
+            1,
+            Some(memory(5).len()),
+            2,
+        ),
+    ];
+    let mut page: Vec<Value> = Vec::new();
+    for (i, (request, keep, edited_len, reused)) in prompts.iter().enumerate() {
+        let call = model.complete(request, None);
+        let posted = wire.0.borrow().last().cloned().unwrap();
+        assert_eq!(posted["type"], "modelCall");
+        assert_eq!(posted["keep"].as_u64().unwrap_or(0), *keep as u64, "call {i}: {posted}");
+        let carried = posted["request"]["messages"].as_array().unwrap();
+        let again = posted["again"].as_u64().unwrap_or(0) as usize;
+        assert_eq!(again, *reused, "call {i}: {posted}");
+        assert_eq!(
+            carried.len(),
+            request.messages.len() - keep - again,
+            "call {i} carries only what changed"
+        );
+        assert_eq!(posted.get("edit").is_some(), edited_len.is_some(), "call {i}: {posted}");
+        if let Some(edit) = posted.get("edit") {
+            let middle = carried[0]["content"].as_str().unwrap().len();
+            assert!(middle < edited_len.unwrap() / 4, "call {i} carries the middle, {middle} bytes: {edit}");
+        }
+        page = rebuilt(&page, &posted);
+        assert_eq!(
+            Value::Array(page.clone()),
+            serde_json::to_value(&request.messages).unwrap(),
+            "call {i}: the page's prompt"
+        );
+        assert_eq!(posted["request"]["schema"], json!({"type": "object"}));
+        assert_eq!(posted["request"]["maxTokens"], 300);
+        let id = posted["id"].as_u64().unwrap();
+        let text = ModelText { text: format!("reply {i}"), ..ModelText::default() };
+        assert!(rpc.resolve(PageReply::Model(Reply::ok(id, text))));
+        let reply = futures_executor::block_on(call).unwrap();
+        assert_eq!(reply.text, format!("reply {i}"));
+    }
+}
+
+#[test]
+fn a_run_starts_from_the_whole_prompt_whatever_another_run_sent() {
+    let wire = Rc::new(Wire::default());
+    let rpc = Rpc::new(wire.clone());
+    let request = prompt(&[(Role::System, "sys"), (Role::User, "task")]);
+    for run in ["r1", "r2"] {
+        let model = PageModel::new(rpc.clone(), run, "custom");
+        let call = model.complete(&request, None);
+        let posted = wire.0.borrow().last().cloned().unwrap();
+        assert!(posted.get("keep").is_none(), "{run}: {posted}");
+        assert_eq!(posted["request"]["messages"].as_array().unwrap().len(), 2);
+        let id = posted["id"].as_u64().unwrap();
+        assert!(rpc.resolve(PageReply::Model(Reply::ok(id, ModelText::default()))));
+        futures_executor::block_on(call).unwrap();
+    }
+}
