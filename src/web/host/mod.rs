@@ -157,11 +157,11 @@ impl WorkerHost {
             PageMessage::Cancel { run_id } => self.runs.cancel(&run_id),
             PageMessage::UnfinishedRuns { id } => self.unfinished_runs(id),
             PageMessage::ToolResult(reply) => {
-                self.warn_run(reply.id, warning("the tool's reply"));
+                self.warn_run(reply.id(), warning("the tool's reply"));
                 self.rpc.resolve(PageReply::Tool(reply));
             }
             PageMessage::ModelResult(reply) => {
-                self.warn_run(reply.id, warning("the model's reply"));
+                self.warn_run(reply.id(), warning("the model's reply"));
                 self.rpc.resolve(PageReply::Model(reply));
             }
             PageMessage::ModelChunk { id, text } => self.rpc.chunk(id, text),
