@@ -397,7 +397,7 @@ export interface AgentConfig {
   grounding: boolean;
   /**
    * Whether, after a final answer refused as no answer while a tool has already answered, the next
-   * model call asks for the answer alone: the question, the conversation's earlier exchanges and the
+   * model call asks for the answer alone: the question, the conversation's earlier questions and the
    * tools' results, with a one-field reply (`{"final_answer": …}`), instead of the whole step prompt
    * with an envelope. That answer is checked like any other. Default true.
    */
@@ -409,6 +409,14 @@ export interface AgentConfig {
    * narrowed to the ids in its producer's latest output. Default true.
    */
   idProvenance: boolean;
+  /**
+   * Whether a call whose argument contradicts a time or a count the task states ("four people at
+   * 19:30" and `people: 1`, `time: "20:30"`; a count is matched to an argument by its name or
+   * description) is refused once before it runs (`CONTRADICTS_TASK`), with a plan naming the task's
+   * values. Sent again unchanged, the call runs: a time the task implies without stating it stays
+   * possible. Default true.
+   */
+  taskValues: boolean;
   /**
    * Which of the model's earlier thoughts later prompts replay: `"none"` (default) replays every
    * earlier thought empty — a small model copies its earlier thoughts forward word for word,

@@ -140,7 +140,7 @@ fn no_focused_request_before_any_tool_answered_or_when_turned_off() {
 }
 
 #[test]
-fn a_follow_up_s_focused_request_quotes_the_earlier_exchange() {
+fn a_follow_up_s_focused_request_quotes_the_earlier_question_not_its_answer() {
     let h = Harness::new(
         ScriptedModel::new(vec![
             act("list_invoices", json!({})),
@@ -160,10 +160,11 @@ fn a_follow_up_s_focused_request_quotes_the_earlier_exchange() {
     let user = &requests[4].messages[1].content;
     assert!(
         user.starts_with(
-            "Earlier in this conversation:\n- The user asked: How much is invoice INV-1?\n- The answer was: INV-1 is $1,250.00.\n\nQuestion: And now?"
+            "Earlier in this conversation:\n- The user asked: How much is invoice INV-1?\n\nQuestion: And now?"
         ),
         "{user}"
     );
+    assert!(!user.contains("INV-1 is $1,250.00."), "an earlier answer is text a small model copies: {user}");
 }
 
 #[test]
@@ -186,4 +187,74 @@ fn a_focused_answer_in_the_task_s_words_with_the_result_s_code_is_taken() {
         h.run("Reserve seats for seven people at the 20:00 Odeon show and give me the confirmation code.");
     assert!(result.success, "{}", result.answer);
     assert!(result.answer.ends_with("OD-7731"), "{}", result.answer);
+}
+
+#[test]
+fn a_repeat_of_a_call_that_worked_gets_the_focused_request_unless_the_tool_feeds_another() {
+    // With 48 distractors Qwen got the booking reference, repeated the call, then called
+    // distractors until the step budget ran out.
+    let weather = || act("get_weather", json!({"city": "Oslo"}));
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: 4°C, rain"))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![weather(), weather(), bare_answer("Oslo: 4°C, rain.")]),
+        tools,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Weather in Oslo?");
+    assert!(result.success, "{}", result.answer);
+    let requests = h.model.requests.borrow();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[2].messages.len(), 2, "the step after the repeat asks for the answer alone");
+    drop(requests);
+
+    // A lister repeated: the model may still act on what it listed (snapshot, then click).
+    let snap = || act("snapshot", json!({}));
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!("button e1 'Send'"))])
+        .script("click", vec![Behaviour::Ok(json!("Sent: message M-7."))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![snap(), snap(), act("click", json!({"ref": "e1"})), answer("Sent: M-7.")]),
+        tools,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Click Send.");
+    assert!(result.success, "{}", result.answer);
+    assert!(h.model.requests.borrow().iter().all(|r| r.messages[0].content.contains("Tools:")));
+}
+
+#[test]
+fn an_answer_repeating_the_tasks_quoted_label_is_no_answer() {
+    // SmolLM2 after a repeated click, asked for the answer alone, answered with the button's label
+    // (recovery bench guessed-ref at ef7c6d2), reported a success.
+    let click = || act("click", json!({"ref": "e1"}));
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!("e1 button 'Download report'"))])
+        .script("click", vec![Behaviour::Ok(json!("Download started: q3-report.pdf (2.1 MB)."))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            click(),
+            click(),
+            bare_answer("Download report"),
+            bare_answer("Download report"),
+        ]),
+        tools,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) =
+        h.run("Click the 'Download report' button and tell me the name of the file it downloads.");
+    assert!(!result.success, "{}", result.answer);
+    let refused = result
+        .turns
+        .iter()
+        .find(|t| t.outcome == Outcome::Failed && t.action.is_none())
+        .expect("a refused answer");
+    assert!(
+        refused.observation.contains("only repeats the words the task quotes"),
+        "{}",
+        refused.observation
+    );
 }

@@ -321,7 +321,9 @@ fn when_the_spent_tool_is_the_only_one_the_next_step_can_only_answer() {
     let only = vec![keel::tools::ToolSpec::new("lookup", "Looks it up.", json!({"type": "object"}))];
     let model = ScriptedModel::new([lookup(), lookup(), answer("42")]);
     let tools = FakeTools::new().script("lookup", vec![Behaviour::Ok(json!("42"))]);
-    let h = Harness::new(model, tools, only, AgentConfig::default());
+    // Without the focused answer, which asks for the answer alone here (loop_focused_answer.rs).
+    let config = AgentConfig { focused_answer: false, ..AgentConfig::default() };
+    let h = Harness::new(model, tools, only, config);
     let (result, _) = h.run("What is it?");
     let requests = h.model.requests.borrow();
     let schema = requests[2].schema.as_ref().expect("constrained");

@@ -23,6 +23,7 @@ export const MODES = {
       replayThoughts: "all",
       recoverBeforeAnswer: false,
       focusedAnswer: false,
+      taskValues: false,
     },
     responseFormat: "jsonObject",
   },
@@ -52,6 +53,11 @@ export const MODES = {
     config: { focusedAnswer: false },
     responseFormat: "jsonObject",
   },
+  "keel-no-task-values": {
+    describe: "keel without the check of calls against the task's times and counts (taskValues: false)",
+    config: { taskValues: false },
+    responseFormat: "jsonObject",
+  },
   "keel-past-log": {
     describe: "keel showing earlier steps as a log in the user message (pastSteps: \"log\")",
     config: { pastSteps: "log" },
@@ -69,7 +75,7 @@ export const MODES = {
   },
   "keel-8174914": {
     describe: "keel with issue 9's settings off (toolChoice auto, no grounding, no id provenance, every thought replayed)",
-    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false, focusedAnswer: false },
+    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false, focusedAnswer: false, taskValues: false },
     responseFormat: "jsonObject",
   },
   // Many tools (issue 13): the same scenarios with ~50 tools, selected or all offered.

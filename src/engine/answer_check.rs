@@ -1,15 +1,17 @@
 //! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
 //! the tool choice) is escalated when the model sends the same one again, and a final answer
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
-//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`); if the model persists,
+//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`) and a
+//! grounded answer that is not what the task asks for (`answer_shape.rs`); if the model persists,
 //! the run ends unsuccessful with an honest answer.
 
 use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
+use super::answer_shape::sum_asked;
 use super::focused_answer::has_results;
 use super::grounding::ungrounded;
-use super::parrot::{parroted, placeholder};
+use super::parrot::{echoes_the_quote, parroted, placeholder};
 use super::prompt::next_step_text;
 use super::run::RunState;
 use super::unrelated::{off_the_results, unrelated};
@@ -110,6 +112,8 @@ impl RunState<'_> {
         }
         let message = if placeholder(answer) {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
+        } else if echoes_the_quote(answer, &self.task) {
+            Some("Your final_answer only repeats the words the task quotes: it is not an answer to the task.")
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && unrelated(answer, &self.results_text()) {
@@ -144,7 +148,7 @@ impl RunState<'_> {
         }
         let values = ungrounded(answer, &self.seen_text(true));
         if values.is_empty() {
-            return Verdict::Accept;
+            return self.check_shape(step, thought, answer, reply).await;
         }
         if self.ungrounded_warned {
             self.ungrounded = values;
@@ -167,6 +171,11 @@ impl RunState<'_> {
             .with_detail("values", values);
         if let Some(plan) = self.answer_from_result(&suppliers) {
             envelope.recovery = plan;
+        }
+        let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
+        if let Some(sum) = sum_asked(&self.task, results) {
+            // After the quoted result, where there is one: the sum is read from it.
+            envelope.recovery.insert(envelope.recovery.len().min(1), sum);
         }
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry

@@ -51,7 +51,7 @@ pub struct AgentConfig {
     pub grounding: bool,
     /// Whether, after a final answer refused as no answer (a placeholder, keel's own words, words
     /// about none of the run) while a tool has answered, the next model call asks for the answer
-    /// alone — the task, the earlier exchanges and the tools' results, with a one-field reply —
+    /// alone — the task, the conversation's earlier questions and the tools' results, with a one-field reply —
     /// instead of the whole step prompt (`engine/focused_answer.rs`). Off, the model gets the
     /// envelope and one more step like any refused reply.
     pub focused_answer: bool,
@@ -59,6 +59,11 @@ pub struct AgentConfig {
     /// observation) before the call runs, and is narrowed to its producer's latest output under
     /// constrained decoding (see `engine/provenance.rs`).
     pub id_provenance: bool,
+    /// Whether a call whose argument contradicts a time or a count the task states ("four
+    /// people at 19:30" and `people: 1`, `time: "20:30"`) is refused once before it runs, with a
+    /// plan naming the task's values (`CONTRADICTS_TASK`, `engine/task_values.rs`). Sent again
+    /// unchanged, it runs: a time the task implies without stating it stays possible.
+    pub task_values: bool,
     /// Which of the model's earlier thoughts later prompts replay (`engine/withheld.rs`).
     pub replay_thoughts: ThoughtReplay,
     /// Whether, after a failed call the model can fix with another call (bad arguments, an unseen,
@@ -183,6 +188,7 @@ impl Default for AgentConfig {
             grounding: true,
             focused_answer: true,
             id_provenance: true,
+            task_values: true,
             replay_thoughts: ThoughtReplay::None,
             recover_before_answer: true,
             past_steps: PastSteps::Messages,

@@ -129,7 +129,7 @@ pub(crate) fn numbers(text: &str) -> Vec<f64> {
     out
 }
 
-fn word_number(word: &str) -> Option<f64> {
+pub(crate) fn word_number(word: &str) -> Option<f64> {
     if let Some(n) = SMALL.iter().position(|w| *w == word) {
         return Some(n as f64);
     }

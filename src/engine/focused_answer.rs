@@ -1,6 +1,6 @@
 //! The focused answer (`focusedAnswer`): when a final answer was no answer — a placeholder, keel's
 //! own words, words about none of the run — and a tool has already answered, the next model call
-//! asks for the answer alone: the task, the conversation's earlier questions and answers, and what
+//! asks for the answer alone: the task, the conversation's earlier questions (not their answers), and what
 //! the tools returned, with a one-field reply. The whole step prompt (rules, tools, the reply
 //! format with its placeholders, the envelope) is what a 135M model could not read its way out of:
 //! SmolLM2 copied the format's `<response to the task>` again after the envelope quoted the result
@@ -25,9 +25,9 @@ pub(crate) const INSTRUCTIONS: &str = "Answer the user's question using only the
 const MAX_RESULTS: usize = 6;
 /// Characters of one result the request quotes.
 const RESULT_CHARS: usize = 1_000;
-/// How many of the conversation's earlier exchanges (question and answer) the request quotes.
+/// How many of the conversation's earlier questions the request quotes.
 const MAX_EXCHANGES: usize = 3;
-/// Characters of an earlier question or answer the request quotes.
+/// Characters of an earlier question the request quotes.
 const EXCHANGE_CHARS: usize = 300;
 
 /// The step schema of the focused request: one non-empty string, as the step schema's answer is.
@@ -45,7 +45,7 @@ pub(crate) fn has_results(turns: &[Turn]) -> bool {
     turns.iter().any(worked)
 }
 
-/// The focused request's messages: [`INSTRUCTIONS`], then the earlier exchanges of the
+/// The focused request's messages: [`INSTRUCTIONS`], then the earlier questions of the
 /// conversation, the task (as the question) and the newest distinct results of calls that worked
 /// (oldest first),
 /// the oldest dropped until the estimate fits `budget_tokens` (the task and one result always
@@ -95,24 +95,21 @@ fn worked(turn: &Turn) -> bool {
     turn.action.is_some() && matches!(turn.outcome, Outcome::Ok | Outcome::Warning)
 }
 
-/// The last [`MAX_EXCHANGES`] questions of the session's earlier runs, each with its answer.
+/// The last [`MAX_EXCHANGES`] questions of the session's earlier runs, without their answers: an
+/// earlier answer is text a small model copies. Asked "And in Oslo?" after "What's the weather in
+/// Paris?", SmolLM2 answered the focused request with the earlier answer, "Paris: 18°C, cloudy."
+/// (recovery bench follow-up-city, fe8590e). The question is what gives a follow-up its sense;
+/// what it is about now is in this run's results.
 fn exchanges(memory: &[Remembered]) -> Vec<String> {
-    let mut lines: Vec<Vec<String>> = Vec::new();
-    for line in memory {
-        match line {
-            Remembered::Asked(task) => {
-                lines.push(vec![format!("- The user asked: {}", clip(task, EXCHANGE_CHARS))])
-            }
-            Remembered::Step(turn) if turn.outcome == Outcome::Final => {
-                if let Some(exchange) = lines.last_mut() {
-                    exchange.push(format!("- The answer was: {}", clip(&turn.observation, EXCHANGE_CHARS)));
-                }
-            }
-            _ => {}
-        }
-    }
-    let from = lines.len().saturating_sub(MAX_EXCHANGES);
-    lines.drain(from..).flatten().collect()
+    let asked: Vec<String> = memory
+        .iter()
+        .filter_map(|line| match line {
+            Remembered::Asked(task) => Some(format!("- The user asked: {}", clip(task, EXCHANGE_CHARS))),
+            _ => None,
+        })
+        .collect();
+    let from = asked.len().saturating_sub(MAX_EXCHANGES);
+    asked[from..].to_vec()
 }
 
 #[cfg(test)]
@@ -162,7 +159,7 @@ mod tests {
     }
 
     #[test]
-    fn quotes_the_conversations_earlier_questions_with_their_answers() {
+    fn quotes_the_conversations_earlier_questions_without_their_answers() {
         let memory = vec![
             Remembered::Asked("Weather in Paris?".into()),
             Remembered::Step(call(1, "weather", "Paris: 18°C", Outcome::Ok)),
@@ -174,7 +171,7 @@ mod tests {
             .clone();
         assert!(
             user.starts_with(
-                "Earlier in this conversation:\n- The user asked: Weather in Paris?\n- The answer was: 18°C in Paris.\n\nQuestion: And in Oslo?"
+                "Earlier in this conversation:\n- The user asked: Weather in Paris?\n\nQuestion: And in Oslo?"
             ),
             "{user}"
         );

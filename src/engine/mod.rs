@@ -11,6 +11,7 @@
 
 mod agent;
 mod answer_check;
+mod answer_shape;
 mod approval;
 mod cancel;
 mod choice;
@@ -46,8 +47,11 @@ mod run;
 mod save;
 mod seen;
 mod selection;
+mod task_values;
+mod times_of_day;
 mod tool_turn;
 mod unrelated;
+mod value_forms;
 mod withheld;
 
 pub use crate::settings::ConfigError;

@@ -27,12 +27,20 @@ pub(crate) struct Narrowing {
     tool: String,
     field: String,
     options: Vec<Value>,
+    /// Whether it lasts only until a call of its tool works (a value keel converted for the
+    /// model, `value_forms.rs`), not for the rest of the run (options the tool said it takes).
+    until_worked: bool,
 }
 
 impl Narrowing {
     /// `tool`'s argument `field` restricted to `options`.
     pub(crate) fn new(tool: &str, field: &str, options: Vec<Value>) -> Narrowing {
-        Narrowing { tool: tool.to_owned(), field: field.to_owned(), options }
+        Narrowing { tool: tool.to_owned(), field: field.to_owned(), options, until_worked: false }
+    }
+
+    /// `tool`'s argument `field` restricted to `options` until a call of `tool` works.
+    pub(crate) fn until_worked(tool: &str, field: &str, options: Vec<Value>) -> Narrowing {
+        Narrowing { until_worked: true, ..Narrowing::new(tool, field, options) }
     }
 
     /// The narrowing an `INVALID_ARGS` envelope of `tool` asks for, if it names a top-level field
@@ -51,7 +59,7 @@ impl Narrowing {
         {
             return None;
         }
-        Some(Narrowing { tool: tool.to_owned(), field: field.to_owned(), options: options.clone() })
+        Some(Narrowing::new(tool, field, options.clone()))
     }
 
     /// The narrowing without the values its tool already failed on for its field (`failed(tool,
@@ -97,6 +105,11 @@ impl Narrowings {
             (n.tool.as_str(), n.field.as_str()) != (narrowing.tool.as_str(), narrowing.field.as_str())
         });
         self.0.push(narrowing);
+    }
+
+    /// Drops the narrowings of `tool` that last until a call of it works: one just did.
+    pub(crate) fn worked(&mut self, tool: &str) {
+        self.0.retain(|n| !(n.until_worked && n.tool == tool));
     }
 
     /// Whether nothing was learned.

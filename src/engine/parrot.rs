@@ -64,9 +64,55 @@ pub(crate) fn placeholder(answer: &str) -> bool {
         && !answer[1..answer.len() - 1].contains(['<', '>'])
 }
 
+/// The phrases `task` quotes (`'Download report'`, `"gym"`), in order.
+fn quoted(task: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    for mark in ['\'', '"', '‘', '“'] {
+        let close = match mark {
+            '‘' => '’',
+            '“' => '”',
+            _ => mark,
+        };
+        let mut rest = task;
+        while let Some(at) = rest.find(mark) {
+            // An apostrophe inside a word (`Luigi's`, `What's`) opens no quote.
+            let before = rest[..at].chars().next_back();
+            let after = &rest[at + mark.len_utf8()..];
+            if before.is_some_and(char::is_alphanumeric) {
+                rest = after;
+                continue;
+            }
+            let Some(end) = after.find(close) else { break };
+            let phrase = &after[..end];
+            if phrase.chars().any(char::is_alphanumeric) && !phrase.contains('\n') {
+                found.push(phrase.trim());
+            }
+            rest = &after[end + close.len_utf8()..];
+        }
+    }
+    found
+}
+
+/// Whether `answer` only repeats the one phrase `task` quotes: "Download report" for "Click the
+/// 'Download report' button and tell me the name of the file it downloads" (SmolLM2, recovery
+/// bench guessed-ref at ef7c6d2, reported a success). A task quoting several phrases may ask which
+/// of them is meant ("'A' or 'B'?"), so only a task quoting one is judged.
+pub(crate) fn echoes_the_quote(answer: &str, task: &str) -> bool {
+    let [phrase] = quoted(task)[..] else { return false };
+    let bare = |text: &str| -> String {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let said = bare(answer);
+    !said.is_empty() && said == bare(phrase)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{parroted, placeholder};
+    use super::{echoes_the_quote, parroted, placeholder, quoted};
 
     #[test]
     fn placeholders_are_answers_in_angle_brackets_only() {
@@ -104,5 +150,23 @@ mod tests {
         assert!(!parroted("Use it.", NOTE, || sources.into()), "too short to judge");
         let down = "The market data service is down. Call another tool or give your final answer.";
         assert!(!parroted("The market data service is down.", NOTE, || down.into()), "the tool's own words");
+    }
+
+    #[test]
+    fn an_answer_repeating_the_tasks_one_quoted_phrase_is_no_answer() {
+        let task = "Click the 'Download report' button and tell me the name of the file it downloads.";
+        assert!(echoes_the_quote("Download report", task));
+        assert!(echoes_the_quote("\"Download report.\"", task));
+        assert!(!echoes_the_quote("q3-report.pdf", task));
+        assert!(!echoes_the_quote("It downloads q3-report.pdf via Download report", task));
+        assert!(
+            !echoes_the_quote("B", "Which is cheaper, 'A' or 'B'?"),
+            "a task quoting two phrases may ask which"
+        );
+        assert!(
+            !echoes_the_quote("Luigi", "Book a table at Luigi's for four people."),
+            "an apostrophe quotes nothing"
+        );
+        assert_eq!(quoted("Set an alarm called \"gym\" at Luigi's and what's 'up'"), ["up", "gym"]);
     }
 }

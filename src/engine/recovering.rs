@@ -62,7 +62,8 @@ impl Unfixed {
             | ErrorCode::MissingField
             | ErrorCode::NotFound
             | ErrorCode::StaleReference
-            | ErrorCode::UnseenId => true,
+            | ErrorCode::UnseenId
+            | ErrorCode::ContradictsTask => true,
             ErrorCode::Permission | ErrorCode::Conflict | ErrorCode::Custom(_) => {
                 self.actions.iter().any(|a| a != tool)
             }
@@ -127,6 +128,11 @@ impl UnfixedCalls {
         self.unfixed.iter().flat_map(|(tool, u)| std::iter::once(tool).chain(&u.named))
     }
 
+    /// Whether a failed call still waits for its fix.
+    pub(crate) fn any(&self) -> bool {
+        !self.unfixed.is_empty()
+    }
+
     /// The most recent failure still unfixed.
     fn latest(&self) -> Option<(&String, &Unfixed)> {
         self.unfixed.iter().max_by_key(|(_, u)| u.last)
@@ -138,6 +144,7 @@ impl RunState<'_> {
     pub(crate) fn call_worked(&mut self, tool: &str) {
         self.log.recover(Some(tool));
         self.unfixed.fixed(tool);
+        self.narrowings.worked(tool);
     }
 
     /// The tools the next step must call one of, while a failed call waits for its fix; `None` when

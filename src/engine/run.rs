@@ -16,6 +16,7 @@ use super::narrowing::Narrowings;
 use super::output::Repair;
 use super::recovering::UnfixedCalls;
 use super::save::Redaction;
+use super::value_forms::add_other_forms;
 use super::{
     parse_step, Action, Approvals, CallKey, CancelToken, Event, Outcome, Remembered, Repeats, Step,
     Transcript, Turn,
@@ -84,6 +85,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) ungrounded: Vec<String>,
     /// Whether an answer already was refused as no answer (a placeholder, keel's own words).
     pub(crate) non_answer_warned: bool,
+    /// Whether a grounded answer already got the `ANSWER_MISMATCH` envelope (`answer_shape.rs`).
+    pub(crate) mismatch_warned: bool,
     /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
     /// answer was no answer and a tool has answered.
     pub(crate) focus_answer: bool,
@@ -100,6 +103,8 @@ pub(crate) struct RunState<'a> {
     /// The idempotency keys of calls whose outcome is unknown (cut off by a reload), by call: the
     /// same call made again keeps its key (`intent.rs`).
     pub(crate) unknown_keys: std::collections::HashMap<CallKey, String>,
+    /// Calls refused once as contradicting the task (`task_values.rs`): sent again unchanged, they run.
+    pub(crate) contradicted: std::collections::HashSet<CallKey>,
 }
 
 impl<'a> RunState<'a> {
@@ -177,12 +182,14 @@ impl<'a> RunState<'a> {
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             non_answer_warned: false,
+            mismatch_warned: false,
             focus_answer: false,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
             unfixed: UnfixedCalls::default(),
             unknown_keys: Default::default(),
+            contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
         (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
@@ -209,7 +216,8 @@ impl<'a> RunState<'a> {
                 StepResult::Answer(answer) => {
                     let success = !self.answered_after_failure()
                         && !self.answer_withheld
-                        && !self.answer_gives_up(&answer);
+                        && !self.answer_gives_up(&answer)
+                        && !self.ran_against_task();
                     return self.finish(answer, success, EndReason::FinalAnswer).await;
                 }
                 StepResult::Continue => {}
@@ -399,7 +407,11 @@ impl<'a> RunState<'a> {
             available: tools.names(),
             ..ctx
         };
-        Envelope::from_failure(raw, Classification::of(code), ctx)
+        let mut envelope = Envelope::from_failure(raw, Classification::of(code), ctx);
+        if let Some(action) = action {
+            add_other_forms(&mut envelope, &action.args);
+        }
+        envelope
     }
 
     /// An invalid call (unknown tool, invalid arguments): never run, shown to the model, escalated

@@ -84,16 +84,25 @@ impl RunState<'_> {
         if !found.is_empty() {
             return found;
         }
-        let lists = ["list", "search", "find", "snapshot"];
         self.agent
             .tools
             .specs()
             .iter()
-            .filter(|other| {
-                other.name != spec.name && lists.iter().any(|w| other.name.to_lowercase().contains(w))
-            })
+            .filter(|other| other.name != spec.name && lists(&other.name))
             .map(|other| other.name.clone())
             .collect()
+    }
+
+    /// Whether `tool`'s results are what a next call takes: it lists things (by its name) or
+    /// produces another tool's ids (declared or inferred). A repeat of such a call is no sign the
+    /// model has its answer: it may still act on what it listed.
+    pub(crate) fn feeds_another(&self, tool: &str) -> bool {
+        let tools = &self.agent.tools;
+        lists(tool)
+            || tools
+                .specs()
+                .iter()
+                .any(|spec| spec.name != tool && producers(tools, spec).iter().any(|p| p == tool))
     }
 
     /// Refuses the call before it runs if an id argument appears nowhere the model could have read
@@ -139,4 +148,10 @@ fn without_sent(observation: &str, args: &serde_json::Value) -> String {
         }
     }
     text
+}
+
+/// Whether a tool's name says it lists things: `list_orders`, `search_contacts`, `snapshot`.
+fn lists(name: &str) -> bool {
+    let name = name.to_lowercase();
+    ["list", "search", "find", "snapshot"].iter().any(|w| name.contains(w))
 }

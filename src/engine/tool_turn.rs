@@ -12,6 +12,7 @@ use super::guard::{guarded, pause, Guarded};
 use super::narrowing::Narrowing;
 use super::observation::describe_output;
 use super::run::{RunState, Stop};
+use super::value_forms::add_other_forms;
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
 use crate::turn::digest;
 
@@ -53,10 +54,15 @@ impl RunState<'_> {
                     n => format!("The arguments for `{}` have {n} problems.", spec.name),
                 };
                 let ctx = CallContext { issues: &issues, ..CallContext::default() };
-                return Ok(self.refuse(step, action, &key, ErrorCode::InvalidArgs, message, ctx));
+                let refused = self.refuse(step, action, &key, ErrorCode::InvalidArgs, message, ctx);
+                self.narrow_to_other_forms(&spec.name, &action.args);
+                return Ok(refused);
             }
         };
         if let Some(refused) = self.refuse_unseen(step, spec, action, &key) {
+            return Ok(refused);
+        }
+        if let Some(refused) = self.refuse_contradicting(step, spec, action, &key) {
             return Ok(refused);
         }
         let now = self.effects.clock.now_ms();
@@ -121,7 +127,11 @@ impl RunState<'_> {
                 let result = digest(&json!([envelope.code.as_str(), envelope.message]));
                 Ok(self.progress(key, &result, self.show(&envelope), Outcome::Warning))
             }
-            Ok(ToolEnd::Failed(envelope, attempt)) => {
+            Ok(ToolEnd::Failed(mut envelope, attempt)) => {
+                add_other_forms(&mut envelope, &action.args);
+                if envelope.code == ErrorCode::InvalidArgs {
+                    self.narrow_to_other_forms(&spec.name, &action.args);
+                }
                 // A new call that failed may have changed things (a stale ref: the page moved on),
                 // so tools spent before it may have something new to give again.
                 self.spent_tools.clear();
@@ -145,7 +155,8 @@ impl RunState<'_> {
     }
 
     /// A successful call's observation, or a failed step if the same call already gave the same
-    /// result: repeating it learns nothing new.
+    /// result: repeating it learns nothing new, and unless a failed call waits for its fix or the
+    /// tool feeds another the next step asks for the answer alone.
     fn progress(
         &mut self,
         key: &CallKey,
@@ -159,6 +170,13 @@ impl RunState<'_> {
         } else {
             self.spent_tools.insert(key.tool.clone());
             self.runtime_text.push_str(NO_PROGRESS);
+            if !self.unfixed.any() && !self.feeds_another(&key.tool) {
+                // The model has what the call gives, no failed call waits for its fix, and the
+                // tool lists nothing another call would take: it is asked for the answer alone
+                // (`focused_answer.rs`). With 48 distractor tools, Qwen got the booking reference,
+                // repeated the call, then called distractors until the step budget ran out.
+                self.focus_answer_next();
+            }
             (observation + NO_PROGRESS, Outcome::Failed)
         }
     }

@@ -57,6 +57,12 @@ pub enum ErrorCode {
     UnseenId,
     /// A final answer states facts found in no tool result, no tool argument and not in the task.
     UngroundedAnswer,
+    /// An argument contradicts a time or a count the task states ("four people" and `people: 1`):
+    /// the call was refused once, before it ran; sent again unchanged, it runs.
+    ContradictsTask,
+    /// A final answer, grounded, does not give what the task asks for: one of several amounts
+    /// where the task asks for them combined, or another unit than the one the task names.
+    AnswerMismatch,
     /// The user rejected a call that needed their approval (the tool's `needsApproval`): it was
     /// not run. Persistent: the runtime never retries it.
     ApprovalRejected,
@@ -91,6 +97,8 @@ const BUILT_IN: &[(ErrorCode, &str)] = &[
     (ErrorCode::Internal, "INTERNAL_ERROR"),
     (ErrorCode::UnseenId, "UNSEEN_ID"),
     (ErrorCode::UngroundedAnswer, "UNGROUNDED_ANSWER"),
+    (ErrorCode::ContradictsTask, "CONTRADICTS_TASK"),
+    (ErrorCode::AnswerMismatch, "ANSWER_MISMATCH"),
     (ErrorCode::ApprovalRejected, "APPROVAL_REJECTED"),
     (ErrorCode::OutcomeUnknown, "OUTCOME_UNKNOWN"),
 ];

@@ -53,6 +53,43 @@ pub(crate) fn ungrounded_answer(ctx: &PlanContext<'_>) -> Plan {
     }
 }
 
+/// `CONTRADICTS_TASK`: the call was refused once before it ran. The engine's own plan names the
+/// task's values; this one stands when it has none.
+pub(crate) fn contradicts_task(tool: &str) -> Plan {
+    Plan {
+        summary: format!(
+            "An argument of {tool} contradicts a value the task states, so {tool} was not called."
+        ),
+        causes: strings([
+            "The value was guessed or copied from elsewhere, not from the task",
+            "A fix of the argument's format changed the value itself",
+        ]),
+        recovery: vec![
+            "Send the value the task states, in the form the tool takes.".to_string(),
+            format!("Then call {tool} again."),
+        ],
+        available_actions: None,
+        expected: true,
+    }
+}
+
+/// `ANSWER_MISMATCH`: the answer is grounded but does not give what the task asks for; the
+/// engine's plan says what it gave and what was asked.
+pub(crate) fn answer_mismatch() -> Plan {
+    Plan {
+        summary: "Your answer does not give what the task asks for.".to_string(),
+        causes: strings([
+            "The answer gives one value where the task asks for a combination, or another unit",
+        ]),
+        recovery: strings([
+            "Read the task again: give exactly what it asks for, from the tools' results.",
+            "If no tool gives it, answer that you could not find it.",
+        ]),
+        available_actions: None,
+        expected: true,
+    }
+}
+
 /// The name a failed call looked for: its first string argument with letters and no digit
 /// (`Köln`, `Dana Reyes`), not an id.
 fn sent_name(args: Option<&Value>) -> Option<&str> {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::fitting_plans::{not_found_name, ungrounded_answer, unseen_id};
+use super::fitting_plans::{answer_mismatch, contradicts_task, not_found_name, ungrounded_answer, unseen_id};
 use super::ErrorCode;
 
 /// What a plan may refer to.
@@ -176,6 +176,8 @@ pub(crate) fn default_plan(code: &ErrorCode, ctx: &PlanContext<'_>) -> Plan {
         }
         ErrorCode::UnseenId => unseen_id(ctx, &tool),
         ErrorCode::UngroundedAnswer => ungrounded_answer(ctx),
+        ErrorCode::ContradictsTask => contradicts_task(&tool),
+        ErrorCode::AnswerMismatch => answer_mismatch(),
         ErrorCode::NotFound => plan(
             format!("What {tool} was asked for does not exist."),
             strings([

@@ -369,6 +369,7 @@ pub fn classic() -> AgentConfig {
         tool_choice: Some(keel::engine::ToolChoice::Auto),
         grounding: false,
         id_provenance: false,
+        task_values: false,
         recover_before_answer: false,
         ..AgentConfig::default()
     }

@@ -1,0 +1,227 @@
+//! What the task states, kept (issue 9): a call contradicting a time or a count of the task is
+//! refused once before it runs (`CONTRADICTS_TASK`); a grounded answer that is not what the task
+//! asks for — one amount where it asks for several combined, another unit — gets an
+//! `ANSWER_MISMATCH` envelope and one more step; a refused 12-hour time or number in words gets
+//! its other form in the plan.
+
+mod support;
+
+use keel::engine::{AgentConfig, Outcome};
+use keel::errors::RawFailure;
+use keel::tools::ToolSpec;
+use serde_json::json;
+use support::*;
+
+fn booking() -> Vec<ToolSpec> {
+    vec![ToolSpec::new(
+        "book_table",
+        "Books a restaurant table.",
+        json!({"type": "object", "properties": {
+            "restaurant": {"type": "string"},
+            "people": {"type": "integer", "minimum": 1},
+            "time": {"type": "string"}}, "required": ["restaurant", "people", "time"]}),
+    )]
+}
+
+const BOOK: &str = "Book a table at Luigi's for four people at 19:30 and tell me the booking reference.";
+
+fn booked() -> std::rc::Rc<FakeTools> {
+    FakeTools::new().script(
+        "book_table",
+        vec![
+            Behaviour::Ok(json!("Booked. Reference: BT-2093.")),
+            Behaviour::Ok(json!("Booked. Reference: BT-1111.")),
+        ],
+    )
+}
+
+#[test]
+fn a_call_contradicting_the_tasks_count_and_time_is_refused_before_it_runs() {
+    let wrong = json!({"restaurant": "Luigi's", "people": 1, "time": "20:30"});
+    let right = json!({"restaurant": "Luigi's", "people": 4, "time": "19:30"});
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("book_table", wrong),
+            act("book_table", right),
+            answer("Reference BT-2093."),
+        ]),
+        booked(),
+        booking(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run(BOOK);
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(h.tools.calls_to("book_table"), 1, "the contradicting call never ran");
+    let refused = &result.turns[0];
+    assert_eq!(refused.outcome, Outcome::Failed);
+    let seen = &refused.observation;
+    assert!(seen.contains("CONTRADICTS_TASK"), "{seen}");
+    assert!(seen.contains("`people` is 1 but the task says 'four people'"), "{seen}");
+    assert!(seen.contains("`time` is \"20:30\" but the task says '19:30'"), "{seen}");
+    assert!(seen.contains("`people`: 4 and `time`: \"19:30\""), "the plan names the task's values: {seen}");
+}
+
+#[test]
+fn the_same_call_sent_again_runs_and_the_switch_turns_the_check_off() {
+    let wrong = json!({"restaurant": "Luigi's", "people": 1, "time": "20:30"});
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("book_table", wrong.clone()),
+            act("book_table", wrong.clone()),
+            answer("BT-2093"),
+        ]),
+        booked(),
+        booking(),
+        AgentConfig::default(),
+    );
+    let (result, events) = h.run(BOOK);
+    assert_eq!(h.tools.calls_to("book_table"), 1, "sent again unchanged, the call runs");
+    assert!(!result.success, "a booking against the task's count and time is no success: {}", result.answer);
+    let warned = events.iter().any(|e| {
+        matches!(e, keel::engine::Event::Warning { message, .. }
+            if message.contains("`book_table` ran with `people` 1 where the task says 'four people'"))
+    });
+    assert!(warned, "{events:?}");
+
+    let off = AgentConfig { task_values: false, ..AgentConfig::default() };
+    let h = Harness::new(
+        ScriptedModel::new([act("book_table", wrong), answer("BT-2093")]),
+        booked(),
+        booking(),
+        off,
+    );
+    let (result, _) = h.run(BOOK);
+    assert_eq!(h.tools.calls_to("book_table"), 1);
+    assert_eq!(result.turns[0].outcome, Outcome::Ok, "taskValues: false lets it through");
+}
+
+fn invoices() -> Vec<ToolSpec> {
+    vec![ToolSpec::new("list_unpaid_invoices", "Lists unpaid invoices.", json!({"type": "object"}))]
+}
+
+fn listed() -> std::rc::Rc<FakeTools> {
+    FakeTools::new().script(
+        "list_unpaid_invoices",
+        vec![Behaviour::Ok(json!("INV-2025-014: $1,250.00\nINV-2025-016: $980.00"))],
+    )
+}
+
+const TOGETHER: &str = "How much do my two unpaid invoices come to together?";
+
+/// The invoice list, then these answers, to [`TOGETHER`], with the default settings or `config`.
+fn answered(answers: &[&str], config: AgentConfig) -> keel::engine::RunResult {
+    let mut script = vec![act("list_unpaid_invoices", json!({}))];
+    script.extend(answers.iter().map(|a| answer(a)));
+    Harness::new(ScriptedModel::new(script), listed(), invoices(), config).run(TOGETHER).0
+}
+
+#[test]
+fn one_amount_where_the_task_asks_for_them_combined_gets_the_sum_and_one_more_step() {
+    let result = answered(&["$1,250.00", "$2,230.00"], AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "$2,230.00");
+    let seen = &result.turns[1].observation;
+    assert!(seen.contains("ANSWER_MISMATCH"), "{seen}");
+    assert!(seen.contains("their sum is $2,230.00"), "{seen}");
+}
+
+#[test]
+fn an_answer_persisting_with_one_amount_ends_the_run_unsuccessful_saying_so() {
+    let result = answered(&["$1,250.00", "It is $1,250.00."], AgentConfig::default());
+    assert!(!result.success);
+    assert!(
+        result.answer.starts_with("I could not complete the task: the answer gave $1,250.00"),
+        "{}",
+        result.answer
+    );
+    assert!(result.answer.contains("where the task asks for them combined"), "{}", result.answer);
+
+    let off = AgentConfig { grounding: false, ..AgentConfig::default() };
+    assert!(answered(&["$1,250.00"], off).success, "grounding: false takes any answer");
+}
+
+#[test]
+fn another_unit_than_the_task_asks_for_is_refused_once() {
+    let weather = FakeTools::new().script(
+        "get_weather",
+        vec![Behaviour::Ok(json!("Austin: 31°C, sunny.")), Behaviour::Ok(json!("Austin: 88°F, sunny."))],
+    );
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("get_weather", json!({"city": "Austin", "unit": "c"})),
+            answer("31°C"),
+            act("get_weather", json!({"city": "Austin", "unit": "f"})),
+            answer("88°F"),
+        ]),
+        weather,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What's the temperature in Austin in Fahrenheit?");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "88°F");
+    let seen = &result.turns[1].observation;
+    assert!(seen.contains("Your answer gives °C, but the task asks for °F."), "{seen}");
+    assert!(
+        seen.contains(
+            "To get °F, call `get_weather` again with `unit` set to another of its values than \"c\": \"f\"."
+        ),
+        "the call that gave °C and its other options: {seen}"
+    );
+}
+
+#[test]
+fn a_refused_12_hour_time_gets_its_24_hour_form_in_the_plan() {
+    let alarm = vec![ToolSpec::new(
+        "set_alarm",
+        "Sets an alarm.",
+        json!({"type": "object", "properties": {"time": {"type": "string"}, "label": {"type": "string"}}}),
+    )];
+    let tools = FakeTools::new().script(
+        "set_alarm",
+        vec![
+            Behaviour::Fail(RawFailure::coded(
+                "INVALID_ARGS",
+                "time '7:30 PM' is not in HH:MM 24-hour format.",
+            )),
+            Behaviour::Ok(json!("Alarm set for 19:30. Id: AL-305.")),
+        ],
+    );
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("set_alarm", json!({"time": "7:30 PM", "label": "gym"})),
+            act("set_alarm", json!({"time": "19:30", "label": "gym"})),
+            answer("AL-305"),
+        ]),
+        tools,
+        alarm,
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Set an alarm for 7:30 pm called 'gym' and tell me the alarm id.");
+    assert!(result.success, "{}", result.answer);
+    let seen = &result.turns[0].observation;
+    assert!(
+        seen.contains("Call `set_alarm` again with `time`: \"19:30\" ('7:30 PM' on the 24-hour clock)."),
+        "{seen}"
+    );
+    // Under constrained decoding the refused form cannot be sent again, until a call works.
+    let requests = h.model.requests.borrow();
+    let narrowed = |n: usize| {
+        requests[n].schema.as_ref().expect("constrained").to_string().contains(r#""enum":["19:30"]"#)
+    };
+    assert!(narrowed(1), "{:?}", requests[1].schema);
+    assert!(!narrowed(2), "the call worked: the narrowing is gone");
+}
+
+#[test]
+fn a_wrong_sum_gets_the_sum_in_its_plan() {
+    // Qwen answered "2,238.00" for $1,250.00 + $980.00 (recovery bench arithmetic-grounded, 9142902).
+    let result = answered(&["$2,238.00", "$2,230.00"], AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    let seen = &result.turns[1].observation;
+    assert!(seen.contains("UNGROUNDED_ANSWER"), "{seen}");
+    assert!(
+        seen.contains("`list_unpaid_invoices` returned $1,250.00 and $980.00: their sum is $2,230.00."),
+        "{seen}"
+    );
+}
