@@ -92,9 +92,9 @@ fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> Vec<
         json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}),
     );
     let config = AgentConfig { max_steps: steps, ..AgentConfig::default() };
-    let agent = Agent::new(effects, vec![spec], config).expect("a valid agent");
+    let agent = Agent::new(vec![spec], config).expect("a valid agent");
     let options = RunOptions { session: session.into(), run_id: Some(run_id.into()), ..Default::default() };
-    let result = futures_executor::block_on(agent.run("Look up every key.", options, &|_| {}));
+    let result = futures_executor::block_on(agent.run(&effects, "Look up every key.", options, &|_| {}));
     assert!(result.turns.len() as u32 >= steps, "the run took every step: {:?}", result.reason);
     let calls = model.calls.borrow();
     calls.windows(2).map(|w| w[1] - w[0]).collect()

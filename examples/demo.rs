@@ -65,7 +65,7 @@ fn main() {
     let options =
         RunOptions { session: "demo".into(), run_id: Some("demo-run".into()), ..Default::default() };
     let on_event = |event: &Event| print_event(event);
-    let result = futures_executor::block_on(harness.agent.run(task, options, &on_event));
+    let result = futures_executor::block_on(harness.agent.run(&harness.effects, task, options, &on_event));
 
     println!("\n══ Failure log ══");
     for f in &result.failures {

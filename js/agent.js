@@ -422,7 +422,10 @@ export class Agent {
     return this.#ask(() => ({ kind: "applyRetention" }));
   }
 
-  // Builds the query (a bad one rejects) and asks the worker.
+  /**
+   * Builds the query (a bad one rejects) and asks the worker.
+   * @param {() => import("./wire.js").StoreQuery} build
+   */
   async #ask(build) {
     if (this.#disposed) throw new KeelError(KeelErrorCode.AGENT_DISPOSED, "the agent was disposed");
     if (this.#dead) throw this.#dead;

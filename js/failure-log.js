@@ -46,7 +46,7 @@ export class FailureLog {
 
   /**
    * Sends `query` (`{kind, ...args}`) and resolves with the worker's `value`.
-   * @param {import("./wire.js").Json} query
+   * @param {import("./wire.js").StoreQuery} query
    */
   ask(query) {
     return new Promise((resolve, reject) => {

@@ -695,7 +695,7 @@ export type PageMessage = { "type": "init" } & Init | { "type": "run" } & Run | 
    * What to list, count, export or delete: a `StoreQuery`, read when it is answered, so
    * that a mistake in it fails this query, naming the key.
    */
-  query: Json,
+  query: StoreQuery,
 } | {
   "type": "unfinishedRuns",
   /** Echoed by the answer. */
@@ -852,12 +852,70 @@ export type WorkerMessage = {
  */
 export type Init = {
   /** The tools (`ToolSpec`s), without their `execute` functions (those stay on the page). */
-  tools?: Array<Json>,
+  tools?: Array<ToolSpec>,
   /** The model backend (a `ModelChoice`). */
   model: ModelChoice,
   /** A partial `AgentConfig`, with `store`: missing fields take their defaults. */
   config?: Json,
 };
+
+/**
+ * A tool the model may call. The schema is JSON Schema as Zod's `toJSONSchema` or the Prompt API's
+ * tool declarations produce it.
+ */
+export type ToolSpec = {
+  /** The name the model calls it by. */
+  name: string,
+  /** What it does, for the model. */
+  description: string,
+  /** JSON Schema of its arguments object. */
+  inputSchema?: Json,
+  /** How long one attempt may run before it is aborted; `None` uses the agent's default. */
+  timeoutMs?: number,
+  /** Attempts allowed for one call on transient failures; `None` uses the retry policy's. */
+  maxAttempts?: number,
+  /**
+   * Tools whose output supplies the ids or references this tool takes (a snapshot tool for a
+   * click tool, `list_invoices` for `get_invoice`): recovery plans tell the model to call them.
+   */
+  refsFrom?: Array<string>,
+  /**
+   * The tool only reads: it has no side effect, so the runtime may call it on its own (see
+   * `recover_with`).
+   */
+  readOnly?: boolean,
+  /**
+   * Recovery the runtime runs itself: when this tool fails with one of these codes (the keys,
+   * e.g. `STALE_REFERENCE`), the runtime calls the named read-only tool with `{}` and shows the
+   * model the failure's envelope together with that tool's fresh output.
+   */
+  recoverWith?: { [key in string]: string },
+  /**
+   * Whether a call waits for the user's approval before it runs (`needsApproval`): `false`
+   * (the default), `true`, or `"perCall"` when the page decides for each call from its
+   * arguments (a JS function: the tool host's `ToolHost::needs_approval`).
+   */
+  needsApproval?: boolean | "perCall",
+  /**
+   * Running a call twice does no more than running it once (a `PUT`, a lookup, a call the
+   * service dedupes by its idempotency key): a call cut off by a reload is simply made again.
+   * A tool that is neither this nor `read_only` gets an intent stored before each call, and a
+   * call cut off before its outcome was stored is never made again silently (`on_unknown_outcome`).
+   */
+  idempotent?: boolean,
+  /**
+   * What a resumed run does with a call of this tool whose outcome is unknown (its intent was
+   * stored, its result was not): ask the user, or report it to the model. `None`: report. Only
+   * for tools that are neither `idempotent` nor `read_only`.
+   */
+  onUnknownOutcome?: OnUnknownOutcome,
+};
+
+/**
+ * What a resumed run does with a call cut off before its outcome was stored. On the wire:
+ * `"ask"` or `"report"`.
+ */
+export type OnUnknownOutcome = "ask" | "report";
 
 /**
  * Which model backend the worker should use.
@@ -943,11 +1001,24 @@ export type Decision = {
   reason?: string,
 };
 
-/** The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false` with an `error`. */
-export type Reply<T> = { "id": number, "ok": true } & T | {
-  "id": number,
-  "ok": false,
-  "error": RawFailure
+/**
+ * The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false`
+ * with an `error`. An `ok` reply whose payload cannot be read is refused as a whole, saying what
+ * was wrong with the payload (never read as "ok but no result"), and so is an `ok: false` without
+ * an `error`.
+ */
+export type Reply<T> = {
+  /** The request answered. */
+  id: number,
+  /** `true`. */
+  ok: true,
+} & T | {
+  /** The request answered. */
+  id: number,
+  /** `false`. */
+  ok: false,
+  /** Why. */
+  error: RawFailure,
 };
 
 /** A tool's result (`toolResult` with `ok: true`). */
@@ -987,6 +1058,55 @@ export type QueryValue = {
   /** The answer: failure records, stats, an export, or what a deletion removed. */
   value: Json,
 };
+
+/** What the page asks of the failure log (`query.kind` and its arguments, camelCase). */
+export type StoreQuery = { "kind": "failures" } & FailureQuery | { "kind": "stats" } & FailureQuery | {
+  "kind": "exportRun",
+  /** The run. */
+  runId: string,
+} | {
+  "kind": "exportRunOtlp",
+  /** The run. */
+  runId: string,
+} | {
+  "kind": "exportSession",
+  /** The session. */
+  session: string,
+} | {
+  "kind": "history",
+  /** The session. */
+  session: string,
+} | {
+  "kind": "clearSession",
+  /** The session. */
+  session: string,
+} | { "kind": "applyRetention" };
+
+/**
+ * Which failures to list. Every field narrows; none given lists all. Times are ms since the epoch,
+ * `since` inclusive and `until` exclusive.
+ */
+export type FailureQuery = {
+  /** Only this session's. */
+  session?: string,
+  /** Only this run's. */
+  runId?: string,
+  /** Only this tool's. */
+  tool?: string,
+  /** Only this code. */
+  code?: ErrorCode,
+  /** At or after this time. */
+  since?: number,
+  /** Before this time. */
+  until?: number,
+  /** At most this many, the newest (or, with `Order::Oldest`, the oldest). */
+  limit?: number,
+  /** Newest first (the default) or oldest first. */
+  order?: Order,
+};
+
+/** The order failures come back in. */
+export type Order = "newest" | "oldest";
 
 /** What the page's redaction function kept (`redactResult` with `ok: true`). */
 export type RedactValue = {

@@ -59,7 +59,7 @@ impl<'a> Paused<'a> {
         let events = events.clone();
         let emit: &'a dyn Fn(&Event) =
             Box::leak(Box::new(move |e: &Event| events.borrow_mut().push(e.clone())));
-        let mut paused = Paused { run: Box::pin(h.agent.run(task, options, emit)) };
+        let mut paused = Paused { run: Box::pin(h.agent.run(&h.effects, task, options, emit)) };
         assert!(paused.poll().is_none(), "the run waits");
         paused
     }
@@ -70,7 +70,7 @@ impl<'a> Paused<'a> {
         let events = events.clone();
         let emit: &'a dyn Fn(&Event) =
             Box::leak(Box::new(move |e: &Event| events.borrow_mut().push(e.clone())));
-        Paused { run: Box::pin(h.agent.resume(run, turns, options, emit)) }
+        Paused { run: Box::pin(h.agent.resume(&h.effects, run, turns, options, emit)) }
     }
 
     fn poll(&mut self) -> Option<RunResult> {

@@ -157,7 +157,7 @@ fn cancelling_during_a_hung_tool_aborts_it_and_ends_the_run() {
         events.borrow_mut().push(e.clone());
     };
     let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), cancel, ..Default::default() };
-    let result = futures_executor::block_on(h.agent.run("Snapshot", options, &on_event));
+    let result = futures_executor::block_on(h.agent.run(&h.effects, "Snapshot", options, &on_event));
     assert_eq!(result.reason, EndReason::Cancelled);
     assert!(!result.success);
     assert_eq!(h.tools.aborted.get(), 1);

@@ -15,12 +15,14 @@ use std::task::{Context, Poll};
 
 use futures_util::task::noop_waker_ref;
 use futures_util::FutureExt;
-use keel::engine::{Agent, Approvals, Decision, Effects, Event, Outcome, RunOptions, RunResult};
+use keel::engine::{Approvals, Decision, Effects, Event, Outcome, RunOptions, RunResult};
 use keel::errors::ErrorCode;
 use keel::store::{MemoryStore, RunStatus, Store};
 use keel::tools::{OnUnknownOutcome, ToolSet, ToolSetError, ToolSpec};
 use serde_json::{json, Value};
-use support::{act, answer, classic, Behaviour, FakeTools, FixedRandom, Reply, ScriptedModel, StuckClock};
+use support::{
+    act, answer, classic, Behaviour, Bound, FakeTools, FixedRandom, Reply, ScriptedModel, StuckClock,
+};
 
 fn pay_spec() -> ToolSpec {
     ToolSpec::new(
@@ -38,7 +40,7 @@ fn specs(pay: ToolSpec) -> Vec<ToolSpec> {
     ]
 }
 
-fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>, pay: ToolSpec) -> Agent {
+fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>, pay: ToolSpec) -> Bound {
     let effects = Effects {
         model,
         tools,
@@ -46,7 +48,7 @@ fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>
         clock: Rc::new(StuckClock),
         random: Rc::new(FixedRandom(0.0)),
     };
-    Agent::new(effects, specs(pay), classic()).unwrap()
+    Bound::new(effects, specs(pay), classic())
 }
 
 fn pay() -> Reply {
@@ -78,7 +80,7 @@ type Events = Rc<RefCell<Vec<Event>>>;
 
 /// Resumes run `r1` and polls it by hand: `Err` is the future still waiting (on the user).
 fn resume<'a>(
-    a: &'a Agent,
+    a: &'a Bound,
     store: &Rc<MemoryStore>,
     approvals: &Approvals,
     events: &Events,

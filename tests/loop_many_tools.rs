@@ -141,11 +141,10 @@ fn always_include_keeps_a_tool_offered_and_must_name_one() {
     assert_eq!(offered(&h, 0).0, ["get_weather", "list_contacts"]);
 
     config.tool_selection.always_include = vec!["list_contact".into()];
-    let effects = h.agent.effects().clone();
-    let error = keel::engine::Agent::new(effects.clone(), many(), config).err().expect("refused");
+    let error = keel::engine::Agent::new(many(), config).err().expect("refused");
     let AgentError::Config(error) = error else { panic!("{error:?}") };
     assert_eq!(error.field, "toolSelection.alwaysInclude[0]");
-    let error = keel::engine::Agent::new(effects, many(), selecting(0)).err().expect("refused");
+    let error = keel::engine::Agent::new(many(), selecting(0)).err().expect("refused");
     assert!(error.to_string().contains("toolSelection.maxTools"), "{error}");
 }
 
@@ -182,12 +181,7 @@ fn the_relevance_cut_offers_only_the_tools_scoring_near_the_best() {
 fn a_relevance_cut_out_of_range_is_refused_naming_it() {
     let error = read::<AgentConfig>(&json!({"toolSelection": {"minRelevance": 2}}), "config", &[])
         .map_err(|e| e.to_string())
-        .and_then(|config| {
-            let h = Harness::new(ScriptedModel::new([]), FakeTools::new(), many(), AgentConfig::default());
-            keel::engine::Agent::new(h.agent.effects().clone(), many(), config)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        })
+        .and_then(|config| keel::engine::Agent::new(many(), config).map(|_| ()).map_err(|e| e.to_string()))
         .unwrap_err();
     assert!(error.contains("toolSelection.minRelevance"), "{error}");
     let read: AgentConfig = read(&json!({"toolSelection": {"minRelevance": 0.25}}), "config", &[]).unwrap();

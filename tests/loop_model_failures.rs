@@ -124,7 +124,7 @@ fn a_run_cancelled_while_the_model_writes_a_step_counts_that_step() {
         events.borrow_mut().push(e.clone());
     };
     let options = RunOptions { session: "s".into(), cancel, ..Default::default() };
-    let result = futures_executor::block_on(h.agent.run("Weather", options, &on_event));
+    let result = futures_executor::block_on(h.agent.run(&h.effects, "Weather", options, &on_event));
     let events = events.into_inner();
     assert_eq!(result.reason, EndReason::Cancelled);
     assert_eq!(final_step(&events), None, "a cancelled run has no final answer");

@@ -58,12 +58,6 @@ fn a_declared_recovery_call_runs_the_read_only_tool_and_shows_its_fresh_output()
 
 #[test]
 fn recover_with_and_refs_from_must_name_usable_tools() {
-    let effects = || {
-        Harness::new(ScriptedModel::new([]), FakeTools::new(), vec![], AgentConfig::default())
-            .agent
-            .effects()
-            .clone()
-    };
     let snapshot = || ToolSpec::new("snapshot", "", json!({"type": "object"}));
     let click = || ToolSpec::new("click", "", json!({"type": "object"}));
     let cases = [
@@ -85,11 +79,11 @@ fn recover_with_and_refs_from_must_name_usable_tools() {
         ),
     ];
     for (specs, why) in cases {
-        let error = Agent::new(effects(), specs, AgentConfig::default()).err().expect("refused").to_string();
+        let error = Agent::new(specs, AgentConfig::default()).err().expect("refused").to_string();
         assert!(error.contains(why), "{error}");
     }
     let fine = vec![snapshot().read_only(), click().with_recovery("STALE_REFERENCE", "snapshot")];
-    assert!(Agent::new(effects(), fine, AgentConfig::default()).is_ok());
+    assert!(Agent::new(fine, AgentConfig::default()).is_ok());
 }
 
 #[test]
@@ -224,16 +218,12 @@ fn without_constrained_decoding_an_early_answer_is_refused_and_a_repeat_escalate
 
 #[test]
 fn tool_choice_is_checked_against_the_tools_and_read_with_clear_errors() {
-    let effects = Harness::new(ScriptedModel::new([]), FakeTools::new(), vec![], AgentConfig::default())
-        .agent
-        .effects()
-        .clone();
     let named = AgentConfig { tool_choice: Some(ToolChoice::Tool("nope".into())), ..AgentConfig::default() };
-    let error = Agent::new(effects.clone(), specs(), named).err().unwrap().to_string();
+    let error = Agent::new(specs(), named).err().unwrap().to_string();
     assert_eq!(error, "config `toolChoice.tool` is \"nope\": the name of one of the agent's tools");
     let required = AgentConfig { tool_choice: Some(ToolChoice::Required), ..AgentConfig::default() };
-    assert!(Agent::new(effects.clone(), vec![], required).is_err());
-    assert!(Agent::new(effects, vec![], AgentConfig::default()).is_ok(), "no tools: auto");
+    assert!(Agent::new(vec![], required).is_err());
+    assert!(Agent::new(vec![], AgentConfig::default()).is_ok(), "no tools: auto");
     let read = |v: Value| serde_json::from_value::<AgentConfig>(json!({"toolChoice": v}));
     assert_eq!(read(json!({"tool": "x"})).unwrap().tool_choice, Some(ToolChoice::Tool("x".into())));
     assert_eq!(read(json!("none")).unwrap().tool_choice, Some(ToolChoice::None));

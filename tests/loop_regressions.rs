@@ -162,8 +162,8 @@ fn a_context_overflow_lowers_the_budget_for_the_rest_of_the_run() {
         random: Rc::new(FixedRandom(0.0)),
     };
     let config = AgentConfig { context_tokens: 2000, ..AgentConfig::default() };
-    let agent = Agent::new(effects, specs(), config).unwrap();
-    let result = futures_executor::block_on(agent.run("x", Default::default(), &|_| {}));
+    let agent = Agent::new(specs(), config).unwrap();
+    let result = futures_executor::block_on(agent.run(&effects, "x", Default::default(), &|_| {}));
     assert!(result.success);
     assert_eq!(model.overflows.get(), 1, "compacted once, and it stayed compacted");
 }
@@ -252,10 +252,10 @@ fn run_over(fault: StoreFault) -> (keel::engine::RunResult, Vec<Event>) {
         clock: Rc::new(FakeClock::default()),
         random: Rc::new(FixedRandom(0.0)),
     };
-    let agent = Agent::new(effects, specs(), classic()).unwrap();
+    let agent = Agent::new(specs(), classic()).unwrap();
     let events = RefCell::new(Vec::new());
     let result = futures_executor::block_on(
-        agent.run("x", Default::default(), &|e| events.borrow_mut().push(e.clone())),
+        agent.run(&effects, "x", Default::default(), &|e| events.borrow_mut().push(e.clone())),
     );
     (result, events.into_inner())
 }
@@ -282,15 +282,8 @@ fn a_write_that_went_through_after_pruning_is_not_reported_as_lost() {
 
 #[test]
 fn out_of_range_settings_are_refused_with_the_setting_named() {
-    let effects = Effects {
-        model: ScriptedModel::new([]),
-        tools: FakeTools::new(),
-        store: Rc::new(MemoryStore::new()),
-        clock: Rc::new(FakeClock::default()),
-        random: Rc::new(FixedRandom(0.0)),
-    };
     let config = AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() };
-    let error = Agent::new(effects, specs(), config).err().expect("refused");
+    let error = Agent::new(specs(), config).err().expect("refused");
     assert_eq!(error.to_string(), "config `toolTimeoutMs` is 0: from 1 ms to 86400000 ms (a day)");
 }
 

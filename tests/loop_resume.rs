@@ -7,12 +7,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures_util::FutureExt;
-use keel::engine::{Agent, Effects, Event, Outcome, RunOptions};
+use keel::engine::{Effects, Event, Outcome, RunOptions};
 use keel::store::{EndReason, MemoryStore, RunStatus, Store};
 use serde_json::json;
-use support::{act, answer, classic, specs, Behaviour, FakeTools, FixedRandom, ScriptedModel, StuckClock};
+use support::{
+    act, answer, classic, specs, Behaviour, Bound, FakeTools, FixedRandom, ScriptedModel, StuckClock,
+};
 
-fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Agent {
+fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Bound {
     let effects = Effects {
         model,
         tools,
@@ -23,7 +25,7 @@ fn agent(store: &Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>
     // The run is cut off in `snapshot`, which is idempotent: resumed, the call is made again
     // (a call of a tool with side effects is not: loop_intents.rs).
     let specs = specs().into_iter().map(|s| if s.name == "snapshot" { s.idempotent() } else { s }).collect();
-    Agent::new(effects, specs, classic()).unwrap()
+    Bound::new(effects, specs, classic())
 }
 
 fn weather(city: &str) -> support::Reply {
@@ -176,4 +178,26 @@ fn a_run_cut_after_committing_its_answer_ends_with_that_answer() {
     ));
     assert_eq!((result.answer.as_str(), result.success), ("42", true));
     assert!(none.requests.borrow().is_empty(), "no model call");
+}
+
+#[test]
+fn one_agent_runs_and_resumes_over_the_effects_each_run_brings() {
+    let store = Rc::new(MemoryStore::new());
+    let first = ScriptedModel::new([weather("Paris"), act("snapshot", json!({}))]);
+    let tools =
+        FakeTools::new().script("snapshot", vec![Behaviour::Hang]).script("get_weather", vec![mild()]);
+    let a = agent(&store, first.clone(), tools);
+    let options = RunOptions { session: "s".into(), run_id: Some("r1".into()), ..Default::default() };
+    assert!(a.run("Weather in Paris", options, &|_| {}).now_or_never().is_none(), "stuck in step 2");
+
+    // The same agent, the run's new effects: another model and tool host over the same store.
+    let second = ScriptedModel::new([answer("Mild in Paris.")]);
+    let effects = Effects { model: second.clone(), tools: FakeTools::new(), ..a.effects.clone() };
+    let (run, turns) = futures_executor::block_on(store.load_run("r1")).unwrap().unwrap().into_parts();
+    let result =
+        futures_executor::block_on(a.agent.resume(&effects, run, turns, RunOptions::default(), &|_| {}));
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.turns.iter().map(|t| t.step).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(first.requests.borrow().len(), 2, "the first run's model is not asked again");
+    assert_eq!(second.requests.borrow().len(), 1, "the resumed run asks the model it brought");
 }

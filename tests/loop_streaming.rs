@@ -159,7 +159,7 @@ fn cancelling_mid_stream_ends_the_run_cancelled_with_the_partial_text_discarded(
         clock: Rc::new(StuckClock),
         random: Rc::new(FixedRandom(0.0)),
     };
-    let agent = Agent::new(effects, specs(), classic()).unwrap();
+    let agent = Agent::new(specs(), classic()).unwrap();
     let cancel = CancelToken::new();
     let events = RefCell::new(Vec::new());
     let on_event = |e: &Event| {
@@ -169,7 +169,7 @@ fn cancelling_mid_stream_ends_the_run_cancelled_with_the_partial_text_discarded(
         events.borrow_mut().push(e.clone());
     };
     let options = RunOptions { session: "s".into(), cancel: cancel.clone(), ..Default::default() };
-    let result = futures_executor::block_on(agent.run("Wait.", options, &on_event));
+    let result = futures_executor::block_on(agent.run(&effects, "Wait.", options, &on_event));
     assert_eq!(result.reason, EndReason::Cancelled);
     let events = events.into_inner();
     assert_eq!(

@@ -4,9 +4,7 @@
 
 use keel::engine::{Event, Message, ModelRequest, Role, Usage};
 use keel::errors::{KeelErrorCode, RawFailure};
-use keel::web::protocol::{
-    ModelChoice, ModelText, PageMessage, RedactValue, Reply, ToolValue, WorkerMessage,
-};
+use keel::web::protocol::{ModelChoice, PageMessage, RedactValue, Reply, ToolValue, WorkerMessage};
 use serde_json::{json, Value};
 
 fn page(value: Value) -> PageMessage {
@@ -99,11 +97,11 @@ fn model_results_carry_text_and_usage() {
     let reply = reply.into_model_reply().unwrap();
     assert_eq!(reply.usage, Some(Usage { prompt_tokens: 5, completion_tokens: 2 }));
     round_trip(&message);
-    let without_error: Reply<ModelText> = Reply { id: 2, ok: false, payload: None, error: None };
-    assert_eq!(
-        without_error.into_model_reply().unwrap_err().code.as_deref(),
-        Some(KeelErrorCode::ProtocolError.as_str())
-    );
+    // An `ok: false` without an `error` is no reply: refused as a whole, as a protocol error.
+    let without_error = json!({"type": "modelResult", "id": 2, "ok": false}).to_string();
+    let refused = PageMessage::from_json(&without_error).unwrap_err();
+    assert_eq!(refused.code.as_deref(), Some(KeelErrorCode::ProtocolError.as_str()));
+    assert!(refused.message.contains("ok: false but carried no error"), "{}", refused.message);
     let failed = Reply::<ToolValue>::failed(3, RawFailure::named("AbortError", "stop"));
     assert_eq!(failed.into_result().unwrap_err().name.as_deref(), Some("AbortError"));
 }

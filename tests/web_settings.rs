@@ -205,3 +205,17 @@ fn format_assertions_are_asked_for_by_name_and_an_unknown_value_is_refused() {
         }
     }
 }
+
+#[test]
+fn a_lookaround_pattern_fails_init_naming_the_tool_and_field_unless_a_format_checks_it() {
+    let schema = |field: Value| json!({"inputSchema": {"type": "object", "properties": {"code": field}}});
+    let message = tool_error(schema(json!({"type": "string", "pattern": "^(?!0)[0-9]+$"})));
+    assert!(message.contains("tool `search`") && message.contains("#/properties/code/pattern"), "{message}");
+    assert!(message.contains("lookaround") && message.contains("without lookaround"), "{message}");
+    // Zod's `z.email()`: the pattern beside `format: "email"` is checked as the format.
+    let email = "^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$";
+    let tools = json!([tool(schema(json!({"type": "string", "format": "email", "pattern": email})))]);
+    let mut w = Worker::new();
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {}, "tools": tools}));
+    assert_eq!(w.next()["type"], "ready");
+}

@@ -1,4 +1,6 @@
-//! The agent: its effects, its tools and its settings, and the result of a run.
+//! The agent, a definition (its tools, its settings, how it counts tokens and what it redacts), the
+//! effects each run brings (the model, the tool host, the store, the clock, randomness), and the
+//! result of a run.
 
 use std::rc::Rc;
 
@@ -17,7 +19,9 @@ use super::{
     Turn,
 };
 
-/// What an agent runs on. Each is a small trait: the browser implements them, tests fake them.
+/// What one run runs on, given with the run ([`Agent::run`], [`Agent::resume`]): one agent serves
+/// runs over different models or tool hosts (the browser tags each run's model and tool calls with
+/// the run's id). Each is a small trait: the browser implements them, tests fake them.
 #[derive(Clone)]
 pub struct Effects {
     /// The language model.
@@ -98,29 +102,32 @@ pub enum AgentError {
 }
 
 /// A ReAct agent: give it a task, it thinks, calls tools, recovers from their failures, and answers.
+///
+/// A definition: its tools, its settings and step schemas, how it counts tokens and what it
+/// redacts. What a run runs on (the model, the tool host, the store…) comes with each run, as
+/// [`Effects`], so runs of one agent may use different ones, and a resumed run is built the same
+/// way as a fresh one.
 pub struct Agent {
-    pub(crate) effects: Effects,
-    /// Shared by every run's copy of the agent (compiled once).
-    pub(crate) tools: Rc<ToolSet>,
+    pub(crate) tools: ToolSet,
     pub(crate) config: AgentConfig,
     pub(crate) counter: Rc<dyn TokenCounter>,
     /// What the store keeps of each call's arguments; everything when `None`.
     pub(crate) redactor: Option<Rc<dyn Redactor>>,
     /// The step schema with every tool, and the final-answer-only one.
-    step_schemas: Rc<[serde_json::Value; 2]>,
+    step_schemas: [serde_json::Value; 2],
 }
 
 impl Agent {
-    /// An agent with these effects, tools and settings. Fails if a tool spec is unusable (duplicate
-    /// or malformed name, invalid schema) or a setting is out of range, saying which and why.
-    pub fn new(effects: Effects, tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, AgentError> {
+    /// An agent with these tools and settings. Fails if a tool spec is unusable (duplicate or
+    /// malformed name, invalid schema) or a setting is out of range, saying which and why.
+    pub fn new(tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, AgentError> {
         config.validate()?;
-        let tools = Rc::new(ToolSet::with_formats(tools, config.formats)?);
+        let tools = ToolSet::with_formats(tools, config.formats)?;
         config.validate_tool_choice(&tools)?;
         config.tool_selection.validate(&tools)?;
-        let step_schemas = Rc::new([step_schema(tools.specs(), false), step_schema(tools.specs(), true)]);
+        let step_schemas = [step_schema(tools.specs(), false), step_schema(tools.specs(), true)];
         let counter = Rc::new(CharEstimate::default());
-        Ok(Agent { effects, tools, config, counter, redactor: None, step_schemas })
+        Ok(Agent { tools, config, counter, redactor: None, step_schemas })
     }
 
     /// The step schema handed to backends that constrain decoding (computed once per agent).
@@ -144,25 +151,6 @@ impl Agent {
         self
     }
 
-    /// The same tools, settings, token counter and redactor over other effects. The browser gives
-    /// each run its own model and tool host, tagged with the run's id, so the page knows which run
-    /// a call is for.
-    pub fn with_effects(&self, effects: Effects) -> Agent {
-        Agent {
-            effects,
-            tools: self.tools.clone(),
-            config: self.config.clone(),
-            counter: self.counter.clone(),
-            redactor: self.redactor.clone(),
-            step_schemas: self.step_schemas.clone(),
-        }
-    }
-
-    /// The agent's effects.
-    pub fn effects(&self) -> &Effects {
-        &self.effects
-    }
-
     /// The agent's settings.
     pub fn config(&self) -> &AgentConfig {
         &self.config
@@ -173,11 +161,17 @@ impl Agent {
         &self.tools
     }
 
-    /// Runs `task` to its end, telling `on_event` what happens as it happens.
+    /// Runs `task` to its end over `effects`, telling `on_event` what happens as it happens.
     ///
     /// Takes `&self` and holds no borrow across an await, so runs of different sessions may
     /// interleave on one thread.
-    pub async fn run(&self, task: &str, options: RunOptions, on_event: &dyn Fn(&Event)) -> RunResult {
-        RunState::start(self, task, options, on_event).await.drive().await
+    pub async fn run(
+        &self,
+        effects: &Effects,
+        task: &str,
+        options: RunOptions,
+        on_event: &dyn Fn(&Event),
+    ) -> RunResult {
+        RunState::start(self, effects, task, options, on_event).await.drive().await
     }
 }

@@ -239,7 +239,7 @@ impl RunState<'_> {
             NeedsApproval::Always => return Ok(true),
             NeedsApproval::PerCall => {}
         }
-        let effects = &self.agent.effects;
+        let effects = self.effects;
         let key = super::CallKey::new(&action.tool, &action.args);
         let call = ToolCall {
             tool: action.tool.clone(),
@@ -283,7 +283,7 @@ impl RunState<'_> {
             tool: action.tool.clone(),
             args,
             thought: stored_thought,
-            requested_ms: self.agent.effects.clock.now_ms(),
+            requested_ms: self.effects.clock.now_ms(),
             args_redacted,
             outcome_unknown,
         });
@@ -297,7 +297,7 @@ impl RunState<'_> {
             thought: thought.to_string(),
             outcome_unknown,
         });
-        let clock = self.agent.effects.clock.as_ref();
+        let clock = self.effects.clock.as_ref();
         match guarded(waiting, clock, None, &self.cancel).await {
             Guarded::Done(decision) => Ok(decision),
             Guarded::TimedOut | Guarded::Cancelled => Err(Stop::Cancelled),

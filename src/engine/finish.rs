@@ -24,7 +24,7 @@ impl RunState<'_> {
         let record = TurnRecord {
             run_id: self.record.id.clone(),
             session: self.record.session.clone(),
-            at_ms: self.agent.effects.clock.now_ms(),
+            at_ms: self.effects.clock.now_ms(),
             turn,
             counts: Some(self.record.counts),
         };
@@ -108,7 +108,7 @@ impl RunState<'_> {
             (EndReason::Interrupted, _) => RunStatus::Interrupted,
             _ => RunStatus::Failed,
         };
-        self.record.ended_ms = Some(self.agent.effects.clock.now_ms());
+        self.record.ended_ms = Some(self.effects.clock.now_ms());
         self.record.answer = Some(answer.clone());
         self.record.reason = Some(reason.clone());
         self.record.pending_approval = None;

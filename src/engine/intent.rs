@@ -49,7 +49,7 @@ impl RunState<'_> {
             tool: action.tool.clone(),
             args,
             thought,
-            started_ms: self.agent.effects.clock.now_ms(),
+            started_ms: self.effects.clock.now_ms(),
             args_redacted,
         });
         // While a run is under way its record counts the steps committed, not the one begun.

@@ -34,7 +34,7 @@ impl RunState<'_> {
     /// Asks the model for what step `step` needs (`ask`).
     pub(crate) async fn ask(&mut self, step: u32, ask: Ask<'_>) -> Result<String, Stop> {
         let agent = self.agent;
-        let effects = &agent.effects;
+        let effects = self.effects;
         let config = &agent.config;
         let mut constrain = config.constrain_output;
         let mut compactions = 0;

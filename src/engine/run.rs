@@ -7,7 +7,7 @@ use crate::errors::render::render;
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
 
-use super::agent::{Agent, RunOptions, RunResult};
+use super::agent::{Agent, Effects, RunOptions, RunResult};
 use super::answer_check::{quotes_a_result, Verdict};
 use super::failure_log::{FailureLog, NewFailure};
 use super::gave_up::says_not_done;
@@ -50,6 +50,8 @@ impl Stop {
 /// The state of one run. Owned by the run's future, never shared: nothing is borrowed across an await.
 pub(crate) struct RunState<'a> {
     pub(crate) agent: &'a Agent,
+    /// What this run runs on: its model, tool host, store, clock and randomness.
+    pub(crate) effects: &'a Effects,
     pub(crate) emit: &'a dyn Fn(&Event),
     pub(crate) cancel: CancelToken,
     /// Where the user's decisions on calls waiting for approval come in.
@@ -106,45 +108,79 @@ pub(crate) struct RunState<'a> {
 }
 
 impl<'a> RunState<'a> {
+    /// A fresh run of `task`: its record is made here (its id from the clock and the random
+    /// source unless `options` gives one), then it is opened like a resumed run.
     pub(crate) async fn start(
         agent: &'a Agent,
+        effects: &'a Effects,
         task: &str,
         options: RunOptions,
         emit: &'a dyn Fn(&Event),
     ) -> RunState<'a> {
-        let effects = &agent.effects;
         let now = effects.clock.now_ms();
-        let run_id = options.run_id.unwrap_or_else(|| {
+        let id = options.run_id.clone().unwrap_or_else(|| {
             format!("run-{now:x}-{:08x}", (effects.random.unit() * f64::from(u32::MAX)) as u32)
         });
+        let record = RunRecord {
+            id,
+            session: options.session.clone(),
+            task: task.to_string(),
+            status: RunStatus::Running,
+            started_ms: now,
+            ended_ms: None,
+            answer: None,
+            reason: None,
+            counts: RunCounts::default(),
+            pending_approval: None,
+            intent: None,
+        };
+        RunState::open(agent, effects, record, Vec::new(), false, options, emit).await
+    }
+
+    /// The one way a run is built, fresh (no `turns`) or `resumed` (the `turns` it had committed,
+    /// in any order): the run is `running` at the step after its last committed one, each tool's
+    /// latest successful output among those turns is where ids come from, and what was only in
+    /// memory starts afresh (the failure log, repeat detection). Tells the page the run started,
+    /// reads the session's runs into its memory (less a resumed run's own), and writes the run's
+    /// record.
+    pub(crate) async fn open(
+        agent: &'a Agent,
+        effects: &'a Effects,
+        mut record: RunRecord,
+        mut turns: Vec<Turn>,
+        resumed: bool,
+        options: RunOptions,
+        emit: &'a dyn Fn(&Event),
+    ) -> RunState<'a> {
+        crate::order::sort_by_key(&mut turns, |t| t.step);
+        record.status = RunStatus::Running;
+        record.counts.steps = turns.last().map_or(0, |t| t.step);
+        let (run_id, task) = (record.id.clone(), record.task.clone());
+        // Where ids came from: each tool's latest successful output among the committed steps.
+        let mut outputs = BTreeMap::new();
+        outputs.extend(
+            turns
+                .iter()
+                .filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning))
+                .filter_map(|t| Some((t.action.as_ref()?.tool.clone(), t.observation.clone()))),
+        );
         let mut state = RunState {
             agent,
+            effects,
             emit,
             cancel: options.cancel,
             approvals: options.approvals,
-            task: task.to_string(),
-            record: RunRecord {
-                id: run_id.clone(),
-                session: options.session.clone(),
-                task: task.to_string(),
-                status: RunStatus::Running,
-                started_ms: now,
-                ended_ms: None,
-                answer: None,
-                reason: None,
-                counts: RunCounts::default(),
-                pending_approval: None,
-                intent: None,
-            },
+            task: task.clone(),
+            log: FailureLog::new(&run_id, &record.session),
+            record,
             memory: Vec::new(),
-            turns: Vec::new(),
-            log: FailureLog::new(&run_id, &options.session),
+            turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
             narrowings: Narrowings::default(),
             transcript: Transcript::new(),
-            outputs: BTreeMap::new(),
+            outputs,
             replies: Default::default(),
             ungrounded_warned: false,
             ungrounded: Vec::new(),
@@ -159,8 +195,9 @@ impl<'a> RunState<'a> {
             contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
-        (state.emit)(&Event::RunStarted { run_id, task: task.to_string() });
-        state.remember(None).await;
+        (state.emit)(&Event::RunStarted { run_id: run_id.clone(), task });
+        state.remember(resumed.then_some(run_id.as_str())).await;
+        state.withhold_resumed_thoughts();
         state.save_run().await;
         state
     }
@@ -202,10 +239,9 @@ impl<'a> RunState<'a> {
     }
 
     /// Reads the session's earlier runs into `memory`, leaving out the run `except` (a resumed
-    /// run's own). The run itself is not written yet, so it is not among them.
+    /// run's own; a fresh run is not written yet, so it is not among them).
     pub(crate) async fn remember(&mut self, except: Option<&str>) {
-        let agent = self.agent;
-        let store = &agent.effects.store;
+        let store = &self.effects.store;
         let session = self.record.session.clone();
         let read =
             futures_util::future::try_join(store.session_runs(&session), store.session_turns(&session));
@@ -393,7 +429,7 @@ impl<'a> RunState<'a> {
         ctx: CallContext<'_>,
     ) -> (String, Outcome) {
         let envelope = self.envelope(code, &RawFailure::message(message), Some(action), ctx);
-        let now = self.agent.effects.clock.now_ms();
+        let now = self.effects.clock.now_ms();
         let envelope = self.repeats.failed(key, envelope, now);
         self.fail(step, Some(&action.tool), Some(key), &envelope, 1);
         (self.show(&envelope), Outcome::Failed)
@@ -434,7 +470,7 @@ impl<'a> RunState<'a> {
         envelope: &Envelope,
         attempt: u32,
     ) -> usize {
-        let now = self.agent.effects.clock.now_ms();
+        let now = self.effects.clock.now_ms();
         for line in envelope.causes.iter().chain(&envelope.recovery).filter(|l| !quotes_a_result(l)) {
             self.runtime_text.push_str(line);
             self.runtime_text.push('\n');

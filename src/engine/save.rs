@@ -113,7 +113,7 @@ impl RunState<'_> {
     /// What the redactor keeps of `action`'s arguments (`None`: nothing). When it fails or does
     /// not answer within [`REDACT_TIMEOUT_MS`], nothing: it fails closed, and the page is warned.
     async fn kept(&self, redactor: &dyn Redactor, action: &Action, step: u32) -> Option<Value> {
-        let clock = self.agent.effects.clock.as_ref();
+        let clock = self.effects.clock.as_ref();
         // Not the run's token: a cancelled run still commits its last step, redacted.
         let call = redactor.redact(action);
         let why = match guarded(call, clock, Some(REDACT_TIMEOUT_MS), &CancelToken::new()).await {
@@ -129,7 +129,7 @@ impl RunState<'_> {
     }
 
     async fn put_turn(&self, record: &TurnRecord) {
-        if let Err(e) = self.agent.effects.store.put_turn(record).await {
+        if let Err(e) = self.effects.store.put_turn(record).await {
             let step = record.turn.step;
             self.warn(Some(step), store_warning(&format!("step {step}"), &e));
         }
@@ -142,7 +142,7 @@ impl RunState<'_> {
                 Some(redaction) => redaction.scrubber.failure(&failure),
                 None => failure,
             };
-            if let Err(e) = self.agent.effects.store.put_failure(&failure).await {
+            if let Err(e) = self.effects.store.put_failure(&failure).await {
                 self.warn(Some(failure.step), store_warning("a failure record", &e));
             }
         }
@@ -154,7 +154,7 @@ impl RunState<'_> {
             Some(redaction) => Cow::Owned(redaction.scrubber.run(&self.record)),
             None => Cow::Borrowed(&self.record),
         };
-        if let Err(e) = self.agent.effects.store.put_run(&run).await {
+        if let Err(e) = self.effects.store.put_run(&run).await {
             self.warn(None, store_warning("the run record", &e));
         }
     }

@@ -65,7 +65,7 @@ impl RunState<'_> {
         if let Some(refused) = self.refuse_contradicting(step, spec, action, &key) {
             return Ok(refused);
         }
-        let now = agent.effects.clock.now_ms();
+        let now = self.effects.clock.now_ms();
         if let Some(envelope) = self.repeats.blocked(&key, now) {
             // Refused as an identical repeat: the model is stuck on this call, so its tool sits out
             // the next step (like a call that gave the same result again).
@@ -78,7 +78,7 @@ impl RunState<'_> {
                 return Err(("The run was cancelled while the call waited for approval.".into(), stop))
             }
             Ok(Some(rejected)) => {
-                let envelope = self.repeats.failed(&key, rejected, agent.effects.clock.now_ms());
+                let envelope = self.repeats.failed(&key, rejected, self.effects.clock.now_ms());
                 self.fail(step, Some(&spec.name), Some(&key), &envelope, 1);
                 return Ok((self.show(&envelope), Outcome::Failed));
             }
@@ -138,7 +138,7 @@ impl RunState<'_> {
                 if let Some(narrowing) = Narrowing::from_failure(&spec.name, &envelope) {
                     self.narrowings.learn(narrowing);
                 }
-                let envelope = self.repeats.failed(key, envelope, agent.effects.clock.now_ms());
+                let envelope = self.repeats.failed(key, envelope, self.effects.clock.now_ms());
                 let index = self.fail(step, Some(&spec.name), Some(key), &envelope, attempt);
                 self.log.note_idempotency_key(index, &idempotency_key);
                 if envelope.class == FailureClass::Fatal || envelope.severity == Severity::Critical {
@@ -191,7 +191,7 @@ impl RunState<'_> {
         idempotency_key: &str,
     ) -> Result<ToolEnd, Stop> {
         let agent = self.agent;
-        let effects = &agent.effects;
+        let effects = self.effects;
         let config = &agent.config;
         let timeout_ms = spec.timeout_ms.unwrap_or(config.tool_timeout_ms);
         let producers = self.producers_of(spec);

@@ -10,28 +10,38 @@ use serde::{Deserialize, Serialize};
 /// Which failures to list. Every field narrows; none given lists all. Times are ms since the epoch,
 /// `since` inclusive and `until` exclusive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct FailureQuery {
     /// Only this session's.
+    #[cfg_attr(test, ts(optional))]
     pub session: Option<String>,
     /// Only this run's.
+    #[cfg_attr(test, ts(optional))]
     pub run_id: Option<String>,
     /// Only this tool's.
+    #[cfg_attr(test, ts(optional))]
     pub tool: Option<String>,
     /// Only this code.
+    #[cfg_attr(test, ts(optional))]
     pub code: Option<ErrorCode>,
     /// At or after this time.
+    #[cfg_attr(test, ts(optional))]
     pub since: Option<u64>,
     /// Before this time.
+    #[cfg_attr(test, ts(optional))]
     pub until: Option<u64>,
     /// At most this many, the newest (or, with [`Order::Oldest`], the oldest).
+    #[cfg_attr(test, ts(optional))]
     pub limit: Option<u32>,
     /// Newest first (the default) or oldest first.
+    #[cfg_attr(test, ts(as = "Option<Order>", optional))]
     pub order: Order,
 }
 
 /// The order failures come back in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum Order {
     /// Most recent first.

@@ -8,6 +8,7 @@ use serde_json::Value;
 /// A tool the model may call. The schema is JSON Schema as Zod's `toJSONSchema` or the Prompt API's
 /// tool declarations produce it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSpec {
     /// The name the model calls it by.
@@ -16,47 +17,57 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of its arguments object.
     #[serde(default = "empty_object_schema")]
+    #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub input_schema: Value,
     /// How long one attempt may run before it is aborted; `None` uses the agent's default.
     #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
     pub timeout_ms: Option<u64>,
     /// Attempts allowed for one call on transient failures; `None` uses the retry policy's.
     #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
     pub max_attempts: Option<u32>,
     /// Tools whose output supplies the ids or references this tool takes (a snapshot tool for a
     /// click tool, `list_invoices` for `get_invoice`): recovery plans tell the model to call them.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub refs_from: Vec<String>,
     /// The tool only reads: it has no side effect, so the runtime may call it on its own (see
     /// `recover_with`).
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub read_only: bool,
     /// Recovery the runtime runs itself: when this tool fails with one of these codes (the keys,
     /// e.g. `STALE_REFERENCE`), the runtime calls the named read-only tool with `{}` and shows the
     /// model the failure's envelope together with that tool's fresh output.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, String>>", optional))]
     pub recover_with: BTreeMap<String, String>,
     /// Whether a call waits for the user's approval before it runs (`needsApproval`): `false`
     /// (the default), `true`, or `"perCall"` when the page decides for each call from its
     /// arguments (a JS function: the tool host's [`ToolHost::needs_approval`](crate::engine::ToolHost::needs_approval)).
     #[serde(default, skip_serializing_if = "NeedsApproval::is_never")]
+    #[cfg_attr(test, ts(type = "boolean | \"perCall\"", optional))]
     pub needs_approval: NeedsApproval,
     /// Running a call twice does no more than running it once (a `PUT`, a lookup, a call the
     /// service dedupes by its idempotency key): a call cut off by a reload is simply made again.
     /// A tool that is neither this nor `read_only` gets an intent stored before each call, and a
     /// call cut off before its outcome was stored is never made again silently (`on_unknown_outcome`).
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub idempotent: bool,
     /// What a resumed run does with a call of this tool whose outcome is unknown (its intent was
     /// stored, its result was not): ask the user, or report it to the model. `None`: report. Only
     /// for tools that are neither `idempotent` nor `read_only`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub on_unknown_outcome: Option<OnUnknownOutcome>,
 }
 
 /// What a resumed run does with a call cut off before its outcome was stored. On the wire:
 /// `"ask"` or `"report"`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum OnUnknownOutcome {
     /// The call waits for the user's approval to be made again (`approvalRequested` with

@@ -14,8 +14,8 @@ use super::rpc::Rpc;
 
 /// Makes each run's model, and releases what the backend holds when the agent is disposed.
 pub trait ModelSource {
-    /// The model for the run `run_id` (`""` for the agent's run-less effects); calls to the page
-    /// and events go through `rpc`, tagged with the run.
+    /// The model for the run `run_id`; calls to the page and events go through `rpc`, tagged with
+    /// the run.
     fn for_run(&self, rpc: &Rc<Rpc>, run_id: &str) -> Rc<dyn Model>;
 
     /// Releases the backend's resources (the Prompt API's sessions).

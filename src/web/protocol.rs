@@ -87,7 +87,7 @@ impl ModelChoice {
 pub struct Init {
     /// The tools ([`ToolSpec`](crate::tools::ToolSpec)s), without their `execute` functions (those stay on the page).
     #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<Vec<Value>>", optional))]
+    #[cfg_attr(test, ts(as = "Option<Vec<crate::tools::ToolSpec>>", optional))]
     pub tools: Vec<Value>,
     /// The model backend (a [`ModelChoice`]).
     #[cfg_attr(test, ts(as = "ModelChoice"))]
@@ -172,23 +172,47 @@ pub struct Edit {
     pub tail: u32,
 }
 
-/// The page's answer to a `toolCall` or a `modelCall`: `ok: true` with the payload, or
-/// `ok: false` with an `error`. One struct rather than a tagged enum because the tag is a boolean.
-/// An `ok` reply whose payload cannot be read is refused as a whole, saying what was wrong with the
-/// payload (never read as "ok but no result").
+/// The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false`
+/// with an `error`. An `ok` reply whose payload cannot be read is refused as a whole, saying what
+/// was wrong with the payload (never read as "ok but no result"), and so is an `ok: false` without
+/// an `error`.
+// The two variants are the wire's two shapes (the tag is a boolean, so `ok` is a `Flag`): the
+// TypeScript is derived from them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Reply<T> {
-    /// The request answered.
-    pub id: RequestId,
-    /// Whether the call succeeded.
-    pub ok: bool,
-    /// The payload when `ok`.
-    #[serde(flatten)]
-    pub payload: Option<T>,
-    /// The failure when not `ok`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<RawFailure>,
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum Reply<T> {
+    /// The call succeeded.
+    Ok {
+        /// The request answered.
+        id: RequestId,
+        /// `true`.
+        #[cfg_attr(test, ts(type = "true"))]
+        ok: Flag<true>,
+        /// What it returned.
+        #[serde(flatten)]
+        payload: T,
+    },
+    /// The call failed.
+    Failed {
+        /// The request answered.
+        id: RequestId,
+        /// `false`.
+        #[cfg_attr(test, ts(type = "false"))]
+        ok: Flag<false>,
+        /// Why.
+        error: RawFailure,
+    },
+}
+
+/// A boolean that can only be `OK`: a [`Reply`]'s `ok`, which tells its two shapes apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flag<const OK: bool>;
+
+impl<const OK: bool> Serialize for Flag<OK> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(OK)
+    }
 }
 
 /// A tool's result (`toolResult` with `ok: true`).
@@ -246,45 +270,6 @@ pub struct RedactValue {
     pub args: Value,
 }
 
-/// `Reply<T>` in TypeScript: the union its two shapes are on the wire, told apart by `ok`
-/// (`{id, ok: true, ...T}` or `{id, ok: false, error}`), which ts-rs cannot derive from a struct
-/// whose payload is a flattened `Option`. Under `cfg(test)` on every target, as the derives that
-/// use it are (`wasm-pack test` compiles them for wasm32).
-#[cfg(test)]
-impl<T: ts_rs::TS> ts_rs::TS for Reply<T> {
-    type WithoutGenerics = Reply<ts_rs::Dummy>;
-    type OptionInnerType = Self;
-
-    fn docs() -> Option<String> {
-        Some("/** The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false` with an `error`. */".into())
-    }
-
-    fn name(cfg: &ts_rs::Config) -> String {
-        format!("Reply<{}>", T::name(cfg))
-    }
-
-    fn decl(cfg: &ts_rs::Config) -> String {
-        format!("type Reply<T> = {};", reply_union(cfg, "T"))
-    }
-
-    fn decl_concrete(cfg: &ts_rs::Config) -> String {
-        format!("type Reply = {};", reply_union(cfg, &T::inline(cfg)))
-    }
-
-    fn inline(cfg: &ts_rs::Config) -> String {
-        reply_union(cfg, &T::inline(cfg))
-    }
-}
-
-/// The TypeScript of a [`Reply`] whose payload is `payload`.
-#[cfg(test)]
-fn reply_union(cfg: &ts_rs::Config, payload: &str) -> String {
-    use ts_rs::TS;
-    let id = RequestId::inline(cfg);
-    let error = RawFailure::name(cfg);
-    format!("{{ \"id\": {id}, \"ok\": true }} & {payload} | {{ \"id\": {id}, \"ok\": false, \"error\": {error} }}")
-}
-
 impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -300,34 +285,40 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
             payload: serde_json::Map<String, Value>,
         }
         let wire = Wire::deserialize(d)?;
-        let payload = if wire.ok {
-            let payload = T::deserialize(Value::Object(wire.payload)).map_err(D::Error::custom)?;
-            Some(payload)
-        } else {
-            None
-        };
-        Ok(Reply { id: wire.id, ok: wire.ok, payload, error: wire.error })
+        match (wire.ok, wire.error) {
+            (true, _) => {
+                let payload = T::deserialize(Value::Object(wire.payload)).map_err(D::Error::custom)?;
+                Ok(Reply::ok(wire.id, payload))
+            }
+            (false, Some(error)) => Ok(Reply::failed(wire.id, error)),
+            (false, None) => Err(D::Error::custom("a reply said ok: false but carried no error")),
+        }
     }
 }
 
 impl<T> Reply<T> {
     /// A success.
     pub fn ok(id: RequestId, payload: T) -> Self {
-        Reply { id, ok: true, payload: Some(payload), error: None }
+        Reply::Ok { id, ok: Flag, payload }
     }
 
     /// A failure.
     pub fn failed(id: RequestId, error: RawFailure) -> Self {
-        Reply { id, ok: false, payload: None, error: Some(error) }
+        Reply::Failed { id, ok: Flag, error }
     }
 
-    /// The payload or the failure; an `ok: false` without an `error` still yields a failure.
+    /// The request answered.
+    pub fn id(&self) -> RequestId {
+        match self {
+            Reply::Ok { id, .. } | Reply::Failed { id, .. } => *id,
+        }
+    }
+
+    /// The payload or the failure.
     pub fn into_result(self) -> Result<T, RawFailure> {
-        match (self.ok, self.payload, self.error) {
-            (true, Some(payload), _) => Ok(payload),
-            (false, _, Some(error)) => Err(error),
-            (true, None, _) => Err(protocol_failure("a reply said ok but carried no result")),
-            (false, _, None) => Err(protocol_failure("a reply said ok: false but carried no error")),
+        match self {
+            Reply::Ok { payload, .. } => Ok(payload),
+            Reply::Failed { error, .. } => Err(error),
         }
     }
 }
@@ -398,6 +389,7 @@ pub enum PageMessage {
         id: RequestId,
         /// What to list, count, export or delete: a [`StoreQuery`](super::queries::StoreQuery), read when it is answered, so
         /// that a mistake in it fails this query, naming the key.
+        #[cfg_attr(test, ts(as = "super::queries::StoreQuery"))]
         query: Value,
     },
     /// List the runs left `running` in the store (cut off, not resumed). Answered by

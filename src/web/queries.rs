@@ -31,6 +31,7 @@ use crate::store::{FailureBreakdown, FailureStats, MemoryStore, StoreError};
 
 /// What the page asks of the failure log (`query.kind` and its arguments, camelCase).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum StoreQuery {

@@ -41,10 +41,10 @@ pub enum PageReply {
 impl PageReply {
     fn id(&self) -> RequestId {
         match self {
-            PageReply::Tool(r) => r.id,
-            PageReply::Model(r) => r.id,
-            PageReply::Redact(r) => r.id,
-            PageReply::NeedsApproval(r) => r.id,
+            PageReply::Tool(r) => r.id(),
+            PageReply::Model(r) => r.id(),
+            PageReply::Redact(r) => r.id(),
+            PageReply::NeedsApproval(r) => r.id(),
         }
     }
 }

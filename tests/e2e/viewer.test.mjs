@@ -108,7 +108,7 @@ test("the JSON export, opened by file: every step, failure, code, attempt and re
   const told = await items('#trace .item.observation[data-outcome="failed"]');
   assert.ok(told.some((o) => /snapshot/.test(o.text)), JSON.stringify(told));
   assert.match(await page.textContent("#trace .item.final"), /INV-1042/);
-  assert.match(await page.textContent("#trace .item.end"), /Run ended · final answer · \d+\.\d s/);
+  assert.match(await page.textContent("#trace .item.end"), /Run ended · final answer · \d+(\.\d)? s/);
   assert.deepEqual(await Promise.all(["faults", "retried", "recovered"].map(summary)), live.stats);
   assert.equal(await summary("status"), "succeeded");
 

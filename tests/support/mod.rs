@@ -10,11 +10,11 @@ use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
 use keel::engine::{
     Agent, AgentConfig, Clock, Effects, Event, Model, ModelReply, ModelRequest, Random, ReplySink,
-    RunOptions, RunResult, ToolCall, ToolHost, ToolOutput,
+    RunOptions, RunResult, ToolCall, ToolHost, ToolOutput, Turn,
 };
 use keel::errors::RawFailure;
 use keel::store::redact::Redactor;
-use keel::store::MemoryStore;
+use keel::store::{MemoryStore, RunRecord};
 use keel::tools::ToolSpec;
 use serde_json::{json, Value};
 
@@ -254,6 +254,8 @@ pub struct Harness {
     pub store: Rc<MemoryStore>,
     pub clock: Rc<FakeClock>,
     pub agent: Agent,
+    /// What each of the harness's runs runs on: the fakes above.
+    pub effects: Effects,
 }
 
 impl Harness {
@@ -272,8 +274,8 @@ impl Harness {
             clock: clock.clone(),
             random: Rc::new(FixedRandom(0.0)),
         };
-        let agent = Agent::new(effects, specs, config).expect("valid tool specs");
-        Harness { model, tools, store, clock, agent }
+        let agent = Agent::new(specs, config).expect("valid tool specs");
+        Harness { model, tools, store, clock, agent, effects }
     }
 
     /// The same harness, its agent redacting what it stores through `redactor`.
@@ -290,8 +292,39 @@ impl Harness {
     pub fn run_with(&self, task: &str, options: RunOptions) -> (RunResult, Vec<Event>) {
         let events = RefCell::new(Vec::new());
         let on_event = |e: &Event| events.borrow_mut().push(e.clone());
-        let result = futures_executor::block_on(self.agent.run(task, options, &on_event));
+        let result = futures_executor::block_on(self.agent.run(&self.effects, task, options, &on_event));
         (result, events.into_inner())
+    }
+}
+
+/// An agent with the effects each of a test's runs brings: runs, resumes and abandons over them.
+pub struct Bound {
+    pub agent: Agent,
+    pub effects: Effects,
+}
+
+impl Bound {
+    /// The agent with these tools and settings (they must be valid), its runs over `effects`.
+    pub fn new(effects: Effects, specs: Vec<ToolSpec>, config: AgentConfig) -> Bound {
+        Bound { agent: Agent::new(specs, config).expect("valid tool specs"), effects }
+    }
+
+    pub async fn run(&self, task: &str, options: RunOptions, on_event: &dyn Fn(&Event)) -> RunResult {
+        self.agent.run(&self.effects, task, options, on_event).await
+    }
+
+    pub async fn resume(
+        &self,
+        run: RunRecord,
+        turns: Vec<Turn>,
+        options: RunOptions,
+        on_event: &dyn Fn(&Event),
+    ) -> RunResult {
+        self.agent.resume(&self.effects, run, turns, options, on_event).await
+    }
+
+    pub async fn abandon(&self, run: RunRecord, turns: Vec<Turn>, on_event: &dyn Fn(&Event)) -> RunResult {
+        self.agent.abandon(&self.effects, run, turns, on_event).await
     }
 }
 

@@ -75,7 +75,7 @@ pub fn run_scenario(scenario: &str) -> Option<Report> {
             clock: clock.clone(),
             random: random.clone(),
         };
-        let agent = Agent::new(effects, specs.clone(), config).ok()?;
+        let agent = Agent::new(specs.clone(), config).ok()?;
         let json_bytes = Cell::new(0);
         let events = Cell::new(0);
         let on_event = |event: &Event| {
@@ -83,7 +83,7 @@ pub fn run_scenario(scenario: &str) -> Option<Report> {
             json_bytes.set(json_bytes.get() + serde_json::to_string(event).map_or(0, |s| s.len()));
         };
         let options = RunOptions { session: "size".into(), ..Default::default() };
-        let result = block_on(agent.run(task, options, &on_event))?;
+        let result = block_on(agent.run(&effects, task, options, &on_event))?;
         report.turns += result.turns.len() as u32;
         report.successes += u32::from(result.success);
         report.failures += result.failures.len() as u32;

@@ -15,7 +15,7 @@
 //! ECMA-262 does not define in Unicode mode (`\A`, `\z`, `\e`…), inline flags (`(?i)`), a lone
 //! surrogate, and the ECMA-262 syntax regex-lite has no engine for: backreferences and Unicode
 //! property classes (`\p{Letter}`). Lookaround comes back as [`Refusal::EcmaOnly`]: Zod emits it
-//! for `z.email()`, and the caller decides.
+//! for `z.email()`, and the caller decides (a `format` beside it may stand in for it).
 
 use std::fmt::Write;
 

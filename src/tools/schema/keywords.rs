@@ -8,6 +8,7 @@ use super::applicator_keywords::Later;
 use super::compile::{child, fragment, Compiler};
 use super::ecma::{translate, Refusal};
 use super::error::SchemaError;
+use super::formats::StringFormat;
 use super::node::{Bound, NodeId, Pattern, Rules, TypeSet};
 use super::MAX_DEPTH;
 
@@ -61,6 +62,10 @@ impl Compiler<'_> {
                 "pattern" => {
                     let source = value.as_str().ok_or_else(|| wrong("a string"))?;
                     rules.pattern = self.pattern(source, &at)?;
+                    if rules.pattern.is_none() {
+                        // Lookaround: checked as the `format` beside it, or refused.
+                        rules.format = Some(lookaround_cover(map, source, &at)?);
+                    }
                 }
                 "prefixItems" => rules.prefix_items = self.list(value, &at, depth, false)?,
                 // Draft 4's tuple form; `prefixItems` replaced it.
@@ -201,8 +206,9 @@ const MAX_PATTERNS: usize = 128;
 const MAX_PATTERN_BYTES: usize = 64 * 1024;
 
 impl Compiler<'_> {
-    /// Compiles a `pattern` once per schema, translated from ECMA-262 (`ecma.rs`), or skips it
-    /// when it uses lookaround, backreferences or `\p{…}`, which regex-lite has no engine for.
+    /// Compiles a `pattern` once per schema, translated from ECMA-262 (`ecma.rs`); `None` when it
+    /// uses lookaround, which regex-lite has no engine for (the caller checks it another way or
+    /// refuses it); backreferences and `\p{…}` fail.
     pub(super) fn pattern(&mut self, source: &str, at: &str) -> Result<Option<Pattern>, SchemaError> {
         if let Some(compiled) = self.patterns.get(source) {
             return Ok(compiled.clone());
@@ -223,14 +229,35 @@ impl Compiler<'_> {
                     .map_err(|error| invalid(error.to_string()))?;
                 Some(Pattern { source: source.to_owned(), regex, anchored: Anchored::parse(source) })
             }
-            // Zod emits lookahead for `z.email()`: refusing the whole tool would be worse than not
-            // checking that one pattern.
             Err(Refusal::EcmaOnly(_)) => None,
             Err(Refusal::Invalid(reason)) => return Err(invalid(reason)),
         };
         self.patterns.insert(source.to_owned(), compiled.clone());
         Ok(compiled)
     }
+}
+
+/// The formats whose assertion stands in for a lookaround `pattern` beside them.
+const COVERING_FORMATS: &str = "email, uri, uuid, date, date-time, time, ipv4 or ipv6";
+
+/// The check that stands in for a `pattern` with lookaround (regex-lite has none): the `format`
+/// of the same schema, asserted whatever `formats` says, when it is one keel checks. Zod's
+/// `z.email()` writes such a pattern beside `"format": "email"`, and the pattern says no more than
+/// an e-mail address: leading, trailing and doubled dots, which the format refuses too. Without
+/// such a format the schema is refused, naming the pattern: nothing goes unchecked in silence.
+fn lookaround_cover(map: &Map<String, Value>, source: &str, at: &str) -> Result<StringFormat, SchemaError> {
+    let format = map.get("format").and_then(Value::as_str);
+    format.and_then(StringFormat::named).ok_or_else(|| SchemaError::InvalidPattern {
+        path: fragment(at),
+        pattern: source.to_owned(),
+        reason: format!(
+            "lookaround ((?=, (?!, (?<=, (?<!) is ECMA-262 syntax keel's regex engine (regex-lite) \
+             cannot check; keel checks such a pattern only beside a `format` it asserts in the \
+             pattern's place ({COVERING_FORMATS}){}: write the pattern without lookaround, or give \
+             the field one of those formats",
+            format.map_or(String::new(), |f| format!(", not {f:?}"))
+        ),
+    })
 }
 
 /// Rejects `enum`/`const` values nested deeper than keel checks; measured with an explicit stack so

@@ -21,11 +21,13 @@
 //! are ignored.
 //!
 //! `pattern`s are ECMA-262 regular expressions with Unicode semantics, translated for regex-lite
-//! where the two differ (`ecma.rs`: `\s`, `.`, `\cX`, `\uHHHH`, classes). A `pattern` using
-//! lookaround is skipped: Zod emits one for `z.email()`, and refusing the whole tool would be worse
-//! (in `patternProperties`, where skipping would turn the keys it names into unknown keys, it is
-//! refused). Backreferences and Unicode property classes (`\p{Letter}`) fail compile with
-//! [`SchemaError::InvalidPattern`] naming the construct, as does syntax ECMA-262 does not have.
+//! where the two differ (`ecma.rs`: `\s`, `.`, `\cX`, `\uHHHH`, classes). regex-lite has no
+//! lookaround: a `pattern` using it is checked as the `format` beside it when that is one keel
+//! asserts (`email`, `uri`, `uuid`, `date`, `date-time`, `time`, `ipv4`, `ipv6`), asserted then
+//! whatever [`Formats`] says — Zod's `z.email()` writes such a pattern beside `"format": "email"`
+//! —, and otherwise fails compile with [`SchemaError::InvalidPattern`] saying so, as it does in
+//! `patternProperties`. Backreferences and Unicode property classes (`\p{Letter}`) fail compile
+//! the same way, naming the construct, as does syntax ECMA-262 does not have.
 //!
 //! For each value: a failed `enum`/`const` is reported alone (the options say everything), then a
 //! wrong `type` alone (bounds on the wrong type mean nothing), otherwise every failed bound, every

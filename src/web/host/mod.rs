@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use crate::engine::{Agent, AgentError, Clock, Effects, Random};
 use crate::errors::{FailureClass, KeelErrorCode, RawFailure};
+use crate::store::Store;
 
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
@@ -37,8 +38,14 @@ pub enum Control {
 
 /// The agent built by `init`, and what each run's effects are made from.
 pub(crate) struct Built {
-    /// The agent with run-less effects: each run gets a copy over its own model and tool host.
+    /// The agent: its tools and settings. Each run brings its own effects ([`Built::effects_for`]).
     pub(crate) agent: Agent,
+    /// Where every run writes, and where resumed runs are read from.
+    pub(crate) store: Rc<dyn Store>,
+    /// Time and waiting, for every run.
+    pub(crate) clock: Rc<dyn Clock>,
+    /// Randomness for every run's retry jitter.
+    pub(crate) random: Rc<dyn Random>,
     /// Each tool's attempt timeout, sent with every call.
     pub(crate) timeouts: Rc<Timeouts>,
     /// The model backend (or chain), built afresh for each run.
@@ -54,20 +61,21 @@ pub(crate) struct Built {
 }
 
 impl Built {
-    /// The agent for one run: calls to the page carry the run's id.
-    pub(crate) fn agent_for(&self, rpc: &Rc<Rpc>, run_id: &str) -> Agent {
-        let base = self.agent.effects();
+    /// What the run `run_id` runs on: its own model and tool host, whose calls to the page carry
+    /// the run's id, over the agent's store, clock and randomness.
+    pub(crate) fn effects_for(&self, rpc: &Rc<Rpc>, run_id: &str) -> Effects {
         let context = ModelContext {
             worker_prompt_api: self.worker_prompt_api.clone(),
             page_window: self.page_window.clone(),
-            ..ModelContext::for_run(rpc, run_id, self.http.clone(), base.clock.clone())
+            ..ModelContext::for_run(rpc, run_id, self.http.clone(), self.clock.clone())
         };
-        let effects = Effects {
+        Effects {
             model: models::build(&self.model, &context),
             tools: Rc::new(RpcToolHost::new(rpc.clone(), run_id, self.timeouts.clone())),
-            ..base.clone()
-        };
-        self.agent.with_effects(effects)
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            random: self.random.clone(),
+        }
     }
 }
 
@@ -149,11 +157,11 @@ impl WorkerHost {
             PageMessage::Cancel { run_id } => self.runs.cancel(&run_id),
             PageMessage::UnfinishedRuns { id } => self.unfinished_runs(id),
             PageMessage::ToolResult(reply) => {
-                self.warn_run(reply.id, warning("the tool's reply"));
+                self.warn_run(reply.id(), warning("the tool's reply"));
                 self.rpc.resolve(PageReply::Tool(reply));
             }
             PageMessage::ModelResult(reply) => {
-                self.warn_run(reply.id, warning("the model's reply"));
+                self.warn_run(reply.id(), warning("the model's reply"));
                 self.rpc.resolve(PageReply::Model(reply));
             }
             PageMessage::ModelChunk { id, text } => self.rpc.chunk(id, text),
@@ -288,17 +296,7 @@ impl WorkerHost {
         let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
         let (store, log) = stores::store_for(&init.config, &self.spawn)?;
         let timeouts = Rc::new(Timeouts::new(&tools, config.tool_timeout_ms));
-        let effects = Effects {
-            model: models::build(
-                &model,
-                &ModelContext::for_run(&self.rpc, "", self.http.borrow().clone(), self.clock.clone()),
-            ),
-            tools: Rc::new(RpcToolHost::new(self.rpc.clone(), "", timeouts.clone())),
-            store,
-            clock: self.clock.clone(),
-            random: self.random.clone(),
-        };
-        let agent = Agent::new(effects, tools, config).map_err(|e| match e {
+        let agent = Agent::new(tools, config).map_err(|e| match e {
             AgentError::Config(e) => stores::invalid_config(e.to_string()),
             e => invalid_tools(e.to_string()),
         })?;
@@ -309,6 +307,9 @@ impl WorkerHost {
         let page_window = Rc::default();
         Ok(Built {
             agent,
+            store,
+            clock: self.clock.clone(),
+            random: self.random.clone(),
             timeouts,
             model,
             http: self.http.borrow().clone(),

@@ -17,7 +17,7 @@ use std::rc::Rc;
 use futures_util::future::select;
 use futures_util::FutureExt;
 
-use crate::engine::{Agent, Approvals, CancelToken, Event, RunOptions, RunResult};
+use crate::engine::{Agent, Approvals, CancelToken, Effects, Event, RunOptions, RunResult};
 use crate::errors::{KeelErrorCode, RawFailure};
 
 use super::WorkerHost;
@@ -115,7 +115,7 @@ impl WorkerHost {
             }
             if run.resume.is_some() {
                 // The session to queue in is the stored run's.
-                match built.agent.effects().store.load_run(&run.run_id).await {
+                match built.store.load_run(&run.run_id).await {
                     Ok(Some(saved)) => run.session = saved.run.session,
                     Ok(None) => {
                         return host.refuse(
@@ -172,7 +172,7 @@ impl WorkerHost {
                 futures_util::future::Either::Left((lock, _)) => Some(lock),
                 futures_util::future::Either::Right(_) => None,
             };
-            let agent = built.agent_for(&host.rpc, &run_id);
+            let effects = built.effects_for(&host.rpc, &run_id);
             let rpc = host.rpc.clone();
             let emit = |event: &Event| {
                 rpc.post(&WorkerMessage::Event { run_id: run_id.clone(), event: event.clone() });
@@ -182,11 +182,13 @@ impl WorkerHost {
             }
             let options = RunOptions { session, run_id: Some(run_id.clone()), cancel, approvals };
             let result = match resume {
-                None => agent.run(&task, options, &emit).await,
-                Some(mode) => match resume_run(&agent, &run_id, mode, decision, options, &emit).await {
-                    Ok(result) => result,
-                    Err((code, message)) => return host.refuse(&run_id, code, &message),
-                },
+                None => built.agent.run(&effects, &task, options, &emit).await,
+                Some(mode) => {
+                    match resume_run(&built.agent, &effects, &run_id, mode, decision, options, &emit).await {
+                        Ok(result) => result,
+                        Err((code, message)) => return host.refuse(&run_id, code, &message),
+                    }
+                }
             };
             host.rpc.post(&WorkerMessage::RunEnded { run_id: run_id.clone(), result });
         };
@@ -223,7 +225,7 @@ impl WorkerHost {
         let host = self.clone();
         (self.spawn)(
             async move {
-                let found = match built.agent.effects().store.unfinished_runs().await {
+                let found = match built.store.unfinished_runs().await {
                     Ok(runs) => Ok((runs, live_run_ids(&held_lock_names().await))),
                     Err(e) => Err(RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string())),
                 };
@@ -252,13 +254,14 @@ impl WorkerHost {
 /// if it is no longer `running`, another tab finished it meanwhile.
 async fn resume_run(
     agent: &Agent,
+    effects: &Effects,
     run_id: &str,
     mode: Resume,
     decision: Option<CallDecision>,
     options: RunOptions,
     emit: &dyn Fn(&Event),
 ) -> Result<RunResult, (KeelErrorCode, String)> {
-    let saved = agent.effects().store.load_run(run_id).await;
+    let saved = effects.store.load_run(run_id).await;
     let SavedRun { run, turns } = match saved {
         Ok(Some(saved)) => saved,
         Ok(None) => return Err((KeelErrorCode::RunNotFound, "no stored run has this id".into())),
@@ -278,7 +281,7 @@ async fn resume_run(
     }
     let (run, turns) = SavedRun { run, turns }.into_parts();
     Ok(match mode {
-        Resume::Continue => agent.resume(run, turns, options, emit).await,
-        Resume::Abandon => agent.abandon(run, turns, emit).await,
+        Resume::Continue => agent.resume(effects, run, turns, options, emit).await,
+        Resume::Abandon => agent.abandon(effects, run, turns, emit).await,
     })
 }

@@ -95,10 +95,28 @@ fn patterns_search_unanchored_and_report_their_source() {
 }
 
 #[test]
-fn lookaround_patterns_are_skipped_and_other_ecmascript_only_syntax_refused() {
-    // Zod's `z.email()` pattern has lookahead: the pattern goes unchecked, the tool still works.
+fn lookaround_patterns_are_refused_unless_a_format_checks_them_and_other_ecmascript_only_syntax_refused() {
+    // Lookaround alone cannot be checked: refused, naming the pattern and the way out.
     let lookahead = json!({"type": "string", "pattern": "^(?!\\.)[a-z.]+$"});
-    assert!(issues(lookahead, json!(".x")).is_empty());
+    match Schema::compile(&lookahead) {
+        Err(SchemaError::InvalidPattern { path, pattern, reason }) => {
+            assert_eq!((path.as_str(), pattern.as_str()), ("#/pattern", "^(?!\\.)[a-z.]+$"));
+            assert!(reason.contains("lookaround") && reason.contains("email, uri, uuid"), "{reason}");
+        }
+        other => panic!("lookaround alone should be refused: {other:?}"),
+    }
+    // Beside a format keel does not assert, too, and the message names that format.
+    let hostname = json!({"type": "string", "format": "hostname", "pattern": "^(?!-)[a-z-]+$"});
+    let error = Schema::compile(&hostname).expect_err("refused").to_string();
+    assert!(error.contains("not \"hostname\""), "{error}");
+    // Beside a format keel asserts, the format is checked in the pattern's place, even with
+    // formats left as annotations (Zod's `z.email()` writes exactly this).
+    let email =
+        json!({"type": "string", "format": "email", "pattern": "^(?!\\.)(?!.*\\.\\.)[a-z.]+@[a-z]+\\.io$"});
+    assert!(issues(email.clone(), json!("ann@b.io")).is_empty());
+    for wrong in [".ann@b.io", "a..nn@b.io", "no-at-sign"] {
+        assert_eq!(only(email.clone(), json!(wrong)).kind, Pattern, "{wrong}");
+    }
     for (pattern, named) in [("^\\p{Lu}", "`\\p{…}`"), ("(a)\\1", "`\\1`"), ("(?<x>a)\\k<x>", "`\\k<…>`")]
     {
         match Schema::compile(&json!({"pattern": pattern})) {
