@@ -130,7 +130,8 @@ export async function benchSteps({ runs = 120, warmup = 10, stepsPerRun = 10 } =
       const agent = await Agent.create({
         model: { custom: scriptedModel(stepsPerRun, prompts) },
         tools: [lookupTool(config.failEvery)],
-        config: { format: config.format, maxSteps: stepsPerRun + 2 },
+        // The scripted model invents its ids (1, 2, 3…), which id provenance would refuse (UNSEEN_ID).
+        config: { format: config.format, maxSteps: stepsPerRun + 2, idProvenance: false },
         worker,
       });
       agents.push({ config, probed, agent, worker, prompts, page: { all: [], ok: [], failed: [], final: [], overhead: [] }, split: null });
