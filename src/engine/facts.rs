@@ -84,6 +84,35 @@ pub(crate) fn decimals(token: &str) -> usize {
     token.split_once('.').map_or(0, |(_, frac)| frac.len())
 }
 
+/// The quoted values of a text (a grounded answer's quoted values, the phrase a task quotes): between
+/// double or typographic quotes, or single quotes that open
+/// after a space and close before one (not the apostrophe of `Luigi's`).
+pub(crate) fn quotes(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\'')] {
+        let mut rest = text;
+        let mut offset = 0;
+        while let Some(start) = rest.find(open) {
+            let at = offset + start;
+            let before = text[..at].chars().next_back();
+            let inner_start = at + open.len_utf8();
+            let Some(len) = text[inner_start..].find(close) else { break };
+            let end = inner_start + len;
+            let after = text[end + close.len_utf8()..].chars().next();
+            let bounded = open != '\''
+                || (before.is_none_or(|c| c.is_whitespace() || c == '(')
+                    && after.is_none_or(|c| !c.is_alphanumeric()));
+            let inner = &text[inner_start..end];
+            if bounded && !inner.trim().is_empty() && inner.chars().count() <= 200 {
+                out.push(inner);
+            }
+            offset = end + close.len_utf8();
+            rest = &text[offset..];
+        }
+    }
+    out
+}
+
 const SMALL: [&str; 20] = [
     "zero",
     "one",

@@ -8,7 +8,7 @@
 //! counts (a model counts the items of a list), and quotes most of whose words were seen (a model
 //! shortens them).
 
-use super::facts::{decimals, number, numbers, seen_in, tokens};
+use super::facts::{decimals, number, numbers, quotes, seen_in, tokens};
 use super::misread::misread;
 
 /// The most seen numbers tried in pairs for arithmetic: the rest are compared as they are.
@@ -117,34 +117,6 @@ fn number_grounded(n: f64, places: usize, known: &[f64]) -> bool {
                 .any(|x| x.is_finite() && exact(x))
         })
     })
-}
-
-/// The quoted values of a text: between double or typographic quotes, or single quotes that open
-/// after a space and close before one (not the apostrophe of `Luigi's`).
-fn quotes(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\'')] {
-        let mut rest = text;
-        let mut offset = 0;
-        while let Some(start) = rest.find(open) {
-            let at = offset + start;
-            let before = text[..at].chars().next_back();
-            let inner_start = at + open.len_utf8();
-            let Some(len) = text[inner_start..].find(close) else { break };
-            let end = inner_start + len;
-            let after = text[end + close.len_utf8()..].chars().next();
-            let bounded = open != '\''
-                || (before.is_none_or(|c| c.is_whitespace() || c == '(')
-                    && after.is_none_or(|c| !c.is_alphanumeric()));
-            let inner = &text[inner_start..end];
-            if bounded && !inner.trim().is_empty() && inner.chars().count() <= 200 {
-                out.push(inner);
-            }
-            offset = end + close.len_utf8();
-            rest = &text[offset..];
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeSet;
 
+use super::facts::quotes;
+
 /// The fewest words an answer needs before it can be judged a repetition: "Done." is an answer.
 const MIN_WORDS: usize = 4;
 
@@ -66,41 +68,12 @@ pub(crate) fn placeholder(answer: &str) -> bool {
         && !answer[1..answer.len() - 1].contains(['<', '>'])
 }
 
-/// The phrases `task` quotes (`'Download report'`, `"gym"`), in order.
-fn quoted(task: &str) -> Vec<&str> {
-    let mut found = Vec::new();
-    for mark in ['\'', '"', '‘', '“'] {
-        let close = match mark {
-            '‘' => '’',
-            '“' => '”',
-            _ => mark,
-        };
-        let mut rest = task;
-        while let Some(at) = rest.find(mark) {
-            // An apostrophe inside a word (`Luigi's`, `What's`) opens no quote.
-            let before = rest[..at].chars().next_back();
-            let after = &rest[at + mark.len_utf8()..];
-            if before.is_some_and(char::is_alphanumeric) {
-                rest = after;
-                continue;
-            }
-            let Some(end) = after.find(close) else { break };
-            let phrase = &after[..end];
-            if phrase.chars().any(char::is_alphanumeric) && !phrase.contains('\n') {
-                found.push(phrase.trim());
-            }
-            rest = &after[end + close.len_utf8()..];
-        }
-    }
-    found
-}
-
 /// Whether `answer` only repeats the one phrase `task` quotes: "Download report" for "Click the
 /// 'Download report' button and tell me the name of the file it downloads" (SmolLM2, recovery
 /// bench guessed-ref at ef7c6d2, reported a success). A task quoting several phrases may ask which
 /// of them is meant ("'A' or 'B'?"), so only a task quoting one is judged.
 pub(crate) fn echoes_the_quote(answer: &str, task: &str) -> bool {
-    let [phrase] = quoted(task)[..] else { return false };
+    let [phrase] = quotes(task)[..] else { return false };
     let bare = |text: &str| -> String {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -114,7 +87,8 @@ pub(crate) fn echoes_the_quote(answer: &str, task: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{echoes_the_quote, parroted, placeholder, quoted};
+    use super::quotes;
+    use super::{echoes_the_quote, parroted, placeholder};
 
     #[test]
     fn placeholders_are_answers_in_angle_brackets_only() {
@@ -169,6 +143,8 @@ mod tests {
             !echoes_the_quote("Luigi", "Book a table at Luigi's for four people."),
             "an apostrophe quotes nothing"
         );
-        assert_eq!(quoted("Set an alarm called \"gym\" at Luigi's and what's 'up'"), ["up", "gym"]);
+        let mut phrases = quotes("Set an alarm called \"gym\" at Luigi's and what's 'up'");
+        phrases.sort_unstable();
+        assert_eq!(phrases, ["gym", "up"]);
     }
 }
