@@ -84,9 +84,9 @@ pub(crate) fn decimals(token: &str) -> usize {
     token.split_once('.').map_or(0, |(_, frac)| frac.len())
 }
 
-/// The quoted values of a text (a grounded answer's quoted values, the phrase a task quotes): between
-/// double or typographic quotes, or single quotes that open
-/// after a space and close before one (not the apostrophe of `Luigi's`).
+/// The quoted values of a text (a grounded answer's quoted values, the phrase a task quotes):
+/// between double or typographic quotes, or single quotes that open after a space and close before
+/// one (not the apostrophe of `Luigi's`).
 pub(crate) fn quotes(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\'')] {
@@ -111,6 +111,40 @@ pub(crate) fn quotes(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// The fewest letters a word after a number needs to be taken for what it counts or measures:
+/// not `am`, `pm`, `x`.
+const MIN_UNIT_CHARS: usize = 3;
+
+/// A number and the word right after it: `25 days`, `four people`.
+pub(crate) struct NumberedWord<'a> {
+    /// The number.
+    pub n: f64,
+    /// Whether it was written in digits (not `four`).
+    pub digits: bool,
+    /// The number as written.
+    pub number: &'a str,
+    /// The word after it, as written: letters only, at least [`MIN_UNIT_CHARS`] of them.
+    pub word: &'a str,
+}
+
+/// Each number of `text` (digits, or an English number word) with the word right after it, in
+/// order: the unit a number is read with (`misread.rs`), the things a task counts
+/// (`task_values.rs`).
+pub(crate) fn numbered_words(text: &str) -> Vec<NumberedWord<'_>> {
+    tokens(text)
+        .windows(2)
+        .filter_map(|pair| {
+            let (n, digits) = match number(pair[0]) {
+                Some(n) => (n, true),
+                None => (word_number(&pair[0].to_lowercase())?, false),
+            };
+            let word = pair[1];
+            (word.chars().count() >= MIN_UNIT_CHARS && word.chars().all(char::is_alphabetic))
+                .then_some(NumberedWord { n, digits, number: pair[0], word })
+        })
+        .collect()
 }
 
 const SMALL: [&str; 20] = [

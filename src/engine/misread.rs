@@ -8,23 +8,12 @@
 //! Checked on every success the recovery bench recorded (`bench/results/recovery-*.json`): it
 //! matches that answer and no right one.
 
-use super::facts::{number, tokens};
+use super::facts::{number, numbered_words, tokens};
 
-/// The fewest letters a word after a number needs to be taken for its unit: not `am`, `pm`, `x`.
-const MIN_UNIT_CHARS: usize = 3;
-
-/// The "number unit" pairs of `text` (lowercased units, numbers as stated): `25 days`.
+/// The "number unit" pairs of `text` with the number in digits (lowercased units, numbers as
+/// stated): `25 days`.
 fn pairs(text: &str) -> Vec<(f64, String)> {
-    let words = tokens(text);
-    words
-        .windows(2)
-        .filter_map(|pair| {
-            let n = number(pair[0].trim_start_matches(['$', '€', '£']))?;
-            let unit = pair[1].to_lowercase();
-            (unit.chars().count() >= MIN_UNIT_CHARS && unit.chars().all(char::is_alphabetic))
-                .then_some((n, unit))
-        })
-        .collect()
+    numbered_words(text).into_iter().filter(|w| w.digits).map(|w| (w.n, w.word.to_lowercase())).collect()
 }
 
 /// The pairs of `answer` (as `"25 days"`) that `seen` (the run's lowercased text) misreads: the

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
 use crate::tools::ToolSpec;
 
-use super::facts::{number, tokens, word_number};
+use super::facts::{number, numbered_words, tokens};
 use super::run::RunState;
 use super::times_of_day::{hhmm, time_value, times_in};
 use super::{Action, CallKey, Outcome};
@@ -48,11 +48,10 @@ struct Count {
     shown: String,
 }
 
-/// Words that follow a number without being what it counts.
-const NOT_COUNTED: &[&str] = &[
-    "am", "pm", "and", "or", "of", "the", "at", "for", "to", "in", "on", "by", "more", "less", "than",
-    "times", "percent", "per", "out", "from", "with", "a", "an",
-];
+/// Words that follow a number without being what it counts (words under three letters, `am`,
+/// `of`, are never taken: `facts::numbered_words`).
+const NOT_COUNTED: &[&str] =
+    &["and", "the", "for", "more", "less", "than", "times", "percent", "per", "out", "from", "with"];
 
 /// Words by which a task places a time relative to another: its call's time is computed.
 const RELATIVE: &[&str] = &[
@@ -87,19 +86,10 @@ fn singular(word: &str) -> String {
 
 /// The counts of things `task` states, in order.
 fn counts_in(task: &str) -> Vec<Count> {
-    let words = tokens(task);
-    words
-        .windows(2)
-        .filter_map(|pair| {
-            let n = number(pair[0]).or_else(|| word_number(&pair[0].to_lowercase()))?;
-            let noun = pair[1];
-            let counted = n.fract() == 0.0
-                && n > 0.0
-                && noun.chars().all(char::is_alphabetic)
-                && noun.chars().count() >= 3
-                && !NOT_COUNTED.contains(&noun.to_lowercase().as_str());
-            counted.then(|| Count { noun: singular(noun), n, shown: format!("{} {}", pair[0], pair[1]) })
-        })
+    numbered_words(task)
+        .into_iter()
+        .filter(|w| w.n.fract() == 0.0 && w.n > 0.0 && !NOT_COUNTED.contains(&w.word.to_lowercase().as_str()))
+        .map(|w| Count { noun: singular(w.word), n: w.n, shown: format!("{} {}", w.number, w.word) })
         .collect()
 }
 
