@@ -76,7 +76,7 @@ impl Mismatch {
     pub(crate) fn recovery(&self) -> Vec<String> {
         match self {
             Mismatch::OneOfSeveral { tool, amounts, sum, .. } => vec![
-                format!("`{tool}` returned {}: their sum is {sum}.", amounts.join(" and ")),
+                sum_step(tool, amounts, sum),
                 "Answer with the combined figure the task asks for.".to_string(),
             ],
             Mismatch::OtherUnit { given, asked } => vec![
@@ -186,6 +186,34 @@ fn written_like(n: f64, like: &Kind, grouped: bool) -> String {
     }
 }
 
+/// Two or more amounts of one result written alike, and their sum written as they are.
+struct Listed {
+    amounts: Vec<String>,
+    sum: f64,
+    shown_sum: String,
+}
+
+/// The amounts of `all` written as `kind`, when there are two or more.
+fn listed(all: &[Amount], kind: Kind) -> Option<Listed> {
+    let same: Vec<&Amount> = all.iter().filter(|a| a.kind == kind).collect();
+    if same.len() < 2 {
+        return None;
+    }
+    let sum = same.iter().map(|a| a.value).sum();
+    let grouped = same.iter().any(|a| a.token.contains(','));
+    Some(Listed {
+        amounts: same.iter().map(|a| a.shown()).collect(),
+        sum,
+        shown_sum: written_like(sum, &kind, grouped),
+    })
+}
+
+/// The plan step that states a sum: "`list_unpaid_invoices` returned $1,250.00 and $980.00: their
+/// sum is $2,230.00."
+fn sum_step(tool: &str, amounts: &[String], sum: &str) -> String {
+    format!("`{tool}` returned {}: their sum is {sum}.", amounts.join(" and "))
+}
+
 /// One amount of a tool's result given where the task asks for several combined. `results`: each
 /// tool's latest result.
 fn one_of_several<'a>(
@@ -203,20 +231,14 @@ fn one_of_several<'a>(
     for (tool, result) in results {
         let all = amounts(result);
         let Some(kind) = all.iter().find(|a| a.value == given.value).map(|a| a.kind) else { continue };
-        let same: Vec<&Amount> = all.iter().filter(|a| a.kind == kind).collect();
-        if same.len() < 2 {
+        let Some(found) = listed(&all, kind).filter(|l| (l.sum - given.value).abs() >= 1e-9) else {
             continue;
-        }
-        let sum: f64 = same.iter().map(|a| a.value).sum();
-        if (sum - given.value).abs() < 1e-9 {
-            continue;
-        }
-        let grouped = same.iter().any(|a| a.token.contains(','));
+        };
         return Some(Mismatch::OneOfSeveral {
             given: given.shown(),
             tool: tool.to_string(),
-            amounts: same.iter().map(|a| a.shown()).collect(),
-            sum: written_like(sum, &kind, grouped),
+            amounts: found.amounts,
+            sum: found.shown_sum,
         });
     }
     None
@@ -231,22 +253,11 @@ pub(crate) fn sum_asked<'a>(task: &str, results: impl Iterator<Item = (&'a str, 
     if !asks_combined(task) {
         return None;
     }
-    for (tool, result) in results {
+    results.into_iter().find_map(|(tool, result)| {
         let all = amounts(result);
-        for kind in all.iter().map(|a| a.kind) {
-            let same: Vec<&Amount> = all.iter().filter(|a| a.kind == kind).collect();
-            if same.len() >= 2 {
-                let sum = written_like(
-                    same.iter().map(|a| a.value).sum(),
-                    &kind,
-                    same.iter().any(|a| a.token.contains(',')),
-                );
-                let listed: Vec<String> = same.iter().map(|a| a.shown()).collect();
-                return Some(format!("`{tool}` returned {}: their sum is {sum}.", listed.join(" and ")));
-            }
-        }
-    }
-    None
+        let found = all.iter().find_map(|a| listed(&all, a.kind))?;
+        Some(sum_step(tool, &found.amounts, &found.shown_sum))
+    })
 }
 
 /// Whether `task` asks for several values combined ([`COMBINED`]).
