@@ -258,3 +258,38 @@ fn an_answer_repeating_the_tasks_quoted_label_is_no_answer() {
         refused.observation
     );
 }
+
+/// A final step whose answer is the reply format's placeholder, with this thought.
+fn placeholder_with_thought(thought: &str) -> Reply {
+    Reply::Text(json!({"thought": thought, "final_answer": "<answer for the user>"}).to_string())
+}
+
+#[test]
+fn a_placeholder_answer_whose_thought_states_the_result_is_answered_by_the_thought() {
+    let (h, result, events) = run(
+        vec![
+            act("list_invoices", json!({})),
+            placeholder_with_thought("Invoice INV-1 comes to $1,250.00."),
+            answer("not asked"),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Invoice INV-1 comes to $1,250.00.");
+    assert_eq!(h.model.requests.borrow().len(), 2, "no step was spent on the placeholder");
+    assert!(events.iter().any(|e| matches!(e, Event::Warning { message, .. } if message.contains("its thought states a tool's result"))));
+
+    let (_, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            placeholder_with_thought("I have what I need."),
+            bare_answer("$1,250.00"),
+        ],
+        AgentConfig::default(),
+    );
+    assert_eq!(
+        result.answer, "$1,250.00",
+        "a thought stating no result is no answer: the placeholder is refused"
+    );
+    assert_eq!(result.turns[1].outcome, Outcome::Failed);
+}

@@ -225,3 +225,97 @@ fn a_wrong_sum_gets_the_sum_in_its_plan() {
         "{seen}"
     );
 }
+
+fn converter() -> Vec<ToolSpec> {
+    vec![ToolSpec::new(
+        "convert_currency",
+        "Converts an amount from one currency to another at today's rate.",
+        json!({"type": "object", "properties": {
+            "amount": {"type": "number", "description": "the amount to convert"},
+            "from": {"type": "string"}, "to": {"type": "string"}}}),
+    )]
+}
+
+#[test]
+fn a_follow_ups_number_from_nowhere_is_refused_naming_the_one_the_conversation_states() {
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "EUR"})),
+            answer("250 USD = 230.00 EUR"),
+            act("convert_currency", json!({"amount": 1, "from": "USD", "to": "GBP"})),
+            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "GBP"})),
+            answer("250 USD = 197.50 GBP"),
+        ]),
+        FakeTools::new().script(
+            "convert_currency",
+            vec![Behaviour::Ok(json!("250 USD = 230.00 EUR")), Behaviour::Ok(json!("250 USD = 197.50 GBP"))],
+        ),
+        converter(),
+        AgentConfig::default(),
+    );
+    let in_chat = |id: &str| keel::engine::RunOptions {
+        session: "chat".into(),
+        run_id: Some(id.into()),
+        ..Default::default()
+    };
+    assert!(h.run_with("Convert 250 USD to EUR.", in_chat("r1")).0.success);
+    let (result, _) = h.run_with("And to GBP?", in_chat("r2"));
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(h.tools.calls_to("convert_currency"), 2, "the call with `amount: 1` never ran");
+    let seen = &result.turns[0].observation;
+    assert!(seen.contains("CONTRADICTS_TASK"), "{seen}");
+    assert!(seen.contains("`amount` is 1 but the task says '250'"), "{seen}");
+    assert!(seen.contains("`amount`: 250"), "the plan names the conversation's number: {seen}");
+}
+
+fn orders() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new("list_orders", "Lists the customer's orders, newest first.", json!({"type": "object"})),
+        ToolSpec::new(
+            "get_order",
+            "An order's details.",
+            json!({"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}),
+        ),
+    ]
+}
+
+#[test]
+fn an_older_listed_item_for_the_most_recent_is_refused_and_sent_again_ends_unsuccessful() {
+    let tools = || {
+        FakeTools::new()
+            .script("list_orders", vec![Behaviour::Ok(json!("ORD-5521 (2025-09-02), ORD-5310 (2025-08-14)"))])
+            .script("get_order", vec![Behaviour::Ok(json!("ORD-5310: 1 item, total $18.00, delivered"))])
+    };
+    let older = json!({"order_id": "ORD-5310"});
+    let task = "What is the total of my most recent order?";
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("list_orders", json!({})),
+            act("get_order", older.clone()),
+            answer("$18.00"),
+        ]),
+        tools(),
+        orders(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run(task);
+    let seen = &result.turns[1].observation;
+    assert_eq!(h.tools.calls_to("get_order"), 0, "refused before it ran");
+    assert!(seen.contains("`order_id` is \"ORD-5310\" but the task says 'most recent' (ORD-5521 is dated 2025-09-02, ORD-5310 2025-08-14)"), "{seen}");
+    assert!(seen.contains("`order_id`: \"ORD-5521\""), "{seen}");
+
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("list_orders", json!({})),
+            act("get_order", older.clone()),
+            act("get_order", older),
+            answer("$18.00"),
+        ]),
+        tools(),
+        orders(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run(task);
+    assert_eq!(h.tools.calls_to("get_order"), 1, "sent again unchanged, it runs");
+    assert!(!result.success, "the older order's total is no success: {}", result.answer);
+}

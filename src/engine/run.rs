@@ -103,8 +103,9 @@ pub(crate) struct RunState<'a> {
     /// The idempotency keys of calls whose outcome is unknown (cut off by a reload), by call: the
     /// same call made again keeps its key (`intent.rs`).
     pub(crate) unknown_keys: std::collections::HashMap<CallKey, String>,
-    /// Calls refused once as contradicting the task (`task_values.rs`): sent again unchanged, they run.
-    pub(crate) contradicted: std::collections::HashSet<CallKey>,
+    /// Calls refused once as contradicting the task (`task_values.rs`), with what they contradicted:
+    /// sent again unchanged, they run.
+    pub(crate) contradicted: std::collections::HashMap<CallKey, Vec<super::task_values::Contradiction>>,
 }
 
 impl<'a> RunState<'a> {
@@ -330,17 +331,21 @@ impl<'a> RunState<'a> {
         };
         let parsed = match parse_step(&text) {
             Ok(parsed) => parsed,
-            Err(error) => {
-                let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
-                let raw = RawFailure::message(error.summary()).with_hints(hints);
-                let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
-                let no_answer = error.is_no_answer();
-                self.reject_reply(step, String::new(), envelope, error.received).await;
-                if no_answer {
-                    self.focus_answer_next();
+            // A placeholder answer whose thought states a result: the thought is the answer.
+            Err(error) => match self.placeholder_reply_answered(step, &error) {
+                Some(parsed) => parsed,
+                None => {
+                    let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
+                    let raw = RawFailure::message(error.summary()).with_hints(hints);
+                    let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
+                    let no_answer = error.is_no_answer();
+                    self.reject_reply(step, String::new(), envelope, error.received).await;
+                    if no_answer {
+                        self.focus_answer_next();
+                    }
+                    return StepResult::Continue;
                 }
-                return StepResult::Continue;
-            }
+            },
         };
         let repairs = parsed.repairs.iter().filter(|r| !(focused && matches!(r, Repair::MissingThought)));
         let repairs: Vec<String> = repairs.map(ToString::to_string).collect();
@@ -361,6 +366,7 @@ impl<'a> RunState<'a> {
         match parsed.step {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
+                let answer = self.answer_in_thought(step, &thought, answer);
                 let answer = match self.check_answer(step, &thought, &answer, &text).await {
                     Verdict::Retry => return StepResult::Continue,
                     Verdict::Accept => answer,

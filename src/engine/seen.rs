@@ -12,7 +12,7 @@ use super::{Action, CallKey, Outcome, Remembered};
 impl RunState<'_> {
     /// What the user asked, lowercased: the task and the session's earlier tasks (theirs to give,
     /// as the task is).
-    fn asked_text(&self) -> String {
+    pub(crate) fn asked_text(&self) -> String {
         let mut text = self.task.to_lowercase();
         for asked in self.memory.iter().filter_map(|m| match m {
             Remembered::Asked(task) => Some(task),

@@ -11,6 +11,10 @@
 //!   name or description names the counted thing (`people`, `party_size` "number of people"),
 //!   when the task counts that thing and never with this number.
 //!
+//! Two more are read by their own files: a number argument from nowhere while the questions state
+//! another (`unstated_numbers.rs`), and an item other than the latest or earliest one a result
+//! lists when the task asks for that end (`latest_listed.rs`).
+//!
 //! A call like that is refused once before it runs (`CONTRADICTS_TASK`), naming the task's value.
 //! Sent again unchanged it runs, and the run is reported unsuccessful, with a warning naming the
 //! contradiction: SmolLM2 sent the refused booking again and answered with its reference
@@ -23,8 +27,11 @@ use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
 use crate::tools::ToolSpec;
 
 use super::facts::{number, numbered_words, tokens};
+use super::latest_listed::not_the_asked_end;
+use super::memory::steps;
 use super::run::RunState;
 use super::times_of_day::{hhmm, time_value, times_in};
+use super::unstated_numbers::unstated_numbers;
 use super::{Action, CallKey, Outcome};
 
 /// One argument that contradicts the task.
@@ -36,6 +43,9 @@ pub(crate) struct Contradiction {
     pub sent: String,
     /// What the task says, as it says it (`four people`, `7:30 pm`).
     pub task_says: String,
+    /// Why the sent value is not that, when it needs saying (`ORD-5521 is dated 2025-09-02,
+    /// ORD-5310 2025-08-14`); empty when the task's words say it.
+    pub because: String,
     /// The value to send instead, as JSON in the argument's form (`4`, `"19:30"`).
     pub instead: String,
 }
@@ -115,7 +125,7 @@ fn name_words(name: &str) -> Vec<String> {
 }
 
 /// The number an argument sends: a JSON number, or a string of digits (`"7"`).
-fn sent_number(value: &Value) -> Option<f64> {
+pub(crate) fn sent_number(value: &Value) -> Option<f64> {
     match value {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => number(s.trim()).filter(|_| s.trim().chars().all(|c| c.is_ascii_digit())),
@@ -124,7 +134,7 @@ fn sent_number(value: &Value) -> Option<f64> {
 }
 
 /// A whole number as the model reads it: `4`, not `4.0`.
-fn plain(n: f64) -> String {
+pub(crate) fn plain(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{}", n as i64)
     } else {
@@ -161,6 +171,7 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
                     field: field.clone(),
                     sent: value.to_string(),
                     task_says: said.shown.clone(),
+                    because: String::new(),
                     instead,
                 });
             }
@@ -182,6 +193,7 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
                     field: field.clone(),
                     sent: value.to_string(),
                     task_says: first.shown.clone(),
+                    because: String::new(),
                     instead,
                 });
             }
@@ -191,8 +203,30 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
 }
 
 impl RunState<'_> {
-    /// Refuses the call before it runs if an argument contradicts a time or a count the task
-    /// states, the first time it is sent (`taskValues`): the observation and how the step ended.
+    /// Every top-level argument of a call to `spec` that contradicts what the user asked: a time or
+    /// a count the task states (`contradictions`), a number from nowhere while the questions state
+    /// another (`unstated_numbers.rs`), an item other than the latest or earliest one a result
+    /// lists when the task asks for that end (`latest_listed.rs`); one per argument, in that order.
+    fn contradicting(&self, spec: &ToolSpec, args: &Value) -> Vec<Contradiction> {
+        let mut found = contradictions(&self.task, spec, args);
+        let asked = self.asked_text();
+        if !RELATIVE.iter().any(|w| super::facts::seen_in(&asked, w)) {
+            found.extend(unstated_numbers(&asked, &self.seen_text(true), &spec.input_schema, args));
+        }
+        let results: Vec<&str> = steps(&self.memory)
+            .chain(&self.turns)
+            .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning))
+            .map(|t| t.observation.as_str())
+            .collect();
+        found.extend(not_the_asked_end(&self.task, &results, args));
+        let mut fields = std::collections::BTreeSet::new();
+        found.retain(|c| fields.insert(c.field.clone()));
+        found
+    }
+
+    /// Refuses the call before it runs if an argument contradicts what the user asked
+    /// ([`Self::contradicting`]), the first time it is sent (`taskValues`): the observation and how
+    /// the step ended.
     pub(crate) fn refuse_contradicting(
         &mut self,
         step: u32,
@@ -200,30 +234,37 @@ impl RunState<'_> {
         action: &Action,
         key: &CallKey,
     ) -> Option<(String, Outcome)> {
-        if !self.agent.config.task_values || self.contradicted.contains(key) {
+        if !self.agent.config.task_values || self.contradicted.contains_key(key) {
             return None;
         }
-        let found = contradictions(&self.task, spec, &action.args);
+        let found = self.contradicting(spec, &action.args);
         if found.is_empty() {
             return None;
         }
-        self.contradicted.insert(key.clone());
-        let said: Vec<String> = found
-            .iter()
-            .map(|c| format!("`{}` is {} but the task says '{}'", c.field, c.sent, c.task_says))
-            .collect();
+        let said: Vec<String> =
+            found.iter().map(|c| format!("`{}` is {} but {}", c.field, c.sent, says(c))).collect();
         let message = format!("{}: `{}` was not called.", said.join("; "), spec.name);
         let values: Vec<String> = found.iter().map(|c| format!("`{}`: {}", c.field, c.instead)).collect();
         let recovery = vec![
             format!("Call `{}` again with {}, as the task says.", spec.name, values.join(" and ")),
             "Keep the other arguments as they were.".to_string(),
         ];
+        self.contradicted.insert(key.clone(), found);
         let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
         let raw = RawFailure::message(message).with_hints(hints);
         let envelope = self.envelope(ErrorCode::ContradictsTask, &raw, Some(action), CallContext::default());
         // Not recorded as a failed call for the repeat check: the same call sent again must run.
         self.fail(step, Some(&spec.name), Some(key), &envelope, 1);
         Some((self.show(&envelope), Outcome::Failed))
+    }
+}
+
+/// "the task says '…'", with why the sent value is not that when it needs saying.
+fn says(c: &Contradiction) -> String {
+    if c.because.is_empty() {
+        format!("the task says '{}'", c.task_says)
+    } else {
+        format!("the task says '{}' ({})", c.task_says, c.because)
     }
 }
 
@@ -235,21 +276,14 @@ impl RunState<'_> {
             return false;
         }
         let ran = self.turns.iter().find_map(|t| match (&t.action, t.outcome) {
-            (Some(action), Outcome::Ok | Outcome::Warning)
-                if self.contradicted.contains(&CallKey::new(&action.tool, &action.args)) =>
-            {
-                Some(action)
+            (Some(action), Outcome::Ok | Outcome::Warning) => {
+                self.contradicted.get(&CallKey::new(&action.tool, &action.args)).map(|found| (action, found))
             }
             _ => None,
         });
-        let Some(action) = ran else { return false };
-        let spec = self.agent.tools.get(&action.tool);
-        let said: Vec<String> = spec
-            .map(|spec| contradictions(&self.task, spec, &action.args))
-            .unwrap_or_default()
-            .iter()
-            .map(|c| format!("`{}` {} where the task says '{}'", c.field, c.sent, c.task_says))
-            .collect();
+        let Some((action, found)) = ran else { return false };
+        let said: Vec<String> =
+            found.iter().map(|c| format!("`{}` {} where {}", c.field, c.sent, says(c))).collect();
         self.warn(
             Some(self.step()),
             format!(

@@ -1,0 +1,175 @@
+//! The most recent one, by the dates a result lists: "What is the total of my most recent order?",
+//! `list_orders` returned "ORD-5521 (2025-09-02), ORD-5310 (2025-08-14)", and Qwen called
+//! `get_order` with `ORD-5310` and answered its total with `success: true` (recovery bench
+//! guessed-id, eea301b). Every value of that answer is grounded; which item is "most recent" is
+//! the check grounding cannot make.
+//!
+//! When the task asks for the latest (`latest`, `most recent`, `newest`, `last` before a noun that
+//! is not a span of time) or the earliest (`oldest`, `earliest`) and an id argument names an item a
+//! result lists with an ISO date (`2025-09-02`), while the same result lists another item with a
+//! later (earlier) date, the call contradicts the task (`CONTRADICTS_TASK`, refused once, as in
+//! `task_values.rs`); the plan names the item to send instead.
+
+use serde_json::Value;
+
+use super::facts::{id_like, seen_in, tokens};
+use super::task_values::Contradiction;
+
+/// Which end of the dates the task asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum End {
+    Latest,
+    Earliest,
+}
+
+/// Words after `last` that make it a span of time ("last week"), not "the last one".
+const SPANS: &[&str] = &[
+    "week",
+    "month",
+    "year",
+    "night",
+    "day",
+    "time",
+    "hour",
+    "minute",
+    "weekend",
+    "quarter",
+    "season",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// The end the task asks for, with the words it asks with.
+fn asked_end(task: &str) -> Option<(End, String)> {
+    let lower = task.to_lowercase();
+    for phrase in ["most recent", "latest", "newest", "most recently"] {
+        if seen_in(&lower, phrase) {
+            return Some((End::Latest, phrase.to_string()));
+        }
+    }
+    for phrase in ["oldest", "earliest"] {
+        if seen_in(&lower, phrase) {
+            return Some((End::Earliest, phrase.to_string()));
+        }
+    }
+    let words = tokens(&lower);
+    words.windows(2).find_map(|pair| {
+        (pair[0] == "last" && !SPANS.contains(&pair[1].trim_end_matches('s')))
+            .then(|| (End::Latest, format!("last {}", pair[1])))
+    })
+}
+
+/// An item a result lists: its id and its ISO date (`YYYY-MM-DD`, compared as text).
+struct Dated<'a> {
+    id: &'a str,
+    date: &'a str,
+}
+
+/// Whether a token is an ISO date.
+fn iso_date(token: &str) -> bool {
+    let bytes = token.as_bytes();
+    bytes.len() == 10
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() })
+}
+
+/// The items of a result that each carry one id and one ISO date: its lines, and a line's parts
+/// between commas or semicolons when the line holds more than one date.
+fn dated_items(result: &str) -> Vec<Dated<'_>> {
+    let mut items = Vec::new();
+    for line in result.lines() {
+        let dates = tokens(line).into_iter().filter(|t| iso_date(t)).count();
+        let parts: Vec<&str> = if dates > 1 { line.split([',', ';']).collect() } else { vec![line] };
+        for part in parts {
+            let words = tokens(part);
+            let dates: Vec<&str> = words.iter().copied().filter(|t| iso_date(t)).collect();
+            let ids: Vec<&str> = words.iter().copied().filter(|t| id_like(t) && !iso_date(t)).collect();
+            if let ([date], [id]) = (dates.as_slice(), ids.as_slice()) {
+                items.push(Dated { id, date });
+            }
+        }
+    }
+    items
+}
+
+/// The top-level string arguments of a call that name a listed item other than the latest (or
+/// earliest) one the same result lists, when `task` asks for that end; `results` are what the calls
+/// that worked returned, oldest first (the latest result listing the item decides).
+pub(crate) fn not_the_asked_end(task: &str, results: &[&str], args: &Value) -> Vec<Contradiction> {
+    let (Some((end, phrase)), Some(object)) = (asked_end(task), args.as_object()) else { return Vec::new() };
+    let mut found = Vec::new();
+    for (field, value) in object {
+        let Some(sent) = value.as_str().map(str::trim).filter(|s| id_like(s)) else { continue };
+        let listing = results
+            .iter()
+            .rev()
+            .map(|r| dated_items(r))
+            .find(|items| items.iter().any(|i| i.id.eq_ignore_ascii_case(sent)));
+        let Some(items) = listing else { continue };
+        let Some(chosen) = items.iter().find(|i| i.id.eq_ignore_ascii_case(sent)) else { continue };
+        let best = match end {
+            End::Latest => items.iter().max_by(|a, b| a.date.cmp(b.date)),
+            End::Earliest => items.iter().min_by(|a, b| a.date.cmp(b.date)),
+        };
+        if let Some(best) = best.filter(|b| b.date != chosen.date) {
+            found.push(Contradiction {
+                field: field.clone(),
+                sent: value.to_string(),
+                task_says: phrase.clone(),
+                because: format!("{} is dated {}, {} {}", best.id, best.date, chosen.id, chosen.date),
+                instead: Value::from(best.id).to_string(),
+            });
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ORDERS: &str = "ORD-5521 (2025-09-02), ORD-5310 (2025-08-14)";
+
+    #[test]
+    fn an_older_listed_item_for_the_most_recent_is_refused_naming_the_latest() {
+        let found = not_the_asked_end(
+            "What is the total of my most recent order?",
+            &[ORDERS],
+            &json!({"order_id": "ORD-5310"}),
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].instead, "\"ORD-5521\"");
+        assert_eq!(found[0].task_says, "most recent");
+        assert_eq!(found[0].because, "ORD-5521 is dated 2025-09-02, ORD-5310 2025-08-14");
+    }
+
+    #[test]
+    fn the_asked_end_itself_and_tasks_asking_no_end_are_not() {
+        let latest = json!({"order_id": "ORD-5521"});
+        assert!(not_the_asked_end("Total of my most recent order?", &[ORDERS], &latest).is_empty());
+        let older = json!({"order_id": "ORD-5310"});
+        assert!(not_the_asked_end("What is the total of order ORD-5310?", &[ORDERS], &older).is_empty());
+        assert!(not_the_asked_end("Orders since last week: the oldest?", &[ORDERS], &older).is_empty());
+        assert!(
+            not_the_asked_end("Total of my orders from last month?", &[ORDERS], &older).is_empty(),
+            "`last month` is a span of time, not the last item"
+        );
+    }
+
+    #[test]
+    fn lines_and_the_earliest_end_are_read() {
+        let listed = "INV-7 due 2025-03-01 open\nINV-9 due 2025-01-15 open";
+        let found = not_the_asked_end("Pay my oldest invoice.", &[listed], &json!({"invoice": "INV-7"}));
+        assert_eq!(found.iter().map(|c| c.instead.as_str()).collect::<Vec<_>>(), ["\"INV-9\""]);
+        let found = not_the_asked_end("Open my last order.", &[ORDERS], &json!({"id": "ORD-5310"}));
+        assert_eq!(found.len(), 1, "`last order` asks for the latest");
+    }
+}

@@ -1,0 +1,88 @@
+//! The answer in the thought: SmolLM2 replied `{"thought": "You have 14 red chairs in stock. The
+//! answer is: 14.", "final_answer": "<answer for the user>"}` four times on the recovery bench
+//! (partial-warnings, every recorded run of it since 9142902): the answer was written, in the
+//! wrong field, and the placeholder refused each time until the failure budget ended the run.
+//!
+//! A final answer that is the reply format's placeholder (`parrot::placeholder`) is replaced by its
+//! thought when the thought states a value a tool of this run returned and the task does not hold
+//! (a number, an id, a code: a token with a digit). The thought then goes through every answer
+//! check as the answer. Over every reply the bench recorded (`bench/results/recovery-*.json`),
+//! 8 replies qualify, all with the right answer; the thoughts left out ("I will call the tool in
+//! Tokyo…", "I have what I need.") state nothing a tool returned.
+
+use serde_json::Value;
+
+use super::facts::{seen_in, tokens};
+use super::output::{FormatError, Parsed, Step};
+use super::parrot::placeholder;
+use super::run::RunState;
+
+/// Whether `thought` states a value of `returned` (this run's results, lowercased) that `task`
+/// (lowercased) does not hold: a token with a digit.
+pub(crate) fn states_a_result(thought: &str, returned: &str, task: &str) -> bool {
+    let lower = thought.to_lowercase();
+    tokens(&lower)
+        .into_iter()
+        .any(|t| t.chars().any(|c| c.is_ascii_digit()) && seen_in(returned, t) && !seen_in(task, t))
+}
+
+impl RunState<'_> {
+    /// The answer a final step gives: its `answer`, or its thought when the answer is the reply
+    /// format's placeholder and the thought states a result's value (with `grounding` on, whose
+    /// checks the thought then meets); the page is told with a warning.
+    pub(crate) fn answer_in_thought(&self, step: u32, thought: &str, answer: String) -> String {
+        if !self.agent.config.grounding || !placeholder(&answer) || placeholder(thought) {
+            return answer;
+        }
+        if !states_a_result(thought, &self.returned_text(), &self.task.to_lowercase()) {
+            return answer;
+        }
+        self.warn(
+            Some(step),
+            "The model's final_answer was the reply format's placeholder; its thought states a tool's result and is taken as the answer.".to_string(),
+        );
+        thought.trim().to_string()
+    }
+
+    /// A reply refused for answering with the reply format's placeholder, read as a final answer
+    /// whose thought is the answer, when [`Self::answer_in_thought`] takes the thought.
+    pub(crate) fn placeholder_reply_answered(&self, step: u32, error: &FormatError) -> Option<Parsed> {
+        if !error.is_no_answer() {
+            return None;
+        }
+        let reply: Value = serde_json::from_str(error.received.trim()).ok()?;
+        let thought = reply.get("thought").and_then(Value::as_str)?;
+        let answer = reply.get("final_answer").and_then(Value::as_str)?;
+        let taken = self.answer_in_thought(step, thought, answer.to_string());
+        (taken != answer).then(|| Parsed {
+            step: Step::Final { thought: thought.to_string(), answer: taken },
+            repairs: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thought_stating_a_results_value_not_in_the_task_qualifies() {
+        let returned = "red chair: 14 in stock\nwarnings: 1 of 3 warehouses did not answer in time";
+        let task = "how many red chairs are in stock?";
+        assert!(states_a_result("You have 14 red chairs in stock. The answer is: 14.", returned, task));
+        assert!(!states_a_result(
+            "I will call the tool in Tokyo now.",
+            "tokyo: 14:05",
+            "what time is it in tokyo?"
+        ));
+        assert!(!states_a_result("I have what I need.", returned, task));
+        assert!(
+            !states_a_result("Checking 4471 again.", "ticket 4471: open", "status of ticket 4471?"),
+            "in the task"
+        );
+        assert!(
+            !states_a_result("You will get another one in 10 minutes.", returned, task),
+            "10 was not returned"
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! A number argument from nowhere: the conversation asked "Convert 250 USD to EUR.", then "And to
+//! GBP?", and SmolLM2 converted `amount: 1` (recovery bench follow-up-amount: 9 recorded runs sent
+//! `amount: 1`, all wrong; at eea301b it answered "1.27 USD" with `success: true`). The 1 is in
+//! no question and no result, while the 250 the conversation states is in no argument.
+//!
+//! A number argument is refused that way (`CONTRADICTS_TASK`, as `task_values.rs` refuses a count
+//! or a time the task contradicts) only when all of these hold:
+//! - the user's questions (this task and the session's earlier ones) state a number in digits or
+//!   words — a whole token: the parts of a time (`19:30`) or a date are not stated numbers;
+//! - one of those numbers is in none of the call's arguments (a call carrying every stated number
+//!   may add its own, `limit: 10`);
+//! - the argument's value is in no question, no result and no argument of a call that worked, and
+//!   is no stated number in another unit (× or ÷ 60, 100, 1,000, 3,600, 24, 7, 12);
+//! - the task places nothing relative to a time ("in 2 hours", "ten minutes before"): its numbers
+//!   are computed from.
+//!
+//! Over every recorded run of the recovery bench (1,151 runs), the calls this flags are all in runs
+//! that ended wrong. Like any contradiction, the call sent again unchanged runs, and the run is
+//! reported unsuccessful.
+
+use serde_json::Value;
+
+use super::facts::{number, numbers, tokens, word_number};
+use super::task_values::{plain, sent_number, Contradiction};
+
+/// Factors by which a stated number is the same amount in another unit (hours → minutes, metres →
+/// centimetres, kilo → unit, hours → seconds, days → hours, weeks → days, years → months).
+const UNIT_FACTORS: [f64; 7] = [60.0, 100.0, 1000.0, 3600.0, 24.0, 7.0, 12.0];
+
+/// A number a question states, as a whole token: `250`, `$1,250.00`, `seven`.
+struct Stated<'a> {
+    n: f64,
+    shown: &'a str,
+}
+
+/// The numbers `asked` states as whole tokens, in order. `one` and `zero` are left out: "the
+/// cheapest one" states no count.
+fn stated(asked: &str) -> Vec<Stated<'_>> {
+    tokens(asked)
+        .into_iter()
+        .filter_map(|token| {
+            let n = number(token).or_else(|| word_number(&token.to_lowercase()).filter(|n| *n >= 2.0))?;
+            Some(Stated { n, shown: token })
+        })
+        .collect()
+}
+
+/// Whether `n` is `s` in another unit.
+fn in_another_unit(n: f64, s: f64) -> bool {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+    UNIT_FACTORS.iter().any(|f| close(n, s * f) || close(n * f, s))
+}
+
+/// The top-level number arguments of `args` that are in nothing the user asked (`asked`) and
+/// nothing the model was given (`seen`: the questions, the results and the arguments of calls that
+/// worked), while a number `asked` states is in no argument of the call; each with the first such
+/// stated number to send instead. `schema` is the tool's input schema: an argument with an `enum`
+/// is left to the validator.
+pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &Value) -> Vec<Contradiction> {
+    let Some(object) = args.as_object() else { return Vec::new() };
+    let stated = stated(asked);
+    let carried = numbers(&args.to_string());
+    let Some(missing) = stated.iter().find(|s| !carried.contains(&s.n)) else { return Vec::new() };
+    let seen = numbers(seen);
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let mut found = Vec::new();
+    for (field, value) in object {
+        let Some(sent) = sent_number(value) else { continue };
+        let constrained = properties.and_then(|p| p.get(field)).is_some_and(|s| s.get("enum").is_some());
+        if constrained || seen.contains(&sent) || stated.iter().any(|s| in_another_unit(sent, s.n)) {
+            continue;
+        }
+        let instead = if value.is_string() { format!("\"{}\"", plain(missing.n)) } else { plain(missing.n) };
+        found.push(Contradiction {
+            field: field.clone(),
+            sent: value.to_string(),
+            task_says: missing.shown.to_string(),
+            because: "a number in no question and no result".to_string(),
+            instead,
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({"type": "object", "properties": {
+            "amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}}})
+    }
+
+    #[test]
+    fn a_number_from_nowhere_is_refused_with_the_one_the_conversation_states() {
+        let asked = "And to GBP?\nConvert 250 USD to EUR.";
+        let seen = "and to gbp?\nconvert 250 usd to eur.\n250 usd = 230.00 eur";
+        let found =
+            unstated_numbers(asked, seen, &schema(), &json!({"amount": 1, "from": "GBP", "to": "USD"}));
+        let fields: Vec<(&str, &str, &str)> =
+            found.iter().map(|c| (c.field.as_str(), c.task_says.as_str(), c.instead.as_str())).collect();
+        assert_eq!(fields, [("amount", "250", "250")]);
+    }
+
+    #[test]
+    fn a_number_stated_seen_or_in_another_unit_is_not() {
+        let asked = "And to GBP?\nConvert 250 USD to EUR.";
+        let seen = "and to gbp?\nconvert 250 usd to eur.\n250 usd = 230.00 eur";
+        for args in [json!({"amount": 250}), json!({"amount": 230, "from": "EUR"}), json!({"amount": "250"})]
+        {
+            assert!(unstated_numbers(asked, seen, &schema(), &args).is_empty(), "{args}");
+        }
+        let timer = json!({"type": "object", "properties": {"seconds": {"type": "integer"}}});
+        assert!(
+            unstated_numbers("Time 2 laps.", "time 2 laps.", &timer, &json!({"seconds": 7200})).is_empty()
+        );
+    }
+
+    #[test]
+    fn nothing_is_refused_when_every_stated_number_is_carried_or_none_is_stated() {
+        let search = json!({"type": "object", "properties": {"year": {"type": "integer"}, "limit": {"type": "integer"}}});
+        let carried = unstated_numbers(
+            "Films from 1999.",
+            "films from 1999.",
+            &search,
+            &json!({"year": 1999, "limit": 10}),
+        );
+        assert!(carried.is_empty(), "a call carrying every stated number may add its own");
+        let none = unstated_numbers(
+            "Find the cheapest one.",
+            "find the cheapest one.",
+            &search,
+            &json!({"limit": 5}),
+        );
+        assert!(none.is_empty(), "`one` states no count, and nothing else is stated");
+        let time = unstated_numbers(
+            "Book a table at 19:30.",
+            "book a table at 19:30.",
+            &json!({"type": "object"}),
+            &json!({"time": "19:30", "minutes": 90}),
+        );
+        assert!(time.is_empty(), "the parts of a time are not stated numbers");
+    }
+
+    #[test]
+    fn an_argument_with_an_enum_is_left_to_the_validator() {
+        let schema =
+            json!({"type": "object", "properties": {"stars": {"type": "integer", "enum": [1, 2, 3]}}});
+        assert!(unstated_numbers("Rate order 4471.", "rate order 4471.", &schema, &json!({"stars": 3}))
+            .is_empty());
+    }
+}
