@@ -403,6 +403,14 @@ export interface AgentConfig {
    */
   focusedAnswer: boolean;
   /**
+   * Whether, after a reply calling a tool with an argument copied from the reply format's example
+   * (`"city": "<city>"`), the next model call asks for that call's arguments alone: the task, the
+   * conversation's earlier questions, the tools' results and the tool's arguments described in
+   * words, with the tool's input schema as the reply. The call is then checked and run like any
+   * other. Default true.
+   */
+  focusedCall: boolean;
+  /**
    * Whether an id or ref argument (a `pattern`/`format` in its schema, a name saying id/ref/key, or
    * the only required string of a tool with `refsFrom`) must appear in the task or an earlier
    * observation before the call runs (`UNSEEN_ID` otherwise), and, under constrained decoding, is
@@ -413,8 +421,11 @@ export interface AgentConfig {
    * Whether a call whose argument contradicts a time or a count the task states ("four people at
    * 19:30" and `people: 1`, `time: "20:30"`; a count is matched to an argument by its name or
    * description) is refused once before it runs (`CONTRADICTS_TASK`), with a plan naming the task's
-   * values. Sent again unchanged, the call runs: a time the task implies without stating it stays
-   * possible. Default true.
+   * values. The same for a number argument found in no question and no result while a number the
+   * user's questions state is in no argument (`amount: 1` for "And to GBP?" after "Convert 250 USD
+   * to EUR."), and for an id of a listed item other than the latest (earliest) one by the dates the
+   * same result lists, when the task asks for the most recent (oldest). Sent again unchanged, the
+   * call runs, and the run is reported unsuccessful. Default true.
    */
   taskValues: boolean;
   /**

@@ -303,6 +303,10 @@ fn an_older_listed_item_for_the_most_recent_is_refused_and_sent_again_ends_unsuc
     assert_eq!(h.tools.calls_to("get_order"), 0, "refused before it ran");
     assert!(seen.contains("`order_id` is \"ORD-5310\" but the task says 'most recent' (ORD-5521 is dated 2025-09-02, ORD-5310 2025-08-14)"), "{seen}");
     assert!(seen.contains("`order_id`: \"ORD-5521\""), "{seen}");
+    let requests = h.model.requests.borrow();
+    let schema = requests[2].schema.as_ref().expect("constrained").to_string();
+    assert!(schema.contains(r#""enum":["ORD-5521"]"#), "the argument is held to the latest: {schema}");
+    drop(requests);
 
     let h = Harness::new(
         ScriptedModel::new([

@@ -23,6 +23,7 @@ export const MODES = {
       replayThoughts: "all",
       recoverBeforeAnswer: false,
       focusedAnswer: false,
+      focusedCall: false,
       taskValues: false,
     },
     responseFormat: "jsonObject",
@@ -53,8 +54,13 @@ export const MODES = {
     config: { focusedAnswer: false },
     responseFormat: "jsonObject",
   },
+  "keel-no-focused-call": {
+    describe: "keel answering a call with a copied argument placeholder with the envelope and a whole step, not the focused call request (focusedCall: false)",
+    config: { focusedCall: false },
+    responseFormat: "jsonObject",
+  },
   "keel-no-task-values": {
-    describe: "keel without the check of calls against the task's times and counts (taskValues: false)",
+    describe: "keel without the check of calls against what the task states: times, counts, numbers from nowhere, the most recent item (taskValues: false)",
     config: { taskValues: false },
     responseFormat: "jsonObject",
   },
@@ -75,7 +81,7 @@ export const MODES = {
   },
   "keel-8174914": {
     describe: "keel with issue 9's settings off (toolChoice auto, no grounding, no id provenance, every thought replayed)",
-    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false, focusedAnswer: false, taskValues: false },
+    config: { toolChoice: "auto", grounding: false, idProvenance: false, replayThoughts: "all", recoverBeforeAnswer: false, focusedAnswer: false, focusedCall: false, taskValues: false },
     responseFormat: "jsonObject",
   },
   // Many tools (issue 13): the same scenarios with ~50 tools, selected or all offered.

@@ -55,14 +55,23 @@ pub struct AgentConfig {
     /// instead of the whole step prompt (`engine/focused_answer.rs`). Off, the model gets the
     /// envelope and one more step like any refused reply.
     pub focused_answer: bool,
+    /// Whether, after a reply calling a tool with an argument copied from the reply format's
+    /// example (`"city": "<city>"`), the next model call asks for that call's arguments alone — the
+    /// task, the conversation's earlier questions, the tools' results and the tool's arguments
+    /// described in words, with the tool's input schema as the reply — instead of the whole step
+    /// prompt (`engine/focused_call.rs`). Off, the model gets the envelope and one more step.
+    pub focused_call: bool,
     /// Whether an id or reference argument must have been seen (in the task or an earlier
     /// observation) before the call runs, and is narrowed to its producer's latest output under
     /// constrained decoding (see `engine/provenance.rs`).
     pub id_provenance: bool,
     /// Whether a call whose argument contradicts a time or a count the task states ("four
     /// people at 19:30" and `people: 1`, `time: "20:30"`) is refused once before it runs, with a
-    /// plan naming the task's values (`CONTRADICTS_TASK`, `engine/task_values.rs`). Sent again
-    /// unchanged, it runs: a time the task implies without stating it stays possible.
+    /// plan naming the task's values (`CONTRADICTS_TASK`, `engine/task_values.rs`); so is a number
+    /// argument from nowhere while the user's questions state another (`unstated_numbers.rs`), and
+    /// an older listed item where the task asks for the most recent (`latest_listed.rs`). Sent
+    /// again unchanged, it runs (a time the task implies stays possible), and the run is reported
+    /// unsuccessful.
     pub task_values: bool,
     /// Which of the model's earlier thoughts later prompts replay (`engine/withheld.rs`).
     pub replay_thoughts: ThoughtReplay,
@@ -187,6 +196,7 @@ impl Default for AgentConfig {
             tool_choice: None,
             grounding: true,
             focused_answer: true,
+            focused_call: true,
             id_provenance: true,
             task_values: true,
             replay_thoughts: ThoughtReplay::None,

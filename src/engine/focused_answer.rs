@@ -57,6 +57,20 @@ pub(crate) fn focused_messages(
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Vec<Message> {
+    let mut results = result_lines(turns);
+    let earlier = exchanges(memory);
+    loop {
+        let messages = assemble(task, &earlier, &results);
+        if results.len() <= 1 || estimate(&messages, counter) <= budget_tokens {
+            return messages;
+        }
+        results.remove(0);
+    }
+}
+
+/// The newest [`MAX_RESULTS`] distinct results of calls that worked, oldest first, as
+/// `- tool: result` lines (the focused answer's and the focused call's).
+pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
     let mut results: Vec<String> = Vec::new();
     for turn in turns.iter().rev().filter(|t| worked(t)) {
         let Some(action) = &turn.action else { continue };
@@ -69,14 +83,7 @@ pub(crate) fn focused_messages(
         }
     }
     results.reverse();
-    let earlier = exchanges(memory);
-    loop {
-        let messages = assemble(task, &earlier, &results);
-        if results.len() <= 1 || estimate(&messages, counter) <= budget_tokens {
-            return messages;
-        }
-        results.remove(0);
-    }
+    results
 }
 
 fn assemble(task: &str, earlier: &[String], results: &[String]) -> Vec<Message> {
@@ -100,7 +107,7 @@ fn worked(turn: &Turn) -> bool {
 /// Paris?", SmolLM2 answered the focused request with the earlier answer, "Paris: 18°C, cloudy."
 /// (recovery bench follow-up-city, fe8590e). The question is what gives a follow-up its sense;
 /// what it is about now is in this run's results.
-fn exchanges(memory: &[Remembered]) -> Vec<String> {
+pub(crate) fn exchanges(memory: &[Remembered]) -> Vec<String> {
     let asked: Vec<String> = memory
         .iter()
         .filter_map(|line| match line {

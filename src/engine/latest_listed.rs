@@ -8,7 +8,8 @@
 //! is not a span of time) or the earliest (`oldest`, `earliest`) and an id argument names an item a
 //! result lists with an ISO date (`2025-09-02`), while the same result lists another item with a
 //! later (earlier) date, the call contradicts the task (`CONTRADICTS_TASK`, refused once, as in
-//! `task_values.rs`); the plan names the item to send instead.
+//! `task_values.rs`); the plan names the item to send instead, and under constrained decoding the
+//! argument is held to it until a call of the tool works.
 
 use serde_json::Value;
 
@@ -124,6 +125,7 @@ pub(crate) fn not_the_asked_end(task: &str, results: &[&str], args: &Value) -> V
                 sent: value.to_string(),
                 task_says: phrase.clone(),
                 because: format!("{} is dated {}, {} {}", best.id, best.date, chosen.id, chosen.date),
+                hold: true,
                 instead: Value::from(best.id).to_string(),
             });
         }

@@ -24,6 +24,7 @@ mod facts;
 mod failure_log;
 mod finish;
 mod focused_answer;
+mod focused_call;
 mod gave_up;
 mod grounding;
 mod guard;

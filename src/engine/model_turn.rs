@@ -7,6 +7,7 @@ use crate::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 
 use super::failure_log::NewFailure;
 use super::focused_answer::{answer_schema, focused_messages};
+use super::focused_call::{arguments_schema, call_messages};
 use super::guard::{guarded, pause, Guarded};
 use super::model_stream::StepStream;
 use super::run::{RunState, Stop};
@@ -22,6 +23,8 @@ pub(crate) enum Ask<'a> {
     FinalOnly(&'a str),
     /// The answer alone, from the task and the tools' results (`focused_answer.rs`).
     AnswerAlone,
+    /// The arguments of a call to this tool alone (`focused_call.rs`).
+    CallAlone(&'a str),
 }
 
 /// Compactions allowed per model call before an overflow is fatal.
@@ -142,12 +145,29 @@ impl RunState<'_> {
     }
 
     /// The request for the step: the whole step prompt fitted to the budget with the step schema of
-    /// the moment, or the focused answer request (`focused_answer.rs`).
+    /// the moment, or the focused answer request (`focused_answer.rs`), or the focused call's
+    /// (`focused_call.rs`).
     fn request(&mut self, ask: Ask<'_>, constrain: bool) -> Result<ModelRequest, Stop> {
         let agent = self.agent;
         let config = &agent.config;
         let final_only = match ask {
             Ask::Step => None,
+            Ask::CallAlone(tool) => {
+                let spec = agent.tools.get(tool).ok_or_else(|| Stop::Fatal {
+                    code: ErrorCode::InvalidOutput,
+                    message: format!("keel asked for a call of `{tool}`, which the agent does not have"),
+                })?;
+                let messages = call_messages(
+                    &self.task,
+                    spec,
+                    &self.memory,
+                    &self.turns,
+                    agent.counter.as_ref(),
+                    self.context_tokens,
+                );
+                let schema = constrain.then(|| arguments_schema(spec));
+                return Ok(ModelRequest { messages, schema, max_tokens: config.reply_tokens });
+            }
             Ask::FinalOnly(reason) => Some(reason),
             Ask::AnswerAlone => {
                 let messages = focused_messages(

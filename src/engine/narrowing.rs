@@ -117,9 +117,11 @@ impl Narrowings {
         self.0.is_empty()
     }
 
-    /// The step schema over `tools` narrowed (by what was learned, then by `ids`: the id
-    /// arguments narrowed to their producer's latest output), without the branches of `leave_out`;
-    /// with the final-answer branch when `answer` or when no tool is left.
+    /// The step schema over `tools` narrowed (by the options tools said they take, then by `ids`:
+    /// the id arguments narrowed to their producer's latest output, then by what holds until a
+    /// call works: a value keel named for the model, which a producer's whole list must not widen
+    /// again), without the branches of `leave_out`; with the final-answer branch when `answer` or
+    /// when no tool is left.
     pub(crate) fn step_schema(
         &self,
         tools: &[ToolSpec],
@@ -130,7 +132,9 @@ impl Narrowings {
         let mut specs: Vec<ToolSpec> =
             tools.iter().filter(|t| !leave_out.contains(&t.name)).cloned().collect();
         for spec in &mut specs {
-            for narrowing in self.0.iter().chain(ids) {
+            let (held, learned): (Vec<&Narrowing>, Vec<&Narrowing>) =
+                self.0.iter().partition(|n| n.until_worked);
+            for narrowing in learned.into_iter().chain(ids).chain(held) {
                 narrowing.apply(spec);
             }
         }

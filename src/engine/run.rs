@@ -90,6 +90,9 @@ pub(crate) struct RunState<'a> {
     /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
     /// answer was no answer and a tool has answered.
     pub(crate) focus_answer: bool,
+    /// The tool whose call's arguments the next model call asks for alone (`focused_call.rs`): the
+    /// last reply called it with an argument copied from the reply format's example.
+    pub(crate) focus_call: Option<String>,
     /// Whether the model's final answer was replaced by an honest one (it persisted with values
     /// no tool gave, or with no answer): the run is then unsuccessful.
     pub(crate) answer_withheld: bool,
@@ -188,6 +191,7 @@ impl<'a> RunState<'a> {
             non_answer_warned: false,
             mismatch_warned: false,
             focus_answer: false,
+            focus_call: None,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
@@ -321,6 +325,11 @@ impl<'a> RunState<'a> {
             // A resumed run that was waiting on this call: the call is the step, not a new reply.
             return self.resume_pending(step, pending).await;
         }
+        // After a call with an argument copied from the format's example, the step asks for that
+        // call's arguments alone (`focused_call.rs`).
+        if let Some(tool) = self.focus_call.take() {
+            return self.focused_call_step(step, tool).await;
+        }
         // After an answer that was no answer, the step asks for the answer alone, which has no
         // thought (`focused_answer.rs`).
         let focused = std::mem::take(&mut self.focus_answer);
@@ -339,10 +348,12 @@ impl<'a> RunState<'a> {
                     let raw = RawFailure::message(error.summary()).with_hints(hints);
                     let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
                     let no_answer = error.is_no_answer();
+                    let copied_into = self.copied_into_call(&error, &text);
                     self.reject_reply(step, String::new(), envelope, error.received).await;
                     if no_answer {
                         self.focus_answer_next();
                     }
+                    self.focus_call = copied_into;
                     return StepResult::Continue;
                 }
             },

@@ -29,6 +29,7 @@ use crate::tools::ToolSpec;
 use super::facts::{number, numbered_words, tokens};
 use super::latest_listed::not_the_asked_end;
 use super::memory::steps;
+use super::narrowing::Narrowing;
 use super::run::RunState;
 use super::times_of_day::{hhmm, time_value, times_in};
 use super::unstated_numbers::unstated_numbers;
@@ -46,6 +47,11 @@ pub(crate) struct Contradiction {
     /// Why the sent value is not that, when it needs saying (`ORD-5521 is dated 2025-09-02,
     /// ORD-5310 2025-08-14`); empty when the task's words say it.
     pub because: String,
+    /// Whether constrained decoding holds the argument to `instead` until a call of the tool
+    /// works: only for a listed item the task's words pick (`latest_listed.rs`). Qwen sent the
+    /// older order again after the refusal's plan named the latest (recovery bench guessed-id,
+    /// 8393167). A time or a count is never held: one the task implies must stay possible.
+    pub hold: bool,
     /// The value to send instead, as JSON in the argument's form (`4`, `"19:30"`).
     pub instead: String,
 }
@@ -172,6 +178,7 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
                     sent: value.to_string(),
                     task_says: said.shown.clone(),
                     because: String::new(),
+                    hold: false,
                     instead,
                 });
             }
@@ -194,6 +201,7 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
                     sent: value.to_string(),
                     task_says: first.shown.clone(),
                     because: String::new(),
+                    hold: false,
                     instead,
                 });
             }
@@ -249,6 +257,11 @@ impl RunState<'_> {
             format!("Call `{}` again with {}, as the task says.", spec.name, values.join(" and ")),
             "Keep the other arguments as they were.".to_string(),
         ];
+        for held in found.iter().filter(|c| c.hold) {
+            if let Ok(value) = serde_json::from_str::<Value>(&held.instead) {
+                self.narrowings.learn(Narrowing::until_worked(&spec.name, &held.field, vec![value]));
+            }
+        }
         self.contradicted.insert(key.clone(), found);
         let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
         let raw = RawFailure::message(message).with_hints(hints);

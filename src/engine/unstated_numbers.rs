@@ -76,6 +76,7 @@ pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &V
             sent: value.to_string(),
             task_says: missing.shown.to_string(),
             because: "a number in no question and no result".to_string(),
+            hold: false,
             instead,
         });
     }

@@ -98,6 +98,13 @@ pub enum FormatErrorKind {
         /// The placeholder copied.
         placeholder: String,
     },
+    /// Asked for the arguments of one call alone (`focusedCall`), the reply was not a JSON object
+    /// of them.
+    #[error("it is not the arguments of `{tool}` as one JSON object")]
+    NotArguments {
+        /// The tool whose arguments were asked for.
+        tool: String,
+    },
 }
 
 fn keys_list(keys: &[String]) -> String {

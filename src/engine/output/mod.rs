@@ -15,6 +15,7 @@ mod step_schema;
 pub use answer_stream::AnswerScanner;
 pub use format_error::{FormatError, FormatErrorKind, EXPECTED_SHAPE};
 pub use parse::{parse_step, Parsed};
+pub(crate) use placeholder::is_answer_placeholder;
 pub use repair::Repair;
 pub use step::Step;
 pub(crate) use step_schema::choice_schema;

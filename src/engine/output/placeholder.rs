@@ -30,7 +30,14 @@ pub(crate) fn copied_placeholder(step: &Step) -> Option<String> {
     }
 }
 
+/// `text` with the XML envelopes' escapes undone, however often they were applied (SmolLM2 sent
+/// `"city": "&amp;lt;city&gt;"`, copied from an envelope quoting its own escaped reply, and the
+/// call ran: recovery bench garbage-output).
 fn unescape(text: &str) -> String {
+    let mut text = text.to_string();
+    while text.contains("&amp;") {
+        text = text.replace("&amp;", "&");
+    }
     text.replace("&lt;", "<").replace("&gt;", ">")
 }
 
