@@ -323,3 +323,28 @@ fn an_older_listed_item_for_the_most_recent_is_refused_and_sent_again_ends_unsuc
     assert_eq!(h.tools.calls_to("get_order"), 1, "sent again unchanged, it runs");
     assert!(!result.success, "the older order's total is no success: {}", result.answer);
 }
+
+#[test]
+fn an_answer_after_a_refused_contradicting_call_is_judged_without_it() {
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("list_orders", json!({})),
+            act("get_order", json!({"order_id": "ORD-5521"})),
+            act("get_order", json!({"order_id": "ORD-5310"})),
+            act("list_orders", json!({})),
+            answer("Your most recent order, ORD-5521, comes to $42.50."),
+        ]),
+        FakeTools::new()
+            .script(
+                "list_orders",
+                vec![Behaviour::Ok(json!("ORD-5521 (2025-09-02), ORD-5310 (2025-08-14)")); 2],
+            )
+            .script("get_order", vec![Behaviour::Ok(json!("ORD-5521: 3 items, total $42.50, shipped"))]),
+        orders(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What is the total of my most recent order?");
+    assert_eq!(result.turns[2].outcome, Outcome::Failed, "the older order was refused");
+    assert_eq!(result.answer, "Your most recent order, ORD-5521, comes to $42.50.");
+    assert!(result.success, "the refused call never ran: the answer from the latest stands");
+}

@@ -292,8 +292,13 @@ impl<'a> RunState<'a> {
         // no-progress repeats (failed steps with no failure of their own) are looked past: a failed
         // call before them still stands (SmolLM2 repeated a snapshot after a failed click, then
         // gave up, and was reported successful).
+        // So is a call refused for contradicting the task: it never ran, and an answer without it
+        // is checked like any (Qwen had the latest invoice, tried the older one, was refused, and
+        // answered the latest's total: recovery bench not-found-list-first, 8393167).
         let failures_at = |step: u32| self.log.records().iter().filter(move |f| f.step == step);
-        let no_progress = |t: &Turn| t.outcome == Outcome::Failed && failures_at(t.step).next().is_none();
+        let no_progress = |t: &Turn| {
+            t.outcome == Outcome::Failed && failures_at(t.step).all(|f| f.code == ErrorCode::ContradictsTask)
+        };
         let Some(previous) = self.turns.iter().rev().skip(1).find(|t| t.action.is_some() && !no_progress(t))
         else {
             return false;
