@@ -168,6 +168,37 @@ fn another_unit_than_the_task_asks_for_is_refused_once() {
         ),
         "the call that gave °C and its other options: {seen}"
     );
+    let requests = h.model.requests.borrow();
+    let focused = &requests[2];
+    assert!(
+        focused.messages[0].content.starts_with("Write the arguments of one call"),
+        "the call is asked for alone"
+    );
+    let schema = focused.schema.as_ref().expect("constrained").to_string();
+    assert!(schema.contains(r#""unit":{"enum":["f"]}"#), "held to its other value: {schema}");
+}
+
+#[test]
+fn an_ungrounded_sum_gets_the_focused_answer_quoting_the_sum() {
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("list_unpaid_invoices", json!({})),
+            answer("$1,250.00 + $980.00 = $2,238.00"),
+            Reply::Text(json!({"final_answer": "$2,230.00"}).to_string()),
+        ]),
+        listed(),
+        invoices(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run(TOGETHER);
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "$2,230.00");
+    let requests = h.model.requests.borrow();
+    let focused = &requests[2].messages[1].content;
+    assert!(
+        focused.contains("Computed from them: `list_unpaid_invoices` returned $1,250.00 and $980.00: their sum is $2,230.00."),
+        "{focused}"
+    );
 }
 
 #[test]

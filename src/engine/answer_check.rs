@@ -176,6 +176,9 @@ impl RunState<'_> {
         if let Some(sum) = sum_asked(&self.task, results) {
             // After the quoted result, where there is one: the sum is read from it.
             envelope.recovery.insert(envelope.recovery.len().min(1), sum);
+            // And the focused answer quotes it (`focused_answer.rs`): Qwen sent "$1,250.00 +
+            // $980.00 = $2,238.00" again after the plan stated the sum (arithmetic-grounded).
+            self.focus_answer_next();
         }
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry

@@ -12,8 +12,11 @@
 
 use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
 
+use serde_json::Value;
+
 use super::answer_check::Verdict;
 use super::facts::{decimals, number, seen_in, tokens};
+use super::narrowing::Narrowing;
 use super::run::RunState;
 use super::Outcome;
 
@@ -295,9 +298,21 @@ impl RunState<'_> {
         self.mismatch_warned = true;
         let mut recovery = found.recovery();
         if let Mismatch::OtherUnit { given, asked } = &found {
-            if let Some(step) = self.other_options(given, asked) {
+            if let Some((step, tool, held)) = self.other_options(given, asked) {
                 recovery.insert(0, step);
+                // The call is asked for alone, its arguments held to their other values: Qwen,
+                // told which value to call with, answered °C again (unknown-key, 8393167).
+                if self.agent.config.focused_call {
+                    for (field, others) in held {
+                        self.narrowings.learn(Narrowing::until_worked(&tool, &field, others));
+                    }
+                    self.focus_call = Some(tool);
+                }
             }
+        }
+        if matches!(found, Mismatch::OneOfSeveral { .. }) {
+            // The focused answer quotes the sum (`focused_answer.rs`).
+            self.focus_answer_next();
         }
         let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
         let raw = RawFailure::message(found.message()).with_hints(hints);
@@ -313,7 +328,9 @@ impl RunState<'_> {
     /// `get_weather` again with `units` set to another of its values than \"metric\":
     /// \"imperial\"." (Qwen answered °C from `units: "metric"` and, told °F was asked, answered
     /// °C again: recovery bench unknown-key, 9142902.)
-    fn other_options(&self, given: &str, asked: &str) -> Option<String> {
+    /// With the plan step: the tool, and each `enum` argument with its other values.
+    #[allow(clippy::type_complexity)]
+    fn other_options(&self, given: &str, asked: &str) -> Option<(String, String, Vec<(String, Vec<Value>)>)> {
         let unit = UNITS.iter().position(|(name, _)| *name == given)?;
         let action = self.turns.iter().rev().find_map(|t| match (&t.action, t.outcome) {
             (Some(action), Outcome::Ok | Outcome::Warning) if names(&t.observation.to_lowercase(), unit) => {
@@ -324,14 +341,16 @@ impl RunState<'_> {
         let spec = self.agent.tools.get(&action.tool)?;
         let properties = spec.input_schema.get("properties")?.as_object()?;
         let mut options = Vec::new();
+        let mut held = Vec::new();
         for (field, schema) in properties {
             let Some(values) = schema.get("enum").and_then(|e| e.as_array()) else { continue };
             let sent = action.args.get(field);
-            let others: Vec<String> =
-                values.iter().filter(|v| Some(*v) != sent).map(|v| v.to_string()).collect();
+            let other_values: Vec<Value> = values.iter().filter(|v| Some(*v) != sent).cloned().collect();
+            let others: Vec<String> = other_values.iter().map(Value::to_string).collect();
             if others.is_empty() {
                 continue;
             }
+            held.push((field.clone(), other_values));
             match sent {
                 Some(sent) => options.push(format!(
                     "`{field}` set to another of its values than {sent}: {}",
@@ -343,7 +362,8 @@ impl RunState<'_> {
         if options.is_empty() {
             return None;
         }
-        Some(format!("To get {asked}, call `{}` again with {}.", action.tool, options.join("; ")))
+        let step = format!("To get {asked}, call `{}` again with {}.", action.tool, options.join("; "));
+        Some((step, action.tool.clone(), held))
     }
 }
 

@@ -46,21 +46,22 @@ pub(crate) fn has_results(turns: &[Turn]) -> bool {
 }
 
 /// The focused request's messages: [`INSTRUCTIONS`], then the earlier questions of the
-/// conversation, the task (as the question) and the newest distinct results of calls that worked
-/// (oldest first),
+/// conversation, the task (as the question), the newest distinct results of calls that worked
+/// (oldest first) and, when the task asks for amounts combined, their `sum` (`answer_shape.rs`),
 /// the oldest dropped until the estimate fits `budget_tokens` (the task and one result always
 /// stay).
 pub(crate) fn focused_messages(
     task: &str,
     memory: &[Remembered],
     turns: &[Turn],
+    sum: Option<&str>,
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Vec<Message> {
     let mut results = result_lines(turns);
     let earlier = exchanges(memory);
     loop {
-        let messages = assemble(task, &earlier, &results);
+        let messages = assemble(task, &earlier, &results, sum);
         if results.len() <= 1 || estimate(&messages, counter) <= budget_tokens {
             return messages;
         }
@@ -86,7 +87,7 @@ pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
     results
 }
 
-fn assemble(task: &str, earlier: &[String], results: &[String]) -> Vec<Message> {
+fn assemble(task: &str, earlier: &[String], results: &[String], sum: Option<&str>) -> Vec<Message> {
     let mut user = String::new();
     if !earlier.is_empty() {
         user.push_str("Earlier in this conversation:\n");
@@ -94,6 +95,9 @@ fn assemble(task: &str, earlier: &[String], results: &[String]) -> Vec<Message> 
         user.push_str("\n\n");
     }
     user.push_str(&format!("Question: {task}\n\nTool results:\n{}", results.join("\n")));
+    if let Some(sum) = sum {
+        user.push_str(&format!("\n\nComputed from them: {sum}"));
+    }
     vec![Message::new(Role::System, INSTRUCTIONS), Message::new(Role::User, user)]
 }
 
@@ -145,7 +149,7 @@ mod tests {
             call(2, "get_price", "BTC: $61,234.50", Outcome::Ok),
             call(3, "get_price", "BTC: $61,234.50", Outcome::Ok),
         ];
-        let messages = focused_messages("Price of BTC?", &[], &turns, &CharEstimate::default(), 10_000);
+        let messages = focused_messages("Price of BTC?", &[], &turns, None, &CharEstimate::default(), 10_000);
         assert_eq!(messages[0].content, INSTRUCTIONS);
         let user = &messages[1].content;
         assert!(user.starts_with("Question: Price of BTC?\n\nTool results:\n"), "{user}");
@@ -157,11 +161,11 @@ mod tests {
     fn drops_the_oldest_results_to_fit_the_budget_but_keeps_the_newest() {
         let long = "x".repeat(900);
         let turns: Vec<Turn> = (1..=5).map(|s| call(s, "read", &format!("{s}{long}"), Outcome::Ok)).collect();
-        let messages = focused_messages("Read it.", &[], &turns, &CharEstimate::default(), 400);
+        let messages = focused_messages("Read it.", &[], &turns, None, &CharEstimate::default(), 400);
         let user = &messages[1].content;
         assert!(user.contains("- read: 5x"), "{user}");
         assert!(!user.contains("- read: 1x"), "{user}");
-        let tiny = focused_messages("Read it.", &[], &turns, &CharEstimate::default(), 1);
+        let tiny = focused_messages("Read it.", &[], &turns, None, &CharEstimate::default(), 1);
         assert!(tiny[1].content.contains("- read: 5x"), "the newest result always stays");
     }
 
@@ -173,9 +177,10 @@ mod tests {
             Remembered::Step(Turn::final_answer(2, String::new(), "18°C in Paris.".into())),
         ];
         let turns = vec![call(1, "weather", "Oslo: 4°C", Outcome::Ok)];
-        let user = focused_messages("And in Oslo?", &memory, &turns, &CharEstimate::default(), 10_000)[1]
-            .content
-            .clone();
+        let user = focused_messages("And in Oslo?", &memory, &turns, None, &CharEstimate::default(), 10_000)
+            [1]
+        .content
+        .clone();
         assert!(
             user.starts_with(
                 "Earlier in this conversation:\n- The user asked: Weather in Paris?\n\nQuestion: And in Oslo?"

@@ -5,6 +5,7 @@
 
 use crate::errors::{classify, ErrorCode, FailureClass, Origin, RawFailure};
 
+use super::answer_shape::sum_asked;
 use super::failure_log::NewFailure;
 use super::focused_answer::{answer_schema, focused_messages};
 use super::focused_call::{arguments_schema, call_messages};
@@ -157,6 +158,8 @@ impl RunState<'_> {
                     code: ErrorCode::InvalidOutput,
                     message: format!("keel asked for a call of `{tool}`, which the agent does not have"),
                 })?;
+                // What was learned of its arguments shows in its description and its schema.
+                let spec = &self.narrowings.narrowed(spec);
                 let messages = call_messages(
                     &self.task,
                     spec,
@@ -170,10 +173,13 @@ impl RunState<'_> {
             }
             Ask::FinalOnly(reason) => Some(reason),
             Ask::AnswerAlone => {
+                let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
+                let sum = sum_asked(&self.task, results);
                 let messages = focused_messages(
                     &self.task,
                     &self.memory,
                     &self.turns,
+                    sum.as_deref(),
                     agent.counter.as_ref(),
                     self.context_tokens,
                 );

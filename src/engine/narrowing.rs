@@ -112,6 +112,15 @@ impl Narrowings {
         self.0.retain(|n| !(n.until_worked && n.tool == tool));
     }
 
+    /// `spec` with what was learned of its arguments applied (the focused call's schema).
+    pub(crate) fn narrowed(&self, spec: &ToolSpec) -> ToolSpec {
+        let mut spec = spec.clone();
+        for narrowing in &self.0 {
+            narrowing.apply(&mut spec);
+        }
+        spec
+    }
+
     /// Whether nothing was learned.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
