@@ -293,3 +293,22 @@ fn a_placeholder_answer_whose_thought_states_the_result_is_answered_by_the_thoug
     );
     assert_eq!(result.turns[1].outcome, Outcome::Failed);
 }
+
+#[test]
+fn an_ungrounded_answer_with_a_result_at_hand_gets_the_focused_answer() {
+    let (h, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("Invoice INV-1 is $1,999.00."),
+            bare_answer("$1,250.00"),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "$1,250.00");
+    assert!(result.turns[1].observation.contains("UNGROUNDED_ANSWER"), "{}", result.turns[1].observation);
+    let requests = h.model.requests.borrow();
+    assert!(requests[2].messages[0]
+        .content
+        .starts_with("Answer the user's question using only the tool results"));
+}

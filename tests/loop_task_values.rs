@@ -59,6 +59,10 @@ fn a_call_contradicting_the_tasks_count_and_time_is_refused_before_it_runs() {
     assert!(seen.contains("`people` is 1 but the task says 'four people'"), "{seen}");
     assert!(seen.contains("`time` is \"20:30\" but the task says '19:30'"), "{seen}");
     assert!(seen.contains("`people`: 4 and `time`: \"19:30\""), "the plan names the task's values: {seen}");
+    let requests = h.model.requests.borrow();
+    let schema = requests[1].schema.as_ref().expect("constrained").to_string();
+    assert!(schema.contains(r#""people":{"minimum":1,"enum":[4]}"#), "held to the task's count: {schema}");
+    assert!(schema.contains(r#""time":{"enum":["19:30"]}"#), "held to the task's time: {schema}");
 }
 
 #[test]

@@ -176,10 +176,13 @@ impl RunState<'_> {
         if let Some(sum) = sum_asked(&self.task, results) {
             // After the quoted result, where there is one: the sum is read from it.
             envelope.recovery.insert(envelope.recovery.len().min(1), sum);
-            // And the focused answer quotes it (`focused_answer.rs`): Qwen sent "$1,250.00 +
-            // $980.00 = $2,238.00" again after the plan stated the sum (arithmetic-grounded).
-            self.focus_answer_next();
         }
+        // Once a tool has answered, the next call asks for the answer alone, from the results (and
+        // their sum, when the task asks for one: `focused_answer.rs`). After the whole step again,
+        // no ungrounded answer given with a result at hand was ever followed by a right one in the
+        // bench's recorded runs at eea301b and ec588f2/fe8590e (Qwen sent "$1,250.00 + $980.00 =
+        // $2,238.00" again after the plan stated the sum; SmolLM2 "25 days" again, invent-balance).
+        self.focus_answer_next();
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
     }

@@ -15,7 +15,9 @@
 //! another (`unstated_numbers.rs`), and an item other than the latest or earliest one a result
 //! lists when the task asks for that end (`latest_listed.rs`).
 //!
-//! A call like that is refused once before it runs (`CONTRADICTS_TASK`), naming the task's value.
+//! A call like that is refused once before it runs (`CONTRADICTS_TASK`), naming the task's value;
+//! under constrained decoding, a value the task states once is then held until a call of the tool
+//! works (`Contradiction::hold`).
 //! Sent again unchanged it runs, and the run is reported unsuccessful, with a warning naming the
 //! contradiction: SmolLM2 sent the refused booking again and answered with its reference
 //! (recovery bench wrong-type, 9142902). A task that places a time relative to another ("ten
@@ -48,9 +50,11 @@ pub(crate) struct Contradiction {
     /// ORD-5310 2025-08-14`); empty when the task's words say it.
     pub because: String,
     /// Whether constrained decoding holds the argument to `instead` until a call of the tool
-    /// works: only for a listed item the task's words pick (`latest_listed.rs`). Qwen sent the
-    /// older order again after the refusal's plan named the latest (recovery bench guessed-id,
-    /// 8393167). A time or a count is never held: one the task implies must stay possible.
+    /// works: a listed item the task's words pick (`latest_listed.rs`; Qwen sent the older order
+    /// again after the refusal's plan named the latest, recovery bench guessed-id, 8393167), and a
+    /// time or a count the task states once, unambiguously (SmolLM2 sent `people: 1` again and
+    /// booked for one, wrong-type). A number from nowhere is not held: which stated number it
+    /// stands for is a guess.
     pub hold: bool,
     /// The value to send instead, as JSON in the argument's form (`4`, `"19:30"`).
     pub instead: String,
@@ -178,7 +182,7 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
                     sent: value.to_string(),
                     task_says: said.shown.clone(),
                     because: String::new(),
-                    hold: false,
+                    hold: times.len() == 1 && said.minutes.len() == 1,
                     instead,
                 });
             }
@@ -201,7 +205,7 @@ pub(crate) fn contradictions(task: &str, spec: &ToolSpec, args: &Value) -> Vec<C
                     sent: value.to_string(),
                     task_says: first.shown.clone(),
                     because: String::new(),
-                    hold: false,
+                    hold: counted.len() == 1,
                     instead,
                 });
             }
