@@ -312,3 +312,38 @@ fn an_ungrounded_answer_with_a_result_at_hand_gets_the_focused_answer() {
         .content
         .starts_with("Answer the user's question using only the tool results"));
 }
+
+#[test]
+fn an_answer_giving_up_right_after_a_result_gets_the_focused_answer_once() {
+    let (h, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("The amount of INV-1 is not yet known."),
+            bare_answer("$1,250.00"),
+        ],
+        AgentConfig::default(),
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "$1,250.00");
+    assert!(
+        result.turns[1].observation.contains("says the task was not done"),
+        "{}",
+        result.turns[1].observation
+    );
+    let requests = h.model.requests.borrow();
+    assert!(requests[2].messages[0]
+        .content
+        .starts_with("Answer the user's question using only the tool results"));
+    drop(requests);
+
+    let (_, result, _) = run(
+        vec![
+            act("list_invoices", json!({})),
+            answer("The amount of INV-1 is not yet known."),
+            bare_answer("I could not find it."),
+        ],
+        AgentConfig::default(),
+    );
+    assert_eq!(result.answer, "I could not find it.", "the second such answer stands");
+    assert!(!result.success);
+}

@@ -340,7 +340,7 @@ fn the_arguments_of_a_refused_call_ground_nothing() {
         act("click", json!({"ref": "download_report.csv"})),
         act("snapshot", json!({})),
         act("click", json!({"ref": "e31"})),
-        answer("Download report.csv"),
+        answer("Download started: report.csv"),
         answer("It downloads q3-report.pdf."),
     ]);
     let tools = FakeTools::new()
@@ -372,9 +372,11 @@ fn an_answer_repeating_the_task_reminder_is_refused_once_more() {
 #[test]
 fn an_answer_saying_the_task_was_not_done_ends_the_run_unsuccessful_with_it() {
     // SmolLM2 answered "…is not yet known." after the tool had returned the status, and the run
-    // was reported a success (recovery bench invent-ticket).
+    // was reported a success (recovery bench invent-ticket). Sent back once (the focused answer,
+    // `loop_focused_answer.rs`), the same answer again stands.
+    let gave_up = "The total of INV-1 and INV-2 is not yet known.";
     let (_, result) = invoice_run(
-        vec![act("list_invoices", json!({})), answer("The total of INV-1 and INV-2 is not yet known.")],
+        vec![act("list_invoices", json!({})), answer(gave_up), answer(gave_up)],
         AgentConfig::default(),
     );
     assert!(!result.success);

@@ -301,6 +301,35 @@ fn a_follow_ups_number_from_nowhere_is_refused_naming_the_one_the_conversation_s
     assert!(seen.contains("CONTRADICTS_TASK"), "{seen}");
     assert!(seen.contains("`amount` is 1 but the task says '250'"), "{seen}");
     assert!(seen.contains("`amount`: 250"), "the plan names the conversation's number: {seen}");
+    let requests = h.model.requests.borrow();
+    let schema = requests[3].schema.as_ref().expect("constrained").to_string();
+    assert!(schema.contains(r#""enum":[250]"#), "held to the one number stated: {schema}");
+}
+
+#[test]
+fn a_failures_envelope_does_not_make_a_number_seen() {
+    // An envelope's plan numbers its steps: "1" is in every one of them.
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("convert_currency", json!({"amount": 250, "from": "usd", "to": "eur"})),
+            act("convert_currency", json!({"amount": 1, "from": "USD", "to": "EUR"})),
+            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "EUR"})),
+            answer("250 USD = 230.00 EUR"),
+        ]),
+        FakeTools::new().script(
+            "convert_currency",
+            vec![
+                Behaviour::Fail(RawFailure::coded("INVALID_ARGS", "`from` must be an upper-case ISO code.")),
+                Behaviour::Ok(json!("250 USD = 230.00 EUR")),
+            ],
+        ),
+        converter(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Convert 250 USD to EUR.");
+    assert!(result.success, "{}", result.answer);
+    let seen = &result.turns[1].observation;
+    assert!(seen.contains("`amount` is 1 but the task says '250'"), "{seen}");
 }
 
 fn orders() -> Vec<ToolSpec> {

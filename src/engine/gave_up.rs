@@ -4,7 +4,9 @@
 //! after the tool had returned the status (recovery bench invent-ticket, focused answer), and a
 //! run was reported a success. Checked on every answer in bench/results/recovery-*.json: none of
 //! the right answers says any of these, two of the answers wrongly reported successful do.
-//! English phrases only: `grounding: false` turns this off with the other answer checks.
+//! English phrases only: `grounding: false` turns this off with the other answer checks. Given
+//! right after a call that worked, such an answer is first sent back once, with the focused answer
+//! (`answer_check.rs`).
 
 use super::facts::seen_in;
 

@@ -87,6 +87,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) non_answer_warned: bool,
     /// Whether a grounded answer already got the `ANSWER_MISMATCH` envelope (`answer_shape.rs`).
     pub(crate) mismatch_warned: bool,
+    /// Whether an answer saying the task was not done already was sent back, a result at hand
+    /// (`answer_check.rs`).
+    pub(crate) gave_up_warned: bool,
     /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
     /// answer was no answer and a tool has answered.
     pub(crate) focus_answer: bool,
@@ -190,6 +193,7 @@ impl<'a> RunState<'a> {
             ungrounded: Vec::new(),
             non_answer_warned: false,
             mismatch_warned: false,
+            gave_up_warned: false,
             focus_answer: false,
             focus_call: None,
             answer_withheld: false,

@@ -51,6 +51,23 @@ impl RunState<'_> {
         seen
     }
 
+    /// What the user asked and what the calls that worked sent and returned (the session's and this
+    /// run's), lowercased: not the failures' envelopes, whose plans number their steps
+    /// (`unstated_numbers.rs`).
+    pub(crate) fn worked_text(&self) -> String {
+        let mut text = self.asked_text();
+        for turn in steps(&self.memory).chain(&self.turns) {
+            let Some(action) = &turn.action else { continue };
+            if matches!(turn.outcome, Outcome::Ok | Outcome::Warning) {
+                text.push('\n');
+                text.push_str(&action.args.to_string().to_lowercase());
+                text.push('\n');
+                text.push_str(&turn.observation.to_lowercase());
+            }
+        }
+        text
+    }
+
     /// What this run's calls that worked returned, lowercased (`unrelated::off_the_results`).
     pub(crate) fn returned_text(&self) -> String {
         let worked = self

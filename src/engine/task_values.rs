@@ -53,8 +53,8 @@ pub(crate) struct Contradiction {
     /// works: a listed item the task's words pick (`latest_listed.rs`; Qwen sent the older order
     /// again after the refusal's plan named the latest, recovery bench guessed-id, 8393167), and a
     /// time or a count the task states once, unambiguously (SmolLM2 sent `people: 1` again and
-    /// booked for one, wrong-type). A number from nowhere is not held: which stated number it
-    /// stands for is a guess.
+    /// booked for one, wrong-type), and the one number the questions state that a call with a
+    /// number from nowhere lacks (`unstated_numbers.rs`).
     pub hold: bool,
     /// The value to send instead, as JSON in the argument's form (`4`, `"19:30"`).
     pub instead: String,
@@ -223,7 +223,7 @@ impl RunState<'_> {
         let mut found = contradictions(&self.task, spec, args);
         let asked = self.asked_text();
         if !RELATIVE.iter().any(|w| super::facts::seen_in(&asked, w)) {
-            found.extend(unstated_numbers(&asked, &self.seen_text(true), &spec.input_schema, args));
+            found.extend(unstated_numbers(&asked, &self.worked_text(), &spec.input_schema, args));
         }
         let results: Vec<&str> = steps(&self.memory)
             .chain(&self.turns)

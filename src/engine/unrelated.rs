@@ -63,8 +63,9 @@ const MIN_OFF_RESULT_WORDS: usize = 3;
 /// no number that is in them or follows from them (`grounding.rs`'s arithmetic), and it either
 /// only echoes the `task` ("Place order", "Download report": Qwen with 48 distractors, reported
 /// a success) or has [`MIN_OFF_RESULT_WORDS`] content words or more ("Two unpaid invoices are
-/// coming together."). Checked on every success the recovery bench recorded
-/// (`bench/results/recovery-*.json`): 30 answers match, all wrong; no right answer does. What a
+/// coming together."), or names only words of the results the task names too. Checked on every
+/// final answer the recovery bench recorded with a result at hand (`bench/results/recovery-*.json`,
+/// 1,347 runs): 103 answers match (65 of them reported successes), all wrong; no right answer does. What a
 /// paraphrase refused by it costs is the focused answer's one call (`focused_answer.rs`).
 pub(crate) fn off_the_results(answer: &str, task: &str, results: &str) -> bool {
     let said = content_words(answer);
@@ -73,11 +74,20 @@ pub(crate) fn off_the_results(answer: &str, task: &str, results: &str) -> bool {
     if said.is_empty() || returned.len() < MIN_OFF_RESULT_WORDS {
         return false;
     }
-    if said.iter().any(|w| returned.contains(w)) {
+    let asked = content_words(task);
+    // What the results say beyond the task's own words: an answer must name some of it.
+    let fresh: BTreeSet<&String> = returned.iter().filter(|w| !asked.contains(*w)).collect();
+    if said.iter().any(|w| fresh.contains(w)) {
         return false;
     }
-    let asked = content_words(task);
-    let judged = said.len() >= MIN_OFF_RESULT_WORDS || said.iter().all(|w| asked.contains(w));
+    // Naming a result's word the task names too is no answer ("Tokyo, Japan" for "What time is it
+    // in Tokyo?" with "Tokyo: 14:05"; "GBP" for "And to GBP?" with "1 USD = 0.79 GBP": SmolLM2,
+    // reported successes at e168127), unless the results say nothing else.
+    let echoes = said.iter().any(|w| returned.contains(w));
+    if echoes && fresh.is_empty() {
+        return false;
+    }
+    let judged = echoes || said.len() >= MIN_OFF_RESULT_WORDS || said.iter().all(|w| asked.contains(w));
     judged && (!answer.chars().any(|c| c.is_ascii_digit()) || !ungrounded(answer, results).is_empty())
 }
 
@@ -94,6 +104,17 @@ mod tests {
             "I am glad that you found your way here. You can find it in the next observation.",
             "Tell me one fact about Lyon.\n{\"city\":\"Lyon\"}\nLyon: capital of gastronomy."
         ));
+    }
+
+    #[test]
+    fn an_answer_naming_only_the_tasks_words_of_the_results_is_off_them() {
+        assert!(off_the_results("Tokyo, Japan", "What time is it in Tokyo?", "tokyo: 14:05"));
+        assert!(off_the_results("GBP", "And to GBP?", "1 usd = 0.79 gbp"));
+        assert!(!off_the_results("It is 14:05 in Tokyo.", "What time is it in Tokyo?", "tokyo: 14:05"));
+        assert!(
+            !off_the_results("Yes, open on Sundays.", "Is the store open on Sundays?", "store open sundays"),
+            "results saying nothing beyond the task's words: nothing to judge by"
+        );
     }
 
     #[test]
@@ -118,7 +139,11 @@ mod tests {
         let task = "On the shop page, click the 'Place order' button and tell me the order number.";
         let results = "e2 button 'Place order'\nOrder placed. Order number: KX-4417.";
         assert!(off_the_results("Place order", task, "Confirmation sent: KX-4417."), "an echo of the task");
-        assert!(!off_the_results("Place order", task, results), "…unless the results say it");
+        assert!(
+            off_the_results("Place order", task, results),
+            "the results saying the task's words too: still none of what they say beyond them"
+        );
+        assert!(!off_the_results("KX-4417", task, results));
         let invoices = "INV-1: $1,250.00\nINV-2: $980.00";
         assert!(off_the_results("Two unpaid invoices are coming together.", "Sum my invoices.", invoices));
         assert!(

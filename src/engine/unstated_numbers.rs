@@ -16,7 +16,8 @@
 //!
 //! Over every recorded run of the recovery bench (1,151 runs), the calls this flags are all in runs
 //! that ended wrong. Like any contradiction, the call sent again unchanged runs, and the run is
-//! reported unsuccessful.
+//! reported unsuccessful; when the questions state one number the call lacks, constrained
+//! decoding holds the argument to it (SmolLM2 sent `amount: 1` again, e168127).
 
 use serde_json::Value;
 
@@ -52,7 +53,7 @@ fn in_another_unit(n: f64, s: f64) -> bool {
 }
 
 /// The top-level number arguments of `args` that are in nothing the user asked (`asked`) and
-/// nothing the model was given (`seen`: the questions, the results and the arguments of calls that
+/// nothing the model was given (`seen`: the questions, and the arguments and results of calls that
 /// worked), while a number `asked` states is in no argument of the call; each with the first such
 /// stated number to send instead. `schema` is the tool's input schema: an argument with an `enum`
 /// is left to the validator.
@@ -60,7 +61,10 @@ pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &V
     let Some(object) = args.as_object() else { return Vec::new() };
     let stated = stated(asked);
     let carried = numbers(&args.to_string());
-    let Some(missing) = stated.iter().find(|s| !carried.contains(&s.n)) else { return Vec::new() };
+    let mut missing_all = stated.iter().filter(|s| !carried.contains(&s.n));
+    let Some(missing) = missing_all.next() else { return Vec::new() };
+    // One number missing: the one to send is no guess, and is held (`Contradiction::hold`).
+    let only = missing_all.all(|s| s.n == missing.n);
     let seen = numbers(seen);
     let properties = schema.get("properties").and_then(Value::as_object);
     let mut found = Vec::new();
@@ -76,7 +80,7 @@ pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &V
             sent: value.to_string(),
             task_says: missing.shown.to_string(),
             because: "a number in no question and no result".to_string(),
-            hold: false,
+            hold: only,
             instead,
         });
     }
