@@ -110,3 +110,40 @@ fn a_reply_that_is_not_the_arguments_is_refused_naming_the_tool() {
     let seen = &result.turns[1].observation;
     assert!(seen.contains("it is not the arguments of `translate` as one JSON object"), "{seen}");
 }
+
+fn orders() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new("list_orders", "Lists the customer's orders, newest first.", json!({"type": "object"})),
+        ToolSpec::new(
+            "get_order",
+            "An order's details.",
+            json!({"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}),
+        ),
+    ]
+}
+
+#[test]
+fn no_answer_after_a_listing_of_ids_alone_gets_the_call_that_looks_one_up() {
+    let tools = FakeTools::new()
+        .script("list_orders", vec![Behaviour::Ok(json!("ORD-5521 (2025-09-02), ORD-5310 (2025-08-14)"))])
+        .script("get_order", vec![Behaviour::Ok(json!("ORD-5521: 3 items, total $42.50, shipped"))]);
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("list_orders", json!({})),
+            answer("<answer for the user>"),
+            arguments(json!({"order_id": "ORD-5521"})),
+            answer("$42.50"),
+        ]),
+        tools,
+        orders(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What is the total of my most recent order?");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "$42.50");
+    let requests = h.model.requests.borrow();
+    let focused = &requests[2];
+    assert!(focused.messages[1].content.contains("Tool: get_order"), "{}", focused.messages[1].content);
+    let schema = focused.schema.as_ref().expect("constrained").to_string();
+    assert!(schema.contains(r#""enum":["ORD-5521","ORD-5310"]"#), "the listed ids only: {schema}");
+}

@@ -215,7 +215,15 @@ impl RunState<'_> {
 
     /// Asks the next model call for the answer alone, when the agent does (`focusedAnswer`) and a
     /// tool has answered (`focused_answer.rs`).
+    /// When the only results are listings another tool takes its ids from, and that tool has not
+    /// answered yet, the next call asks for that tool's call alone instead (`focused_call.rs`):
+    /// SmolLM2 listed the orders, answered with a placeholder, and its focused answer gave a total
+    /// no tool had returned (recovery bench guessed-id, e168127).
     pub(crate) fn focus_answer_next(&mut self) {
+        if let Some(consumer) = self.consumer_waiting().filter(|_| self.agent.config.focused_call) {
+            self.focus_call = Some(consumer);
+            return;
+        }
         self.focus_answer = self.agent.config.focused_answer && has_results(&self.turns);
     }
 

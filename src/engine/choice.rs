@@ -53,6 +53,18 @@ impl RunState<'_> {
         }
     }
 
+    /// The id arguments narrowed to their producer's latest output, without the values their tool
+    /// already failed on (`idProvenance`).
+    pub(crate) fn id_narrowings(&self) -> Vec<super::narrowing::Narrowing> {
+        match self.agent.config.id_provenance {
+            true => provenance::narrowings(&self.agent.tools, &self.outputs)
+                .into_iter()
+                .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
+                .collect(),
+            false => Vec::new(),
+        }
+    }
+
     /// The step schema for constrained decoding now: the tool choice, the tools sitting out, the
     /// arguments narrowed by what tools said, and the id arguments narrowed to their producer's
     /// latest output. `final_only` for the forced last call; `offered`, the tools this step offers
@@ -63,13 +75,7 @@ impl RunState<'_> {
         if final_only || allowed == Allowed::AnswerOnly {
             return agent.step_schema(true).clone();
         }
-        let ids = match agent.config.id_provenance {
-            true => provenance::narrowings(&agent.tools, &self.outputs)
-                .into_iter()
-                .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
-                .collect(),
-            false => Vec::new(),
-        };
+        let ids = self.id_narrowings();
         if allowed == Allowed::Any
             && offered_now.is_none()
             && self.spent_tools.is_empty()

@@ -7,6 +7,12 @@
 //! (101 refusals over 15 runs), the envelope's plan notwithstanding, as it had copied the answer's
 //! placeholder before the focused answer (`focused_answer.rs`). The call is then checked and run
 //! like any other; the request replaces the step after the refusal, so it adds no model call.
+//!
+//! Two more refusals lead to it. An answer in another unit than the task's asks for the call that
+//! gave it, its `enum` arguments held to their other values (`answer_shape.rs`). And an answer that
+//! is no answer, or ungrounded, when the run's only results list ids and dates for a tool that has
+//! not answered yet, asks for that tool's call (`seen.rs` `consumer_waiting`): a focused answer
+//! from a listing of ids can only invent the detail asked for.
 
 use serde_json::{json, Map, Value};
 

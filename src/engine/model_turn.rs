@@ -159,7 +159,7 @@ impl RunState<'_> {
                     message: format!("keel asked for a call of `{tool}`, which the agent does not have"),
                 })?;
                 // What was learned of its arguments shows in its description and its schema.
-                let spec = &self.narrowings.narrowed(spec);
+                let spec = &self.narrowings.narrowed(spec, &self.id_narrowings());
                 let messages = call_messages(
                     &self.task,
                     spec,

@@ -112,10 +112,12 @@ impl Narrowings {
         self.0.retain(|n| !(n.until_worked && n.tool == tool));
     }
 
-    /// `spec` with what was learned of its arguments applied (the focused call's schema).
-    pub(crate) fn narrowed(&self, spec: &ToolSpec) -> ToolSpec {
+    /// `spec` narrowed as [`Self::step_schema`] narrows it, by what was learned and by `ids` (the
+    /// focused call's schema).
+    pub(crate) fn narrowed(&self, spec: &ToolSpec, ids: &[Narrowing]) -> ToolSpec {
         let mut spec = spec.clone();
-        for narrowing in &self.0 {
+        let (held, learned): (Vec<&Narrowing>, Vec<&Narrowing>) = self.0.iter().partition(|n| n.until_worked);
+        for narrowing in learned.into_iter().chain(ids).chain(held) {
             narrowing.apply(&mut spec);
         }
         spec
@@ -138,15 +140,11 @@ impl Narrowings {
         ids: &[Narrowing],
         answer: bool,
     ) -> Value {
-        let mut specs: Vec<ToolSpec> =
-            tools.iter().filter(|t| !leave_out.contains(&t.name)).cloned().collect();
-        for spec in &mut specs {
-            let (held, learned): (Vec<&Narrowing>, Vec<&Narrowing>) =
-                self.0.iter().partition(|n| n.until_worked);
-            for narrowing in learned.into_iter().chain(ids).chain(held) {
-                narrowing.apply(spec);
-            }
-        }
+        let specs: Vec<ToolSpec> = tools
+            .iter()
+            .filter(|t| !leave_out.contains(&t.name))
+            .map(|spec| self.narrowed(spec, ids))
+            .collect();
         choice_schema(&specs, answer || specs.is_empty())
     }
 }

@@ -362,7 +362,9 @@ impl<'a> RunState<'a> {
                     if no_answer {
                         self.focus_answer_next();
                     }
-                    self.focus_call = copied_into;
+                    if copied_into.is_some() {
+                        self.focus_call = copied_into;
+                    }
                     return StepResult::Continue;
                 }
             },

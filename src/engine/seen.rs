@@ -4,10 +4,11 @@
 use crate::errors::{CallContext, ErrorCode};
 use crate::tools::ToolSpec;
 
+use super::facts::{id_like, tokens};
 use super::memory::steps;
 use super::provenance::{producers, unseen};
 use super::run::RunState;
-use super::{Action, CallKey, Outcome, Remembered};
+use super::{Action, CallKey, Outcome, Remembered, Turn};
 
 impl RunState<'_> {
     /// What the user asked, lowercased: the task and the session's earlier tasks (theirs to give,
@@ -122,6 +123,33 @@ impl RunState<'_> {
                 .any(|spec| spec.name != tool && producers(tools, spec).iter().any(|p| p == tool))
     }
 
+    /// The one tool that takes its ids from this run's results, when every call that worked
+    /// produces another tool's ids and that tool has not answered yet: the call the task still
+    /// needs (`answer_check::focus_answer_next`).
+    pub(crate) fn consumer_waiting(&self) -> Option<String> {
+        let worked_turns = self.turns.iter().filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning));
+        let worked_turns: Vec<&Turn> = worked_turns.collect();
+        // A listing with more than ids and dates (amounts, names of things) may answer the task.
+        if !worked_turns.iter().all(|t| ids_and_dates_only(&t.observation)) {
+            return None;
+        }
+        let worked: Vec<&str> =
+            worked_turns.iter().filter_map(|t| t.action.as_ref().map(|a| a.tool.as_str())).collect();
+        let tools = &self.agent.tools;
+        let consumers: Vec<&ToolSpec> = tools
+            .specs()
+            .iter()
+            .filter(|spec| !worked.contains(&spec.name.as_str()))
+            .filter(|spec| producers(tools, spec).iter().any(|p| worked.contains(&p.as_str())))
+            .collect();
+        let all_feed = !worked.is_empty()
+            && worked.iter().all(|w| consumers.iter().any(|c| producers(tools, c).iter().any(|p| p == w)));
+        match consumers.as_slice() {
+            [only] if all_feed => Some(only.name.clone()),
+            _ => None,
+        }
+    }
+
     /// Refuses the call before it runs if an id argument appears nowhere the model could have read
     /// it: the observation and how the step ended. Until one of its producers has run, the tool also
     /// sits out the next constrained step (the grammar cannot narrow its ids yet, so it would be
@@ -168,6 +196,16 @@ fn without_sent(observation: &str, args: &serde_json::Value) -> String {
 }
 
 /// Whether a tool's name says it lists things: `list_orders`, `search_contacts`, `snapshot`.
+/// Whether every number in `result` is part of an id or a date (`ORD-5521 (2025-09-02)`): a
+/// listing of things to look up, not of what they hold.
+fn ids_and_dates_only(result: &str) -> bool {
+    tokens(result).into_iter().filter(|t| t.chars().any(|c| c.is_ascii_digit())).all(|t| {
+        id_like(t)
+            || (t.contains('-')
+                && t.split('-').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit())))
+    })
+}
+
 fn lists(name: &str) -> bool {
     let name = name.to_lowercase();
     ["list", "search", "find", "snapshot"].iter().any(|w| name.contains(w))
