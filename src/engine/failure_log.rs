@@ -36,9 +36,17 @@ pub struct FailureLog {
     unsaved: std::collections::BTreeSet<usize>,
 }
 
-/// Failures that are not tied to one tool: any later valid step recovers them.
+/// Failures that are not tied to one tool: any later valid step recovers them. An answer that was
+/// not what the task asks for is one: a right answer after it recovered it (Qwen's °F after the
+/// °C refused, unknown-key, was logged unrecovered at e168127).
 fn goal_free(code: &ErrorCode) -> bool {
-    matches!(code, ErrorCode::UnknownTool | ErrorCode::InvalidOutput | ErrorCode::UngroundedAnswer)
+    matches!(
+        code,
+        ErrorCode::UnknownTool
+            | ErrorCode::InvalidOutput
+            | ErrorCode::UngroundedAnswer
+            | ErrorCode::AnswerMismatch
+    )
 }
 
 impl FailureLog {
@@ -177,19 +185,20 @@ mod tests {
         fail(&mut log, 2, Some("serch"), ErrorCode::UnknownTool);
         let c = fail(&mut log, 3, Some("get"), ErrorCode::NotFound);
         fail(&mut log, 4, None, ErrorCode::InvalidOutput);
+        fail(&mut log, 5, None, ErrorCode::AnswerMismatch);
         log.mark_retried(a);
         log.recover(Some("click"));
         let recovered: Vec<bool> = log.records().iter().map(|r| r.recovered).collect();
-        assert_eq!(recovered, vec![true, true, false, true]);
+        assert_eq!(recovered, vec![true, true, false, true, true]);
         assert_eq!(log.last_unrecovered().unwrap().tool.as_deref(), Some("get"));
         let stats = log.stats();
-        assert_eq!((stats.faults, stats.retried, stats.recovered), (4, 1, 3));
+        assert_eq!((stats.faults, stats.retried, stats.recovered), (5, 1, 4));
         assert_eq!(log.records()[a].id, "r:1:1:0");
-        assert_eq!(log.take_unsaved().len(), 4);
+        assert_eq!(log.take_unsaved().len(), 5);
         assert!(log.take_unsaved().is_empty());
         log.mark_recovered(c);
         assert_eq!(log.take_unsaved()[0].tool.as_deref(), Some("get"));
         log.mark_all_unsaved();
-        assert_eq!(log.take_unsaved().len(), 4);
+        assert_eq!(log.take_unsaved().len(), 5);
     }
 }
