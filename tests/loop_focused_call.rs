@@ -111,17 +111,6 @@ fn a_reply_that_is_not_the_arguments_is_refused_naming_the_tool() {
     assert!(seen.contains("it is not the arguments of `translate` as one JSON object"), "{seen}");
 }
 
-fn orders() -> Vec<ToolSpec> {
-    vec![
-        ToolSpec::new("list_orders", "Lists the customer's orders, newest first.", json!({"type": "object"})),
-        ToolSpec::new(
-            "get_order",
-            "An order's details.",
-            json!({"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}),
-        ),
-    ]
-}
-
 #[test]
 fn no_answer_after_a_listing_of_ids_alone_gets_the_call_that_looks_one_up() {
     let tools = FakeTools::new()
@@ -135,7 +124,7 @@ fn no_answer_after_a_listing_of_ids_alone_gets_the_call_that_looks_one_up() {
             answer("$42.50"),
         ]),
         tools,
-        orders(),
+        order_tools(),
         AgentConfig::default(),
     );
     let (result, _) = h.run("What is the total of my most recent order?");

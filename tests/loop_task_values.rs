@@ -332,17 +332,6 @@ fn a_failures_envelope_does_not_make_a_number_seen() {
     assert!(seen.contains("`amount` is 1 but the task says '250'"), "{seen}");
 }
 
-fn orders() -> Vec<ToolSpec> {
-    vec![
-        ToolSpec::new("list_orders", "Lists the customer's orders, newest first.", json!({"type": "object"})),
-        ToolSpec::new(
-            "get_order",
-            "An order's details.",
-            json!({"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}),
-        ),
-    ]
-}
-
 #[test]
 fn an_older_listed_item_for_the_most_recent_is_refused_and_sent_again_ends_unsuccessful() {
     let tools = || {
@@ -359,7 +348,7 @@ fn an_older_listed_item_for_the_most_recent_is_refused_and_sent_again_ends_unsuc
             answer("$18.00"),
         ]),
         tools(),
-        orders(),
+        order_tools(),
         AgentConfig::default(),
     );
     let (result, _) = h.run(task);
@@ -380,7 +369,7 @@ fn an_older_listed_item_for_the_most_recent_is_refused_and_sent_again_ends_unsuc
             answer("$18.00"),
         ]),
         tools(),
-        orders(),
+        order_tools(),
         AgentConfig::default(),
     );
     let (result, _) = h.run(task);
@@ -404,7 +393,7 @@ fn an_answer_after_a_refused_contradicting_call_is_judged_without_it() {
                 vec![Behaviour::Ok(json!("ORD-5521 (2025-09-02), ORD-5310 (2025-08-14)")); 2],
             )
             .script("get_order", vec![Behaviour::Ok(json!("ORD-5521: 3 items, total $42.50, shipped"))]),
-        orders(),
+        order_tools(),
         AgentConfig::default(),
     );
     let (result, _) = h.run("What is the total of my most recent order?");

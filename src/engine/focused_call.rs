@@ -50,12 +50,7 @@ pub(crate) fn arguments_schema(spec: &ToolSpec) -> Value {
 fn argument_lines(spec: &ToolSpec) -> Vec<String> {
     let empty = Map::new();
     let properties = spec.input_schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    let required: Vec<&str> = spec
-        .input_schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = spec.required();
     properties
         .iter()
         .map(|(name, schema)| {

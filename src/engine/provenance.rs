@@ -57,12 +57,7 @@ pub(crate) fn id_fields(spec: &ToolSpec) -> Vec<String> {
         .map(|(name, _)| name.clone())
         .collect();
     if fields.is_empty() && !spec.refs_from.is_empty() {
-        let required: Vec<&str> = spec
-            .input_schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = spec.required();
         let strings: Vec<&str> = required
             .into_iter()
             .filter(|name| properties.get(*name).and_then(|s| s.get("type")) == Some(&"string".into()))

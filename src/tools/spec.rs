@@ -156,6 +156,15 @@ impl ToolSpec {
         }
     }
 
+    /// The names of the arguments its input schema requires, in the schema's order.
+    pub fn required(&self) -> Vec<&str> {
+        self.input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+
     /// Whether a call may simply be made again when its outcome is unknown: the tool is declared
     /// `idempotent` or `read_only`. Other tools get an intent stored before each call.
     pub fn is_idempotent(&self) -> bool {

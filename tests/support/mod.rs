@@ -328,6 +328,18 @@ impl Bound {
     }
 }
 
+/// A shop's orders: a listing of ids with their dates, and one order's details by id.
+pub fn order_tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new("list_orders", "Lists the customer's orders, newest first.", json!({"type": "object"})),
+        ToolSpec::new(
+            "get_order",
+            "An order's details.",
+            json!({"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}),
+        ),
+    ]
+}
+
 /// The demo's tools: weather, a page with element references, invoices.
 pub fn specs() -> Vec<ToolSpec> {
     vec![
