@@ -119,9 +119,10 @@ fn no_answer_after_a_listing_of_ids_alone_gets_the_call_that_looks_one_up() {
     let h = Harness::new(
         ScriptedModel::new([
             act("list_orders", json!({})),
-            answer("<answer for the user>"),
+            answer("{<response here>}"),
             arguments(json!({"order_id": "ORD-5521"})),
-            answer("$42.50"),
+            answer("{<response here>}"),
+            arguments(json!({"final_answer": "$42.50"})),
         ]),
         tools,
         order_tools(),
@@ -135,4 +136,8 @@ fn no_answer_after_a_listing_of_ids_alone_gets_the_call_that_looks_one_up() {
     assert!(focused.messages[1].content.contains("Tool: get_order"), "{}", focused.messages[1].content);
     let schema = focused.schema.as_ref().expect("constrained").to_string();
     assert!(schema.contains(r#""enum":["ORD-5521","ORD-5310"]"#), "the listed ids only: {schema}");
+    assert!(
+        requests[4].messages[0].content.starts_with("Answer the user's question"),
+        "a new result makes a placeholder after it a first one again: the focused answer, not the end"
+    );
 }

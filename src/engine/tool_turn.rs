@@ -115,7 +115,13 @@ impl RunState<'_> {
                     self.warn(Some(step), format!("`{}`: {warning}", spec.name));
                 }
                 let observation = describe_output(&output, agent.config.observation_chars);
-                self.outputs.insert(spec.name.clone(), observation.clone());
+                if self.outputs.insert(spec.name.clone(), observation.clone()).as_ref() != Some(&observation)
+                {
+                    // A new result to answer from: an earlier answer that was no answer no longer
+                    // counts toward ending the run (SmolLM2 answered a placeholder, its focused call
+                    // fetched the order, and its next placeholder ended the run: guessed-id, 9d84c53).
+                    self.non_answer_warned = false;
+                }
                 let observation = self.with_fix_notes(&spec.name, observation);
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
                 let result = digest(&json!([output.value, output.warnings]));
