@@ -423,7 +423,7 @@ export interface AgentConfig {
    * description) is refused once before it runs (`CONTRADICTS_TASK`), with a plan naming the task's
    * values. The same for a number argument found in no question and no result while a number the
    * user's questions state is in no argument (`amount: 1` for "And to GBP?" after "Convert 250 USD
-   * to EUR."), and for an id of a listed item other than the latest (earliest) one by the dates the
+   * to EUR."; and 250 sent with `from: "EUR"` there), and for an id of a listed item other than the latest (earliest) one by the dates the
    * same result lists, when the task asks for the most recent (oldest). Sent again unchanged, the
    * call runs, and the run is reported unsuccessful. Default true.
    */

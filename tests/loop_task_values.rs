@@ -401,3 +401,33 @@ fn an_answer_after_a_refused_contradicting_call_is_judged_without_it() {
     assert_eq!(result.answer, "Your most recent order, ORD-5521, comes to $42.50.");
     assert!(result.success, "the refused call never ran: the answer from the latest stands");
 }
+
+#[test]
+fn a_follow_ups_number_sent_in_another_unit_than_asked_is_refused() {
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "EUR"})),
+            answer("250 USD = 230.00 EUR"),
+            act("convert_currency", json!({"amount": 250, "from": "EUR", "to": "GBP"})),
+            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "GBP"})),
+            answer("250 USD = 197.50 GBP"),
+        ]),
+        FakeTools::new().script(
+            "convert_currency",
+            vec![Behaviour::Ok(json!("250 USD = 230.00 EUR")), Behaviour::Ok(json!("250 USD = 197.50 GBP"))],
+        ),
+        converter(),
+        AgentConfig::default(),
+    );
+    let in_chat = |id: &str| keel::engine::RunOptions {
+        session: "chat".into(),
+        run_id: Some(id.into()),
+        ..Default::default()
+    };
+    assert!(h.run_with("Convert 250 USD to EUR.", in_chat("r1")).0.success);
+    let (result, _) = h.run_with("And to GBP?", in_chat("r2"));
+    assert!(result.success, "{}", result.answer);
+    let seen = &result.turns[0].observation;
+    assert!(seen.contains("`from` is \"EUR\" but the task says '250 USD'"), "{seen}");
+    assert!(seen.contains("`from`: \"USD\""), "{seen}");
+}

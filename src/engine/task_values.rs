@@ -11,8 +11,9 @@
 //!   name or description names the counted thing (`people`, `party_size` "number of people"),
 //!   when the task counts that thing and never with this number.
 //!
-//! Two more are read by their own files: a number argument from nowhere while the questions state
-//! another (`unstated_numbers.rs`), and an item other than the latest or earliest one a result
+//! More are read by their own files: a number argument from nowhere while the questions state
+//! another, or a stated number sent with another code than the one it was asked in
+//! (`unstated_numbers.rs`), and an item other than the latest or earliest one a result
 //! lists when the task asks for that end (`latest_listed.rs`).
 //!
 //! A call like that is refused once before it runs (`CONTRADICTS_TASK`), naming the task's value;
@@ -34,7 +35,7 @@ use super::memory::steps;
 use super::narrowing::Narrowing;
 use super::run::RunState;
 use super::times_of_day::{hhmm, time_value, times_in};
-use super::unstated_numbers::unstated_numbers;
+use super::unstated_numbers::{unit_left_behind, unstated_numbers};
 use super::{Action, CallKey, Outcome};
 
 /// One argument that contradicts the task.
@@ -224,6 +225,7 @@ impl RunState<'_> {
         let asked = self.asked_text();
         if !RELATIVE.iter().any(|w| super::facts::seen_in(&asked, w)) {
             found.extend(unstated_numbers(&asked, &self.worked_text(), &spec.input_schema, args));
+            found.extend(unit_left_behind(&asked, &self.task, args));
         }
         let results: Vec<&str> = steps(&self.memory)
             .chain(&self.turns)

@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use super::facts::{number, numbers, tokens, word_number};
+use super::facts::{number, numbered_words, numbers, seen_in, tokens, word_number};
 use super::task_values::{plain, sent_number, Contradiction};
 
 /// Factors by which a stated number is the same amount in another unit (hours → minutes, metres →
@@ -87,6 +87,46 @@ pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &V
     found
 }
 
+/// A code argument of three capitals (`"EUR"`), the form currency codes take.
+fn code(value: &Value) -> Option<&str> {
+    value.as_str().map(str::trim).filter(|s| s.len() == 3 && s.chars().all(|c| c.is_ascii_uppercase()))
+}
+
+/// The code argument that should carry the unit a number was asked with: the questions say
+/// "250 USD", the call sends 250 with no argument "USD", and exactly one code argument is one the
+/// current `task` does not name — that one, with the asked unit to send instead. SmolLM2, asked
+/// "And to GBP?" after "Convert 250 USD to EUR.", converted 250 EUR to GBP, reported a success
+/// (recovery bench follow-up-amount, 0d601e1). `asked` is the questions, `task` the current one.
+pub(crate) fn unit_left_behind(asked: &str, task: &str, args: &Value) -> Vec<Contradiction> {
+    let Some(object) = args.as_object() else { return Vec::new() };
+    let codes: Vec<(&String, &str)> = object.iter().filter_map(|(k, v)| code(v).map(|c| (k, c))).collect();
+    let sent: Vec<f64> = object.values().filter_map(sent_number).collect();
+    let task = task.to_lowercase();
+    let mut found = Vec::new();
+    for asked in numbered_words(asked) {
+        let unit = asked.word.to_uppercase();
+        if asked.word.chars().count() != 3
+            || !sent.contains(&asked.n)
+            || codes.iter().any(|(_, c)| *c == unit)
+        {
+            continue;
+        }
+        let unnamed: Vec<&(&String, &str)> =
+            codes.iter().filter(|(_, c)| !seen_in(&task, &c.to_lowercase())).collect();
+        if let [(field, sent_code)] = unnamed.as_slice() {
+            found.push(Contradiction {
+                field: (*field).clone(),
+                sent: Value::from(*sent_code).to_string(),
+                task_says: format!("{} {unit}", asked.number),
+                because: String::new(),
+                hold: true,
+                instead: Value::from(unit).to_string(),
+            });
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +186,33 @@ mod tests {
             &json!({"time": "19:30", "minutes": 90}),
         );
         assert!(time.is_empty(), "the parts of a time are not stated numbers");
+    }
+
+    #[test]
+    fn a_number_sent_without_the_unit_it_was_asked_in_is_refused_at_the_code_the_task_does_not_name() {
+        let asked = "and to gbp?\nconvert 250 usd to eur.";
+        let found =
+            unit_left_behind(asked, "And to GBP?", &json!({"amount": 250, "from": "EUR", "to": "GBP"}));
+        let fields: Vec<(&str, &str, &str)> =
+            found.iter().map(|c| (c.field.as_str(), c.task_says.as_str(), c.instead.as_str())).collect();
+        assert_eq!(fields, [("from", "250 USD", "\"USD\"")]);
+        assert!(unit_left_behind(asked, "And to GBP?", &json!({"amount": 250, "from": "USD", "to": "GBP"}))
+            .is_empty());
+        assert!(
+            unit_left_behind(asked, "And to GBP?", &json!({"amount": 230, "from": "EUR", "to": "GBP"}))
+                .is_empty(),
+            "another number: the earlier answer's amount, in its unit"
+        );
+        let first = "convert 250 usd to eur.";
+        assert!(
+            unit_left_behind(
+                first,
+                "Convert 250 USD to EUR.",
+                &json!({"amount": 250, "from": "EUR", "to": "USD"})
+            )
+            .is_empty(),
+            "every code named by the task: which one is wrong is not known"
+        );
     }
 
     #[test]
