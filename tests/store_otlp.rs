@@ -198,9 +198,11 @@ fn a_tool_call_and_its_failures_carry_the_calls_idempotency_key() {
         assert_eq!(attr(event, "keel.tool.idempotency_key"), &json!({"stringValue": "r1:1"}));
     }
     let search = spans.iter().find(|s| s["name"] == "tool search").unwrap();
-    let keys = search["attributes"].as_array().unwrap().iter().filter(|a| a["key"] == "keel.tool.idempotency_key");
+    let keys =
+        search["attributes"].as_array().unwrap().iter().filter(|a| a["key"] == "keel.tool.idempotency_key");
     assert_eq!(keys.count(), 0, "no key stored, none exported");
     let step1 = spans.iter().find(|s| s["name"] == "step 1").unwrap();
-    let on_step = step1["attributes"].as_array().unwrap().iter().filter(|a| a["key"] == "keel.tool.idempotency_key");
+    let on_step =
+        step1["attributes"].as_array().unwrap().iter().filter(|a| a["key"] == "keel.tool.idempotency_key");
     assert_eq!(on_step.count(), 0, "the key is the tool call's, on its span");
 }
