@@ -207,7 +207,7 @@ fn takes(consumer: &ToolSpec, things: &[String]) -> bool {
     let named = rank::words(&consumer.name).windows(things.len()).any(|w| w == things);
     let identifies = |argument: &Vec<String>| argument.iter().any(|w| IDENTIFYING.contains(&w.as_str()));
     arguments.iter().any(|argument| things.last().is_some_and(|noun| argument.contains(noun)))
-        || named && arguments.iter().any(identifies)
+        || (named && arguments.iter().any(identifies))
 }
 
 impl RunState<'_> {
