@@ -122,6 +122,7 @@ fn history(store: &MemoryStore, session: &str, runs: u32) {
                 at_ms: 0,
                 turn,
                 counts: None,
+                idempotency_key: Some(format!("old-{r}:{step}")),
             };
             futures_executor::block_on(store.put_turn(&record)).expect("memory store write");
         }

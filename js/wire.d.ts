@@ -459,6 +459,13 @@ export type TurnRecord = {
    * before keel stored them.
    */
   counts?: RunCounts,
+  /**
+   * The idempotency key the step's tool call ran with (see `Intent::idempotency_key`): the
+   * same for each attempt, and the key of the cut-off call when a resumed run makes it again.
+   * Absent when the step ran no tool (an answer, a refused or rejected call) and in records
+   * written before keel stored it.
+   */
+  idempotencyKey?: string,
 };
 
 /** One failure: a failed tool attempt, an invalid call, or unreadable model output. */

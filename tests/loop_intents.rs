@@ -172,6 +172,14 @@ fn the_same_call_made_again_after_an_unknown_outcome_keeps_its_idempotency_key()
         "step 4's call is the cut-off call made again: its key is step 2's"
     );
     assert_eq!(action_keys(&events)[2], (4, "pay".into(), "r1:2".into()));
+    // Each stored step keeps the key its call ran with; step 2's call never ran again.
+    let mut stored: Vec<(u32, Option<String>)> =
+        store.turns().into_iter().map(|t| (t.turn.step, t.idempotency_key)).collect();
+    stored.sort();
+    assert_eq!(
+        stored,
+        [(1, Some("r1:1".into())), (2, None), (3, Some("r1:3".into())), (4, Some("r1:2".into())), (5, None)]
+    );
 }
 
 #[test]

@@ -27,7 +27,9 @@ fn turn(run_id: &str, step: u32, at_ms: u64, tool: Option<&str>, outcome: Outcom
     let action = tool.map(|t| Action { tool: t.into(), args: json!({"city": "Oslo"}) });
     let turn =
         Turn { step, thought: "t".into(), action, observation: format!("obs {step}"), outcome, reply: None };
-    TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms, turn, counts: None }
+    // A step that ran a tool stores the key its call ran with.
+    let idempotency_key = tool.map(|_| format!("{run_id}:{step}"));
+    TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms, turn, counts: None, idempotency_key }
 }
 
 fn failure(run_id: &str, step: u32, attempt: u32, recovered: bool) -> FailureRecord {
@@ -45,7 +47,7 @@ fn failure(run_id: &str, step: u32, attempt: u32, recovered: bool) -> FailureRec
         retried: attempt == 1,
         recovered,
         recovery_call: None,
-        idempotency_key: None,
+        idempotency_key: Some(format!("{run_id}:{step}")),
         at_ms: 1_500 + u64::from(attempt),
     }
 }
@@ -182,4 +184,25 @@ fn failures_without_a_step_land_on_the_run_and_unknown_runs_are_empty() {
     assert_eq!(root["status"], json!({"code": 0}));
     assert_eq!(root["endTimeUnixNano"], "4000000000", "an unfinished run ends at its last step");
     assert_eq!(run_to_otlp(&export, "missing"), json!({"resourceSpans": []}));
+}
+
+#[test]
+fn a_tool_call_and_its_failures_carry_the_calls_idempotency_key() {
+    let mut export = export(RunStatus::Succeeded, None);
+    // A record written before keel stored the key: its tool span has no key attribute.
+    export.turns[0].idempotency_key = None;
+    let spans = spans(&run_to_otlp(&export, "r1"));
+    let weather = spans.iter().find(|s| s["name"] == "tool weather").unwrap();
+    assert_eq!(attr(weather, "keel.tool.idempotency_key"), &json!({"stringValue": "r1:1"}));
+    for event in weather["events"].as_array().unwrap() {
+        assert_eq!(attr(event, "keel.tool.idempotency_key"), &json!({"stringValue": "r1:1"}));
+    }
+    let search = spans.iter().find(|s| s["name"] == "tool search").unwrap();
+    let keys =
+        search["attributes"].as_array().unwrap().iter().filter(|a| a["key"] == "keel.tool.idempotency_key");
+    assert_eq!(keys.count(), 0, "no key stored, none exported");
+    let step1 = spans.iter().find(|s| s["name"] == "step 1").unwrap();
+    let on_step =
+        step1["attributes"].as_array().unwrap().iter().filter(|a| a["key"] == "keel.tool.idempotency_key");
+    assert_eq!(on_step.count(), 0, "the key is the tool call's, on its span");
 }

@@ -87,7 +87,7 @@ function replayJson(data, runId) {
     const mine = failures.filter((f) => f.step === step);
     events.push({ type: "stepStarted", step, atMs: at });
     if (turn?.turn.thought) events.push({ type: "thought", step, text: turn.turn.thought, atMs: at });
-    if (turn?.turn.action) events.push({ type: "action", step, tool: turn.turn.action.tool, args: turn.turn.action.args, atMs: at });
+    if (turn?.turn.action) events.push({ type: "action", step, tool: turn.turn.action.tool, args: turn.turn.action.args, idempotencyKey: turn.idempotencyKey, atMs: at });
     for (const f of mine) {
       events.push({ type: "failure", step, tool: f.tool, class: f.class, code: f.code, message: f.message, envelope: null, attempt: f.attempt, atMs: f.atMs });
       if (f.retried) events.push({ type: "retryScheduled", step, tool: f.tool, attempt: f.attempt, delayMs: null, code: f.code, atMs: f.atMs });
@@ -174,7 +174,7 @@ function replayOtlp(spans, runSpan) {
     const mine = [...failuresOf(s, step), ...failuresOf(tool, step)].sort((a, b) => a.atMs - b.atMs);
     failures.push(...mine);
     events.push({ type: "stepStarted", step, atMs: s.startMs });
-    if (tool) events.push({ type: "action", step, tool: tool.attrs["keel.tool.name"], argsDigest: tool.attrs["keel.tool.args_digest"], atMs: s.startMs });
+    if (tool) events.push({ type: "action", step, tool: tool.attrs["keel.tool.name"], argsDigest: tool.attrs["keel.tool.args_digest"], idempotencyKey: tool.attrs["keel.tool.idempotency_key"], atMs: s.startMs });
     for (const f of mine) {
       events.push({ type: "failure", ...f, envelope: null });
       if (f.retried) events.push({ type: "retryScheduled", step, tool: f.tool, attempt: f.attempt, delayMs: null, code: f.code, atMs: f.atMs });

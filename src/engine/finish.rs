@@ -10,8 +10,8 @@ use super::run::{RunState, Stop};
 use super::{parse_step, Event, Outcome, Step, Turn};
 
 impl RunState<'_> {
-    /// Ends the step: the turn is kept, shown to the page, and written with the failures it produced
-    /// before the next model call, so a killed worker loses at most the step under way. The run
+    /// Ends the step: the turn is kept, shown to the page, and written (with the idempotency key of
+    /// the tool call it ran, if any) with the failures it produced before the next model call, so a killed worker loses at most the step under way. The run
     /// record is not written again: it is written when the run starts and when it ends, and while
     /// it runs its progress is its turns (stores report a `running` run's steps from them).
     pub(crate) async fn commit(&mut self, turn: Turn) {
@@ -27,6 +27,7 @@ impl RunState<'_> {
             at_ms: self.effects.clock.now_ms(),
             turn,
             counts: Some(self.record.counts),
+            idempotency_key: self.ran_key.take(),
         };
         self.save_turn(record).await;
         self.save_failures().await;

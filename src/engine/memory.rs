@@ -85,7 +85,14 @@ mod tests {
     }
 
     fn turn(run_id: &str, turn: Turn) -> TurnRecord {
-        TurnRecord { run_id: run_id.into(), session: "s".into(), at_ms: 0, turn, counts: None }
+        TurnRecord {
+            run_id: run_id.into(),
+            session: "s".into(),
+            at_ms: 0,
+            turn,
+            counts: None,
+            idempotency_key: None,
+        }
     }
 
     fn call(step: u32) -> Turn {

@@ -109,6 +109,9 @@ pub(crate) struct RunState<'a> {
     /// The idempotency keys of calls whose outcome is unknown (cut off by a reload), by call: the
     /// same call made again keeps its key (`intent.rs`).
     pub(crate) unknown_keys: std::collections::HashMap<CallKey, String>,
+    /// The idempotency key of the tool call the step under way ran, taken into its turn record
+    /// when the step commits (`tool_turn.rs`, `finish.rs`).
+    pub(crate) ran_key: Option<String>,
     /// Calls refused once as contradicting the task (`task_values.rs`), with what they contradicted:
     /// sent again unchanged, they run.
     pub(crate) contradicted: std::collections::HashMap<CallKey, Vec<super::task_values::Contradiction>>,
@@ -201,6 +204,7 @@ impl<'a> RunState<'a> {
             runtime_text: String::new(),
             unfixed: UnfixedCalls::default(),
             unknown_keys: Default::default(),
+            ran_key: None,
             contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };

@@ -11,8 +11,9 @@
 //! Some tools are always offered whatever their rank: those in `alwaysInclude`, the `toolChoice`
 //! tool, every tool the run has called, a tool whose failed call awaits its fix and the tools its
 //! recovery plan names, the tools the task names, the tools that list what a matching offered one
-//! takes (`list_museums` for `museum_hours`), and the tools that supply the ids of an offered tool
-//! (`refsFrom`).
+//! takes (`list_museums` for `museum_hours`: the lister's name says what it lists, and the other
+//! takes it by an argument named for it or names it and takes its id, name or number), and the
+//! tools that supply the ids of an offered tool (`refsFrom`).
 //!
 //! Lexical ranking finds a tool by the words it shares with the task: "How many vacation days do I
 //! have left?" does not find `get_leave_balance`. Those tools need `alwaysInclude`, or a
@@ -27,6 +28,7 @@
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::config::ToolChoice;
 use super::memory::Remembered;
@@ -127,9 +129,10 @@ impl ToolSelection {
 
 /// The tools to offer, in the agent's order: the `pinned` ones, the best ranked for `query` (at
 /// most `max_tools`, ties to the earlier tool, each scoring at least `min_relevance` of the best
-/// score), the tools that list what a matching one takes (`list_museums`
-/// for `museum_hours`: a lookup by name fails without the names), and the tools supplying the ids
-/// of any of those (`refsFrom`, else inferred as id provenance infers them).
+/// score), the tools that list what one of those takes when `query` is about it by its name or
+/// description (`list_museums` for `museum_hours`: a lookup by name fails without the names; see
+/// [`listed`] and [`takes`]), and the tools supplying the ids of any of those (`refsFrom`, else
+/// inferred as id provenance infers them).
 pub fn select(
     set: &ToolSet,
     selection: &ToolSelection,
@@ -151,14 +154,21 @@ pub fn select(
             .filter(|&&i| scores[i] >= floor)
             .map(|&i| tools[i].name.as_str()),
     );
-    let matching: Vec<Vec<String>> = (0..tools.len())
-        .filter(|&i| scores[i] > 0.0 && chosen.contains(tools[i].name.as_str()))
-        .map(|i| rank::words(&tools[i].name))
-        .collect();
-    let listers = tools.iter().filter(|t| {
-        let words = rank::words(&t.name);
-        words.iter().any(|w| LISTING.contains(&w.as_str()))
-            && matching.iter().any(|m| m.iter().any(|w| !LISTING.contains(&w.as_str()) && words.contains(w)))
+    // The offered tools the query is about: it shares a word with their name or description. A tool
+    // found only by an argument name (`merge_pull_request`'s `number` in "the order number") is no
+    // reason to offer what lists its things as well.
+    let asked: BTreeSet<String> = rank::words(query).into_iter().collect();
+    let about = |t: &ToolSpec| {
+        let mut words = rank::words(&t.name);
+        words.extend(rank::words(&t.description));
+        words.iter().any(|w| asked.contains(w))
+    };
+    let matching: Vec<&ToolSpec> =
+        tools.iter().filter(|t| chosen.contains(t.name.as_str()) && about(t)).collect();
+    let listers = tools.iter().filter(|lister| {
+        listed(lister).is_some_and(|things| {
+            matching.iter().any(|consumer| consumer.name != lister.name && takes(consumer, &things))
+        })
     });
     chosen.extend(listers.map(|t| t.name.as_str()).collect::<Vec<_>>());
     let producers: Vec<String> = tools
@@ -170,8 +180,35 @@ pub fn select(
     tools.iter().filter(|t| chosen.contains(t.name.as_str())).cloned().collect()
 }
 
-/// Name words of a tool that lists or finds things.
+/// The first name word of a tool that lists or finds things.
 const LISTING: [&str; 4] = ["list", "search", "find", "browse"];
+
+/// Argument name words that pick one thing out of a listing: its id, name, number, ref, key or code.
+const IDENTIFYING: [&str; 6] = ["id", "name", "number", "ref", "key", "code"];
+
+/// What a tool lists, by its name: the words after a first word of [`LISTING`]
+/// (`list_pull_requests` → `pull`, `request`); `None` for a tool whose name lists nothing
+/// (`add_to_grocery_list`, a bare `search`).
+fn listed(tool: &ToolSpec) -> Option<Vec<String>> {
+    let words = rank::words(&tool.name);
+    let (verb, things) = words.split_first()?;
+    (LISTING.contains(&verb.as_str()) && !things.is_empty()).then(|| things.to_vec())
+}
+
+/// Whether `consumer` takes what a lister lists (`things`, from [`listed`]): one of its argument
+/// names holds the listed noun, the last of `things` (`get_order`'s `order_id`, `opening_hours`'s
+/// `branch`, `upload_photo`'s `album`), or its name holds all of `things` in order and it takes an
+/// argument that picks one out ([`IDENTIFYING`]: `merge_pull_request`'s `number`, `museum_hours`'s
+/// `name`). One word shared by the names is not enough: `request_access` takes no pull request,
+/// `book_table` no book, `create_calendar_event` no listed event.
+fn takes(consumer: &ToolSpec, things: &[String]) -> bool {
+    let Some(Value::Object(arguments)) = consumer.input_schema.get("properties") else { return false };
+    let arguments: Vec<Vec<String>> = arguments.keys().map(|argument| rank::words(argument)).collect();
+    let named = rank::words(&consumer.name).windows(things.len()).any(|w| w == things);
+    let identifies = |argument: &Vec<String>| argument.iter().any(|w| IDENTIFYING.contains(&w.as_str()));
+    arguments.iter().any(|argument| things.last().is_some_and(|noun| argument.contains(noun)))
+        || (named && arguments.iter().any(identifies))
+}
 
 impl RunState<'_> {
     /// The tools the next step offers: `None` when it offers every tool (selection is off, or the
@@ -236,6 +273,13 @@ mod tests {
         ToolSpec::new(name, description, json!({"type": "object", "properties": {}}))
     }
 
+    /// A tool taking string arguments named `arguments`.
+    fn taking(name: &str, description: &str, arguments: &[&str]) -> ToolSpec {
+        let properties: serde_json::Map<String, serde_json::Value> =
+            arguments.iter().map(|a| (a.to_string(), json!({"type": "string"}))).collect();
+        ToolSpec::new(name, description, json!({"type": "object", "properties": properties}))
+    }
+
     /// At most `max_tools` by rank, and no relevance cut.
     fn up_to(max_tools: usize) -> ToolSelection {
         ToolSelection { max_tools, min_relevance: 0.0, ..ToolSelection::default() }
@@ -255,7 +299,7 @@ mod tests {
             tool("send_email", "Sends an e-mail to a contact."),
             click,
             tool("list_contacts", "Lists contacts."),
-            tool("contact_details", "Details of a person, by name."),
+            taking("contact_details", "Details of a person, by name.", &["name"]),
         ])
         .unwrap();
         let none = BTreeSet::new();
@@ -274,6 +318,75 @@ mod tests {
             names(select(&tools, &up_to(1), "weather in Oslo", &pinned)),
             ["snapshot", "get_weather", "click"]
         );
+    }
+
+    #[test]
+    fn a_lister_comes_with_a_tool_that_takes_what_it_lists() {
+        let tools = ToolSet::new(vec![
+            taking("list_pull_requests", "Lists a repository's pull requests.", &["repo", "state"]),
+            taking("merge_pull_request", "Merges a pull request.", &["repo", "number"]),
+            taking("request_access", "Asks for read access to a file.", &["path"]),
+            taking("list_museums", "Lists the museums the hours service knows.", &[]),
+            taking("museum_hours", "Today's opening hours of a museum, by its exact name.", &["name"]),
+            taking("find_branch", "The library branch nearest to a street.", &["street"]),
+            taking("opening_hours", "Today's opening hours of a library branch.", &["branch"]),
+            taking("list_orders", "Lists your orders, newest first.", &[]),
+            taking("get_order", "One order by id.", &["order_id"]),
+            taking("list_albums", "Lists the user's photo albums.", &[]),
+            taking("upload_photo", "Uploads a photo to an album.", &["album", "fileName"]),
+        ])
+        .unwrap();
+        let offered = |query| names(select(&tools, &up_to(1), query, &BTreeSet::new()));
+        // The lister's listed noun is in the taker's name, and the taker picks one out by it.
+        assert_eq!(offered("merge it"), ["list_pull_requests", "merge_pull_request"]);
+        assert_eq!(offered("the exact name"), ["list_museums", "museum_hours"]);
+        // Or an argument of the taker is named for what the lister lists.
+        assert_eq!(offered("the order_id"), ["list_orders", "get_order"]);
+        assert_eq!(offered("when it closes, hours of a library"), ["find_branch", "opening_hours"]);
+        assert_eq!(offered("upload my photo"), ["list_albums", "upload_photo"]);
+    }
+
+    #[test]
+    fn a_lister_sharing_one_word_with_an_offered_tool_does_not_come_with_it() {
+        let tools = ToolSet::new(vec![
+            taking("list_pull_requests", "Lists a repository's pull requests.", &["repo", "state"]),
+            taking("request_access", "Asks for read access to a file.", &["path"]),
+            taking("search_books", "Finds books by author or title.", &["author", "title"]),
+            taking("book_table", "Books a restaurant table.", &["restaurant", "people", "time"]),
+            taking("list_calendar_events", "Lists the calendar events on one day.", &["date"]),
+            taking("create_calendar_event", "Creates an event in the calendar.", &["title", "start"]),
+            taking("search_notes", "Full-text search over the user's notes.", &["query"]),
+            taking("add_note", "Saves a note with a title and a body.", &["title", "body"]),
+            taking("add_to_grocery_list", "Adds an item to the shared grocery list.", &["item"]),
+            taking("list_invoices", "Lists a customer's invoices.", &["customer"]),
+            taking("list_unpaid_invoices", "Lists your unpaid invoices with their totals.", &[]),
+        ])
+        .unwrap();
+        let offered = |query| names(select(&tools, &up_to(1), query, &BTreeSet::new()));
+        // `request` in both names, but access is not a pull request.
+        assert_eq!(offered("ask for read access to the file"), ["request_access"]);
+        // `book` is what `book_table` does, not what it takes.
+        assert_eq!(offered("a restaurant table for four"), ["book_table"]);
+        // Creating an event or saving a note takes no listed one.
+        assert_eq!(offered("create an event at noon"), ["create_calendar_event"]);
+        assert_eq!(offered("save a body text"), ["add_note"]);
+        // (`add_to_grocery_list` shares `add` with `add_note`, but a name ending in `list` lists
+        // nothing.)
+        // Two listings of invoices do not bring each other.
+        assert_eq!(offered("invoices with their totals, unpaid"), ["list_unpaid_invoices"]);
+    }
+
+    #[test]
+    fn a_tool_found_only_by_an_argument_name_brings_no_lister() {
+        let tools = ToolSet::new(vec![
+            taking("list_pull_requests", "Lists a repository's pull requests.", &["repo", "state"]),
+            taking("merge_pull_request", "Merges a pull request.", &["repo", "number"]),
+        ])
+        .unwrap();
+        let offered = |query| names(select(&tools, &up_to(1), query, &BTreeSet::new()));
+        // "number" finds `merge_pull_request` by its argument: the task is not about pull requests.
+        assert_eq!(offered("tell me the order number"), ["merge_pull_request"]);
+        assert_eq!(offered("merge the pull request"), ["list_pull_requests", "merge_pull_request"]);
     }
 
     #[test]

@@ -102,6 +102,7 @@ impl RunState<'_> {
         if !spec.is_idempotent() {
             self.commit_intent(step, action, thought, &idempotency_key).await;
         }
+        self.ran_key = Some(idempotency_key.clone());
         let end = self.run_tool(step, spec, &action.args, key, &idempotency_key).await;
         if end.is_ok() {
             // The call's outcome is known now: the same call made later is a new call.

@@ -103,6 +103,7 @@ mod tests {
             at_ms: 0,
             turn: Turn::final_answer(step, String::new(), format!("{run_id}/{step}")),
             counts: None,
+            idempotency_key: None,
         }
     }
 

@@ -2,9 +2,10 @@
 //! POST to a collector's `/v1/traces` or to load into a trace viewer.
 //!
 //! The spans are built from the records a run leaves behind ([`Export`]): one span for the run, one
-//! child per step, and under a step with an action one child for its tool call. Failures become span
-//! events (on the tool call, else the step, else the run) with their class, code, attempt and
-//! whether they were retried and recovered.
+//! child per step, and under a step with an action one child for its tool call, with the idempotency
+//! key the call ran with (`keel.tool.idempotency_key`) when the store kept it. Failures become span
+//! events (on the tool call, else the step, else the run) with their class, code, attempt, the
+//! call's idempotency key, and whether they were retried and recovered.
 //!
 //! Ids are derived, not random: the trace id from the run id, a span id from the run id and the
 //! step, so exporting the same run twice gives the same trace. Times come from the records' ms:
@@ -60,12 +61,15 @@ pub fn run_to_otlp(export: &Export, run_id: &str) -> Value {
             str_attr("keel.outcome", outcome_name(turn.turn.outcome)),
         ];
         if let Some(action) = &turn.turn.action {
-            let tool_attrs = vec![
+            let mut tool_attrs = vec![
                 str_attr("keel.tool.name", &action.tool),
                 str_attr("keel.tool.args_digest", &digest(&action.args)),
                 str_attr("keel.outcome", outcome_name(turn.turn.outcome)),
                 str_attr("keel.observation", &clip(&turn.turn.observation)),
             ];
+            if let Some(key) = &turn.idempotency_key {
+                tool_attrs.push(str_attr("keel.tool.idempotency_key", key));
+            }
             let tool = Span { name: format!("tool {}", action.tool), kind: KIND_CLIENT, start, end };
             spans.push(tool.to_json(
                 &trace_id,
@@ -242,6 +246,9 @@ fn failure_event(f: &FailureRecord) -> Value {
     }
     if let Some(args) = &f.args_digest {
         attributes.push(str_attr("keel.tool.args_digest", args));
+    }
+    if let Some(key) = &f.idempotency_key {
+        attributes.push(str_attr("keel.tool.idempotency_key", key));
     }
     json!({ "timeUnixNano": nanos(f.at_ms), "name": "failure", "attributes": attributes })
 }

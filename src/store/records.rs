@@ -242,6 +242,13 @@ pub struct TurnRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub counts: Option<RunCounts>,
+    /// The idempotency key the step's tool call ran with (see [`Intent::idempotency_key`]): the
+    /// same for each attempt, and the key of the cut-off call when a resumed run makes it again.
+    /// Absent when the step ran no tool (an answer, a refused or rejected call) and in records
+    /// written before keel stored it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub idempotency_key: Option<String>,
 }
 
 /// One failure: a failed tool attempt, an invalid call, or unreadable model output.
@@ -290,6 +297,36 @@ pub struct FailureRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::turn::{Action, Outcome};
+
+    #[test]
+    fn a_turn_record_keeps_its_calls_idempotency_key_and_one_stored_without_it_still_reads() {
+        let turn = Turn {
+            step: 2,
+            thought: "pay it".into(),
+            action: Some(Action { tool: "pay".into(), args: serde_json::json!({"invoice": "INV-7"}) }),
+            observation: "paid".into(),
+            outcome: Outcome::Ok,
+            reply: None,
+        };
+        let record = TurnRecord {
+            run_id: "r1".into(),
+            session: "s".into(),
+            at_ms: 7,
+            turn,
+            counts: None,
+            idempotency_key: Some("r1:2".into()),
+        };
+        let written = serde_json::to_value(&record).unwrap();
+        assert_eq!(written["idempotencyKey"], "r1:2");
+        assert_eq!(serde_json::from_value::<TurnRecord>(written.clone()).unwrap(), record);
+        // As keel stored it before it kept the key.
+        let mut old = written;
+        old.as_object_mut().unwrap().remove("idempotencyKey");
+        let read: TurnRecord = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(read, TurnRecord { idempotency_key: None, ..record });
+        assert_eq!(serde_json::to_value(&read).unwrap(), old, "no key, no field written");
+    }
 
     #[test]
     fn an_end_reason_is_written_camel_case_and_read_in_either_spelling() {

@@ -95,6 +95,7 @@ pub fn turn(run_id: &str, session: &str, step: u32, at_ms: u64) -> TurnRecord {
             reply: None,
         },
         counts: None,
+        idempotency_key: None,
     }
 }
 

@@ -105,6 +105,12 @@ test("the JSON export, opened by file: every step, failure, code, attempt and re
   // Thoughts, actions with their arguments, the envelope the model read, the answer and the end.
   assert.equal((await items("#trace .item.thought")).length, turns.filter((t) => t.turn.thought).length);
   assert.ok((await items("#trace .item.action")).some((a) => /get_weather.*"city"/.test(a.text)));
+  // Each call's idempotency key, as its tool received it and the turn stored it (none for a call
+  // refused before it ran).
+  const keys = turns.filter((t) => t.turn.action).map((t) => t.idempotencyKey);
+  const ran = keys.filter((k) => k !== undefined);
+  assert.ok(ran.length && ran.every((k) => k.startsWith(`${runId}:`)), JSON.stringify(keys));
+  assert.deepEqual((await items("#trace .item.action")).map((a) => a.idempotencyKey), keys);
   const told = await items('#trace .item.observation[data-outcome="failed"]');
   assert.ok(told.some((o) => /snapshot/.test(o.text)), JSON.stringify(told));
   assert.match(await page.textContent("#trace .item.final"), /INV-1042/);
@@ -128,6 +134,10 @@ test("the OTLP export, opened by file: the same steps, failures and retries", as
   assert.deepEqual(await Promise.all(["faults", "retried", "recovered"].map(summary)), live.stats);
   // What OTLP does not keep is said, not invented.
   assert.match(await page.textContent("#trace .item.action"), /arguments not exported \(digest [0-9a-f]+\)/);
+  // The calls' idempotency keys are kept (keel.tool.idempotency_key).
+  const keys = exported.json.data.turns.filter((t) => t.turn.action).map((t) => t.idempotencyKey);
+  assert.deepEqual((await items("#trace .item.action")).map((a) => a.idempotencyKey), keys);
+  assert.match(await page.textContent("#trace .item.action"), /idempotency key \S+:\d+/);
   assert.match(await page.textContent("#run-missing"), /thoughts/);
   assert.match(await page.textContent("#trace .item.end"), /The model gave its final answer\./);
   await page.screenshot({ path: join(ARTIFACTS, "viewer-otlp.png"), fullPage: true });
