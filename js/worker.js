@@ -7,7 +7,8 @@
 // carries the `WebAssembly.Module` the page compiled while this worker started (engine-module.js),
 // or null when it could not; any other first message means the page compiled nothing. Without a
 // module, or with one this glue cannot instantiate, the worker fetches and compiles the wasm
-// itself (`instantiateStreaming`).
+// itself (`instantiateStreaming`). The build writes this file into pkg/ as one, its imports inlined
+// (scripts/flat-worker.mjs): a module worker fetches its imports level by level before it starts.
 // @ts-ignore: keel.js is wasm-bindgen's glue, generated into pkg/ by the build, not kept in js/.
 import init, { startWorker } from "./keel.js";
 import { KeelErrorCode } from "./codes.js";
@@ -30,12 +31,21 @@ const buffer = (event) => {
   if (!loading) {
     loading = true;
     const given = data?.type === "wasm" ? data.module : undefined;
-    load(given instanceof WebAssembly.Module ? given : undefined);
+    load(given instanceof WebAssembly.Module && isEngine(given) ? given : undefined);
     if (data?.type === "wasm") return;
   }
   early.push(data);
 };
 self.addEventListener("message", buffer);
+
+/**
+ * Whether `module` is keel's engine at all (another build's would still fail to link against this
+ * glue, and the worker then fetches its own).
+ * @param {WebAssembly.Module} module
+ */
+function isEngine(module) {
+  return WebAssembly.Module.exports(module).some((e) => e.name === "startWorker" && e.kind === "function");
+}
 
 /**
  * Instantiates `module` (the page's), or fetches the wasm if there is none or it does not fit,
