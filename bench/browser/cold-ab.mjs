@@ -33,7 +33,7 @@ async function load(context, url) {
   const page = await context.newPage();
   collectErrors(page, errors);
   await page.goto(url);
-  await page.waitForFunction(() => window.cold !== undefined);
+  await page.waitForFunction(() => window.cold !== undefined, null, { timeout: 120_000 });
   const cold = await page.evaluate(() => window.cold);
   await page.close();
   if (cold.error) throw new Error(`cold start failed at ${url}: ${cold.error}`);
