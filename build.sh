@@ -322,6 +322,8 @@ Object.assign(pkg, {
 writeFileSync(`${dir}/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
 NODE
 	info "copied js/ into $PKG_DIR/ and wrote $PKG_DIR/package.json (exports, files)"
+	# The worker as one file: a module worker fetches its imports level by level before it starts.
+	node scripts/flat-worker.mjs "$PKG_DIR"
 }
 
 # The unpacked extension from www/extension/, the demo components it shares (trace, history,

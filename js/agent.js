@@ -7,6 +7,7 @@
 import { openPromptApi } from "./backends/prompt-api.js";
 import { checkSendable, describe, isPlainObject } from "./checks.js";
 import { KeelErrorCode } from "./codes.js";
+import { engineModule } from "./engine-module.js";
 import { toRawFailure } from "./errors.js";
 import { FailureLog, failureQuery } from "./failure-log.js";
 import { fromRawFailure, KeelError } from "./keel-error.js";
@@ -152,6 +153,8 @@ export class Agent {
         dispose: () => {},
       }));
     }
+    // The wasm's fetch and compile start now, and run while the worker starts (engine-module.js).
+    const module = engineModule();
     // `new Worker(new URL("./worker.js", import.meta.url), …)` spelt out literally: bundlers
     // (Vite, webpack, Parcel) recognise only this form, and then bundle the worker and its wasm.
     const spawned =
@@ -164,7 +167,7 @@ export class Agent {
     agent.#owned = owned;
     agent.#redact = hook;
     try {
-      await agent.#start({ type: "init", tools: specs, model: choice, config });
+      await agent.#start({ type: "init", tools: specs, model: choice, config }, module);
     } catch (e) {
       agent.dispose();
       throw e;
@@ -172,12 +175,28 @@ export class Agent {
     return agent;
   }
 
-  /** @param {Message<PageMessage, "init">} message */
-  #start(message) {
+  /**
+   * Hands the worker the page's compiled wasm (or null: the worker then loads its own) once
+   * `module` settles, then `init`; resolves on `ready`. The worker answers pings meanwhile.
+   * @param {Message<PageMessage, "init">} message
+   * @param {Promise<WebAssembly.Module | null>} module
+   */
+  #start(message, module) {
     return new Promise((resolve, reject) => {
       this.#init = { resolve, reject };
-      this.#send(message, reject);
       this.#watch();
+      module.then((compiled) => {
+        // Not a PageMessage: worker.js takes it before the engine starts, and the engine never sees it.
+        const wasm = (/** @type {WebAssembly.Module | null} */ given) => {
+          if (!this.#disposed && !this.#dead) this.#worker.postMessage({ type: "wasm", module: given });
+        };
+        try {
+          wasm(compiled);
+        } catch {
+          wasm(null); // A worker the module cannot be posted to loads the wasm itself.
+        }
+        this.#send(message, reject);
+      });
     });
   }
 

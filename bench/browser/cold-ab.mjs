@@ -1,0 +1,123 @@
+// Worker cold start, two builds side by side: each directory (a checkout holding pkg/ and
+// bench/browser/) is served on its own origin, and their loads interleave (A first, B first,
+// A cached, B cached, …), so machine noise falls on both alike. With --probe, each load also runs
+// cold-probe.html and the phases of Agent.create() are printed (medians, ms from create's start).
+//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--json FILE]
+import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
+import { serve } from "../../tests/e2e/server.mjs";
+import { summary } from "./stats.mjs";
+
+const HEADERS = {
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-embedder-policy": "require-corp",
+  "cache-control": "max-age=3600",
+};
+const { values: opts } = parseArgs({
+  options: {
+    a: { type: "string" },
+    b: { type: "string" },
+    loads: { type: "string", default: "30" },
+    probe: { type: "boolean", default: false },
+    json: { type: "string" },
+  },
+});
+if (!opts.a || !opts.b) throw new Error("usage: node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe]");
+const loads = Number(opts.loads);
+const errors = [];
+
+async function load(context, url) {
+  const page = await context.newPage();
+  collectErrors(page, errors);
+  await page.goto(url);
+  await page.waitForFunction(() => window.cold !== undefined, null, { timeout: 120_000 });
+  const cold = await page.evaluate(() => window.cold);
+  await page.close();
+  if (cold.error) throw new Error(`cold start failed at ${url}: ${cold.error}`);
+  return cold;
+}
+
+// Phases of one probed load, in ms from Agent.create()'s start.
+function phases({ page, worker }) {
+  const t = (x) => (x === undefined ? undefined : x - page.createStart);
+  const wasm = worker.resources.find((r) => r.name.endsWith(".wasm"));
+  const m = worker.marks;
+  return {
+    workerConstructed: t(page.constructed),
+    workerOrigin: t(m.workerOrigin),
+    workerModulesEvaluated: t(m.hooks),
+    wasmFetchStart: t(wasm?.start),
+    wasmFetchEnd: t(wasm?.end),
+    instantiateStart: t(m.instantiateStreamingStart ?? m.instantiateStart),
+    instantiateEnd: t(m.instantiateStreamingEnd ?? m.instantiateEnd),
+    pageCompileStart: t(page.compileStreamingStart ?? page.compileStart),
+    pageCompileEnd: t(page.compileStreamingEnd ?? page.compileEnd),
+    initArrived: t(m.initArrived),
+    workerReady: t(m.ready),
+    pageReady: t(page.ready),
+    ...Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith("keel:")).map(([k, v]) => [k, t(v)])),
+  };
+}
+
+const sides = {};
+for (const [name, dir] of [["a", opts.a], ["b", opts.b]]) {
+  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), first: [], cached: [], probeFirst: [], probeCached: [] };
+}
+const browser = await launchChromium();
+const load0 = loadavg();
+try {
+  for (const side of Object.values(sides)) {
+    side.warm = await browser.newContext();
+    await load(side.warm, `${side.server.url}/bench/browser/cold.html`);
+    if (opts.probe) await load(side.warm, `${side.server.url}/bench/browser/cold-probe.html`);
+  }
+  for (let i = 0; i < loads; i++) {
+    for (const side of Object.values(sides)) {
+      const fresh = await browser.newContext();
+      side.first.push((await load(fresh, `${side.server.url}/bench/browser/cold.html`)).createMs);
+      await fresh.close();
+    }
+    for (const side of Object.values(sides)) {
+      side.cached.push((await load(side.warm, `${side.server.url}/bench/browser/cold.html`)).createMs);
+    }
+    if (!opts.probe) continue;
+    for (const side of Object.values(sides)) {
+      const fresh = await browser.newContext();
+      side.probeFirst.push(phases(await load(fresh, `${side.server.url}/bench/browser/cold-probe.html`)));
+      await fresh.close();
+      side.probeCached.push(phases(await load(side.warm, `${side.server.url}/bench/browser/cold-probe.html`)));
+    }
+  }
+} finally {
+  for (const side of Object.values(sides)) await side.warm?.close();
+  await browser.close();
+  for (const side of Object.values(sides)) await side.server.close();
+}
+const load1 = loadavg();
+const round = (x) => Math.round(x * 10) / 10;
+const out = { loads, loadavgStart: load0.map(round), loadavgEnd: load1.map(round), sides: {} };
+for (const [name, side] of Object.entries(sides)) {
+  const phaseMedians = (list) =>
+    list.length ? Object.fromEntries(Object.keys(list[0]).map((k) => [k, summary(list.map((p) => p[k]).filter((x) => x !== undefined))?.median ?? null])) : null;
+  out.sides[name] = {
+    dir: side.dir,
+    first: summary(side.first),
+    cached: summary(side.cached),
+    phasesFirst: phaseMedians(side.probeFirst),
+    phasesCached: phaseMedians(side.probeCached),
+  };
+}
+if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
+process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind\n`);
+for (const [name, s] of Object.entries(out.sides)) {
+  process.stdout.write(`${name} (${s.dir}): first median ${s.first.median} p95 ${s.first.p95}; cached median ${s.cached.median} p95 ${s.cached.p95}\n`);
+  if (s.phasesFirst) process.stdout.write(`  phases first:  ${JSON.stringify(s.phasesFirst, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
+  if (s.phasesCached) process.stdout.write(`  phases cached: ${JSON.stringify(s.phasesCached, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
+}
+if (errors.length) {
+  process.stderr.write(`page errors:\n${errors.join("\n")}\n`);
+  process.exit(1);
+}
