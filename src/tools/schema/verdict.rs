@@ -123,7 +123,9 @@ impl Verdict<'_> {
     /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
     /// dependencies.
     fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
-        for (key, item) in map {
+        // Without these keywords no key has a schema to pass (a `required`-only `then`, say).
+        let keyed = !rules.properties.is_empty() || !rules.pattern_properties.is_empty() || rules.additional.is_some();
+        for (key, item) in map.iter().filter(|_| keyed) {
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
                 if pattern.is_match(key) {
@@ -143,7 +145,7 @@ impl Verdict<'_> {
                 return false;
             }
         }
-        if !rules.required.iter().all(|name| map.contains_key(name)) {
+        if !rules.required.iter().all(|name| has_key(map, name)) {
             return false;
         }
         if let Some(id) = rules.property_names {
@@ -160,7 +162,7 @@ impl Verdict<'_> {
             return false;
         }
         let dependent_ok = |(present, names): &(String, Vec<String>)| {
-            !map.contains_key(present) || names.iter().all(|name| map.contains_key(name))
+            !has_key(map, present) || names.iter().all(|name| has_key(map, name))
         };
         if !rules.dependent_required.iter().all(dependent_ok) {
             return false;
@@ -168,7 +170,20 @@ impl Verdict<'_> {
         rules
             .dependent_schemas
             .iter()
-            .all(|(present, id)| !map.contains_key(present) || self.check(*id, value, depth))
+            .all(|(present, id)| !has_key(map, present) || self.check(*id, value, depth))
+    }
+}
+
+/// Objects this small are searched key by key: comparing a few short strings costs less than
+/// hashing the name (serde_json's map hashes with SipHash).
+const SCANNED_KEYS: usize = 8;
+
+/// Whether `map` has the key `name`.
+fn has_key(map: &Map<String, Value>, name: &str) -> bool {
+    if map.len() <= SCANNED_KEYS {
+        map.keys().any(|key| key == name)
+    } else {
+        map.contains_key(name)
     }
 }
 
