@@ -58,10 +58,9 @@ impl Atom {
             ranges.iter().any(|&(l, h)| l <= low && high <= h)
         };
         match (self.negated, other.negated) {
-            (false, false) => self
-                .ranges
-                .iter()
-                .all(|&(l, h)| other.ranges.iter().all(|&(ol, oh)| h < ol || oh < l)),
+            (false, false) => {
+                self.ranges.iter().all(|&(l, h)| other.ranges.iter().all(|&(ol, oh)| h < ol || oh < l))
+            }
             (true, false) => other.ranges.iter().all(|&(l, h)| covers(&self.ranges, l, h)),
             (false, true) => self.ranges.iter().all(|&(l, h)| covers(&other.ranges, l, h)),
             (true, true) => false,

@@ -89,13 +89,39 @@ pub(super) struct Rules {
     pub unique_items: bool,
     /// `format`, when format assertions are on and keel checks this one.
     pub format: Option<StringFormat>,
+    /// Whether the node has none of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`, `const`:
+    /// the yes/no walk then skips them with one test ([`Rules::summarise`] sets it).
+    pub plain: bool,
+    /// Whether a key of an object can meet a schema here (`properties`, `patternProperties`,
+    /// `additionalProperties`): without, the yes/no walk does not visit the keys.
+    pub keyed: bool,
 }
 
 impl Rules {
+    /// Sets [`Rules::plain`] and [`Rules::keyed`], once every keyword (and `$ref`) is read.
+    pub fn summarise(&mut self) {
+        self.plain = self.reference.is_none()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+            && self.not.is_none()
+            && self.condition.is_none()
+            && self.constant.is_none();
+        self.keyed =
+            !self.properties.is_empty() || !self.pattern_properties.is_empty() || self.additional.is_some();
+    }
+
     /// The schema of property `name`, if `properties` declares it.
     pub fn property(&self, name: &str) -> Option<NodeId> {
-        self.properties.iter().find(|(key, _)| key == name).map(|&(_, id)| id)
+        self.properties.iter().find(|(key, _)| same_key(key, name)).map(|&(_, id)| id)
     }
+}
+
+/// Whether two keys are equal, telling most unequal ones apart by length and first byte before
+/// comparing the rest: lookups compare a key with every declared name in turn, and a library
+/// `memcmp` call costs more than the whole of a short key's comparison.
+pub(super) fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// A `pattern` with its source kept for messages.
