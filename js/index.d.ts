@@ -41,11 +41,15 @@ export type {
   Intent,
   IssueKind,
   Json,
+  ModelChoice,
+  OnUnknownOutcome,
   Outcome,
   PendingApproval,
   Pruned,
   RawFailure,
+  Reply,
   ResponseFormat,
+  Role,
   RunCounts,
   RunRecord,
   RunResult,
@@ -54,10 +58,15 @@ export type {
   Severity,
   StoredApproval,
   StoreExport,
+  StoreQuery,
+  ToolSpec,
   Turn,
   TurnRecord,
   Usage,
 } from "./wire.js";
+// The wire's failure query (times in ms, as the worker reads them) and its order, under names that
+// do not take the page's `FailureQuery` (which also takes a Date).
+export type { FailureQuery as WireFailureQuery, Order as FailureOrder } from "./wire.js";
 
 /** A JSON Schema (as Zod's `toJSONSchema` or the Prompt API's tool declarations produce it). */
 export type JsonSchema = { [key: string]: Json };

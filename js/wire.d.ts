@@ -49,7 +49,7 @@ export type AgentEvent = {
   tool: string,
   /** The arguments, as sent by the model. */
   args: Json,
-  /** The call's idempotency key, as the tool receives it (`ToolCall::idempotency_key`). */
+  /** The call's idempotency key, as the tool receives it (`ctx.idempotencyKey`). */
   idempotencyKey: string,
 } | {
   "type": "approvalRequested",
@@ -243,12 +243,12 @@ export type Outcome = "ok" | "warning" | "failed" | "final";
  * Counts kept on a run record.
  *
  * They are written with the record, which is written when the run starts (all zero) and when it
- * ends, not at each step (a step's commit is its turn and its failures, with no rewrite: see
- * `Store`). So while a run is under way, or after it was cut off, its stored
- * counts are zero but for `steps`, which stores report from its committed turns; the live counts
- * are the run's own, in its result, and each committed turn stores them as they were then
- * (`TurnRecord::counts`). A resumed run counts on from its last committed turn's
- * (`super::SavedRun::into_parts`): only what the cut-off step itself spent is lost.
+ * ends, not at each step (a step's commit is its turn and its failures, with no rewrite of the
+ * run record). So while a run is under way, or after it was cut off, its stored counts are zero
+ * but for `steps`, which stores report from its committed turns; the live counts are the run's
+ * own, in its result, and each committed turn stores them as they were then (a turn record's
+ * `counts`). A resumed run counts on from its last committed turn's: only what the cut-off step
+ * itself spent is lost.
  */
 export type RunCounts = {
   /**
@@ -298,7 +298,7 @@ export type FailureStatsReport = {
  * Everything the model needs to recover from one failure: what failed, why it probably failed,
  * numbered steps naming the exact tools to call, what it may call, and what it sent.
  *
- * Renderers (`super::render`) turn it into XML, text or a one-line string for the prompt.
+ * keel's renderers turn it into XML, text or a one-line string for the prompt.
  */
 export type Envelope = {
   /** What went wrong. */
@@ -502,7 +502,7 @@ export type FailureRecord = {
    * `recoverWith`), when it did.
    */
   recoveryCall?: string,
-  /** The idempotency key of the tool call that failed (see `Intent::idempotency_key`). */
+  /** The idempotency key of the tool call that failed (as an intent's `idempotencyKey`). */
   idempotencyKey?: string,
   /** When it happened, ms since the epoch. */
   atMs: number,
@@ -644,7 +644,7 @@ export type StoredApproval = {
 
 /**
  * A call about to run, stored before it runs so that a run cut off during it knows the call's
- * outcome is unknown (see `RunRecord::intent`).
+ * outcome is unknown (a run record's `intent`).
  */
 export type Intent = {
   /**
@@ -760,7 +760,7 @@ export type WorkerMessage = {
   timeoutMs: number,
   /**
    * The call's idempotency key: the same for every attempt, and when the call is made again
-   * after a reload (`ToolCall::idempotency_key`).
+   * after a reload (what the tool receives as `ctx.idempotencyKey`).
    */
   idempotencyKey: string,
 } | {
@@ -853,8 +853,8 @@ export type WorkerMessage = {
 };
 
 /**
- * `init`: the agent's tools, model and settings, as the page gave them. Each is read into its
- * type when the agent is built (`Init::read_model`, `read_tools`, `read_config`, in `init.rs`), so a mistake in one is an `initFailed` naming
+ * `init`: the agent's tools, model and settings, as the page gave them. The worker reads each
+ * into its type when it builds the agent (init.rs), so a mistake in one is an `initFailed` naming
  * where it is (`tools[1].timeoutMs`), not an unreadable message.
  */
 export type Init = {
@@ -877,9 +877,9 @@ export type ToolSpec = {
   description: string,
   /** JSON Schema of its arguments object. */
   inputSchema?: Json,
-  /** How long one attempt may run before it is aborted; `None` uses the agent's default. */
+  /** How long one attempt may run before it is aborted; absent, the agent's default applies. */
   timeoutMs?: number,
-  /** Attempts allowed for one call on transient failures; `None` uses the retry policy's. */
+  /** Attempts allowed for one call on transient failures; absent, the retry policy's apply. */
   maxAttempts?: number,
   /**
    * Tools whose output supplies the ids or references this tool takes (a snapshot tool for a
@@ -888,7 +888,7 @@ export type ToolSpec = {
   refsFrom?: Array<string>,
   /**
    * The tool only reads: it has no side effect, so the runtime may call it on its own (see
-   * `recover_with`).
+   * `recoverWith`).
    */
   readOnly?: boolean,
   /**
@@ -900,20 +900,20 @@ export type ToolSpec = {
   /**
    * Whether a call waits for the user's approval before it runs (`needsApproval`): `false`
    * (the default), `true`, or `"perCall"` when the page decides for each call from its
-   * arguments (a JS function: the tool host's `ToolHost::needs_approval`).
+   * arguments (a JS function the tool host asks for each call).
    */
   needsApproval?: boolean | "perCall",
   /**
    * Running a call twice does no more than running it once (a `PUT`, a lookup, a call the
    * service dedupes by its idempotency key): a call cut off by a reload is simply made again.
-   * A tool that is neither this nor `read_only` gets an intent stored before each call, and a
-   * call cut off before its outcome was stored is never made again silently (`on_unknown_outcome`).
+   * A tool that is neither this nor `readOnly` gets an intent stored before each call, and a
+   * call cut off before its outcome was stored is never made again silently (`onUnknownOutcome`).
    */
   idempotent?: boolean,
   /**
    * What a resumed run does with a call of this tool whose outcome is unknown (its intent was
-   * stored, its result was not): ask the user, or report it to the model. `None`: report. Only
-   * for tools that are neither `idempotent` nor `read_only`.
+   * stored, its result was not): ask the user, or report it to the model; absent, report. Only
+   * for tools that are neither `idempotent` nor `readOnly`.
    */
   onUnknownOutcome?: OnUnknownOutcome,
 };
@@ -974,7 +974,7 @@ export type Run = {
   /** The session; runs of one session queue behind each other. */
   session?: string,
   /**
-   * Set to pick up the stored run `run_id` cut off earlier (a terminated worker, a reload)
+   * Set to pick up the stored run `runId` cut off earlier (a terminated worker, a reload)
    * instead of starting `task`: `continue` resumes it from its last committed step, `abandon`
    * ends it as interrupted. Its task and session are the stored ones.
    */
@@ -1106,7 +1106,7 @@ export type FailureQuery = {
   since?: number,
   /** Before this time. */
   until?: number,
-  /** At most this many, the newest (or, with `Order::Oldest`, the oldest). */
+  /** At most this many, the newest (or, ordered `oldest`, the oldest). */
   limit?: number,
   /** Newest first (the default) or oldest first. */
   order?: Order,

@@ -73,7 +73,7 @@ pub enum Event {
         tool: String,
         /// The arguments, as sent by the model.
         args: Value,
-        /// The call's idempotency key, as the tool receives it ([`ToolCall::idempotency_key`](super::ToolCall::idempotency_key)).
+        /// The call's idempotency key, as the tool receives it (`ctx.idempotencyKey`).
         idempotency_key: String,
     },
     /// The call waits for the user's approval (its tool's `needsApproval`): the run is paused, and

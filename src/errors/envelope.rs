@@ -9,7 +9,7 @@ use super::{Classification, ErrorCode, FailureClass, FieldIssue, RawFailure, Sev
 /// Everything the model needs to recover from one failure: what failed, why it probably failed,
 /// numbered steps naming the exact tools to call, what it may call, and what it sent.
 ///
-/// Renderers ([`super::render`]) turn it into XML, text or a one-line string for the prompt.
+/// keel's renderers turn it into XML, text or a one-line string for the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]

@@ -31,7 +31,7 @@ pub struct FailureQuery {
     /// Before this time.
     #[cfg_attr(test, ts(optional))]
     pub until: Option<u64>,
-    /// At most this many, the newest (or, with [`Order::Oldest`], the oldest).
+    /// At most this many, the newest (or, ordered `oldest`, the oldest).
     #[cfg_attr(test, ts(optional))]
     pub limit: Option<u32>,
     /// Newest first (the default) or oldest first.

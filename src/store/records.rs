@@ -78,12 +78,12 @@ impl EndReason {
 /// Counts kept on a run record.
 ///
 /// They are written with the record, which is written when the run starts (all zero) and when it
-/// ends, not at each step (a step's commit is its turn and its failures, with no rewrite: see
-/// [`Store`](super::Store)). So while a run is under way, or after it was cut off, its stored
-/// counts are zero but for `steps`, which stores report from its committed turns; the live counts
-/// are the run's own, in its result, and each committed turn stores them as they were then
-/// ([`TurnRecord::counts`]). A resumed run counts on from its last committed turn's
-/// ([`super::SavedRun::into_parts`]): only what the cut-off step itself spent is lost.
+/// ends, not at each step (a step's commit is its turn and its failures, with no rewrite of the
+/// run record). So while a run is under way, or after it was cut off, its stored counts are zero
+/// but for `steps`, which stores report from its committed turns; the live counts are the run's
+/// own, in its result, and each committed turn stores them as they were then (a turn record's
+/// `counts`). A resumed run counts on from its last committed turn's: only what the cut-off step
+/// itself spent is lost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -142,7 +142,7 @@ pub struct RunRecord {
 }
 
 /// A call about to run, stored before it runs so that a run cut off during it knows the call's
-/// outcome is unknown (see [`RunRecord::intent`]).
+/// outcome is unknown (a run record's `intent`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -286,7 +286,7 @@ pub struct FailureRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub recovery_call: Option<String>,
-    /// The idempotency key of the tool call that failed (see [`Intent::idempotency_key`]).
+    /// The idempotency key of the tool call that failed (as an intent's `idempotencyKey`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub idempotency_key: Option<String>,

@@ -19,11 +19,11 @@ pub struct ToolSpec {
     #[serde(default = "empty_object_schema")]
     #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub input_schema: Value,
-    /// How long one attempt may run before it is aborted; `None` uses the agent's default.
+    /// How long one attempt may run before it is aborted; absent, the agent's default applies.
     #[serde(default)]
     #[cfg_attr(test, ts(optional))]
     pub timeout_ms: Option<u64>,
-    /// Attempts allowed for one call on transient failures; `None` uses the retry policy's.
+    /// Attempts allowed for one call on transient failures; absent, the retry policy's apply.
     #[serde(default)]
     #[cfg_attr(test, ts(optional))]
     pub max_attempts: Option<u32>,
@@ -33,7 +33,7 @@ pub struct ToolSpec {
     #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub refs_from: Vec<String>,
     /// The tool only reads: it has no side effect, so the runtime may call it on its own (see
-    /// `recover_with`).
+    /// `recoverWith`).
     #[serde(default)]
     #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub read_only: bool,
@@ -45,20 +45,20 @@ pub struct ToolSpec {
     pub recover_with: BTreeMap<String, String>,
     /// Whether a call waits for the user's approval before it runs (`needsApproval`): `false`
     /// (the default), `true`, or `"perCall"` when the page decides for each call from its
-    /// arguments (a JS function: the tool host's [`ToolHost::needs_approval`](crate::engine::ToolHost::needs_approval)).
+    /// arguments (a JS function the tool host asks for each call).
     #[serde(default, skip_serializing_if = "NeedsApproval::is_never")]
     #[cfg_attr(test, ts(type = "boolean | \"perCall\"", optional))]
     pub needs_approval: NeedsApproval,
     /// Running a call twice does no more than running it once (a `PUT`, a lookup, a call the
     /// service dedupes by its idempotency key): a call cut off by a reload is simply made again.
-    /// A tool that is neither this nor `read_only` gets an intent stored before each call, and a
-    /// call cut off before its outcome was stored is never made again silently (`on_unknown_outcome`).
+    /// A tool that is neither this nor `readOnly` gets an intent stored before each call, and a
+    /// call cut off before its outcome was stored is never made again silently (`onUnknownOutcome`).
     #[serde(default)]
     #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub idempotent: bool,
     /// What a resumed run does with a call of this tool whose outcome is unknown (its intent was
-    /// stored, its result was not): ask the user, or report it to the model. `None`: report. Only
-    /// for tools that are neither `idempotent` nor `read_only`.
+    /// stored, its result was not): ask the user, or report it to the model; absent, report. Only
+    /// for tools that are neither `idempotent` nor `readOnly`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub on_unknown_outcome: Option<OnUnknownOutcome>,

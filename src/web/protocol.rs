@@ -78,8 +78,8 @@ impl ModelChoice {
     }
 }
 
-/// `init`: the agent's tools, model and settings, as the page gave them. Each is read into its
-/// type when the agent is built (`Init::read_model`, `read_tools`, `read_config`, in `init.rs`), so a mistake in one is an `initFailed` naming
+/// `init`: the agent's tools, model and settings, as the page gave them. The worker reads each
+/// into its type when it builds the agent (init.rs), so a mistake in one is an `initFailed` naming
 /// where it is (`tools[1].timeoutMs`), not an unreadable message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -111,7 +111,7 @@ pub struct Run {
     #[serde(default = "default_session")]
     #[cfg_attr(test, ts(as = "Option<String>", optional))]
     pub session: String,
-    /// Set to pick up the stored run `run_id` cut off earlier (a terminated worker, a reload)
+    /// Set to pick up the stored run `runId` cut off earlier (a terminated worker, a reload)
     /// instead of starting `task`: `continue` resumes it from its last committed step, `abandon`
     /// ends it as interrupted. Its task and session are the stored ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -471,7 +471,7 @@ pub enum WorkerMessage {
         /// The attempt's timeout; the worker aborts it with `toolAbort` when it fires.
         timeout_ms: u64,
         /// The call's idempotency key: the same for every attempt, and when the call is made again
-        /// after a reload (`ToolCall::idempotency_key`).
+        /// after a reload (what the tool receives as `ctx.idempotencyKey`).
         idempotency_key: String,
     },
     /// Abort a tool attempt: its timeout fired or its run was cancelled.

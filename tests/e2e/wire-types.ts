@@ -40,6 +40,14 @@ export const reExported: { [K in keyof typeof checks]: (typeof checks)[K] } = {
   PendingApproval: true,
   StoredApproval: true,
   Json: true,
+  Reply: true,
+  ToolSpec: true,
+  OnUnknownOutcome: true,
+  StoreQuery: true,
+  WireFailureQuery: true,
+  FailureOrder: true,
+  ModelChoice: true,
+  Role: true,
 };
 
 declare const checks: {
@@ -75,6 +83,15 @@ declare const checks: {
   PendingApproval: Same<Index.PendingApproval, Wire.PendingApproval>;
   StoredApproval: Same<Index.StoredApproval, Wire.StoredApproval>;
   Json: Same<Index.Json, Wire.Json>;
+  Reply: Same<Index.Reply<{ value: Index.Json }>, Wire.Reply<{ value: Wire.Json }>>;
+  ToolSpec: Same<Index.ToolSpec, Wire.ToolSpec>;
+  OnUnknownOutcome: Same<Index.OnUnknownOutcome, Wire.OnUnknownOutcome>;
+  StoreQuery: Same<Index.StoreQuery, Wire.StoreQuery>;
+  /** The wire's failure query, beside the page's `FailureQuery` (which also takes a Date). */
+  WireFailureQuery: Same<Index.WireFailureQuery, Wire.FailureQuery>;
+  FailureOrder: Same<Index.FailureOrder, Wire.Order>;
+  ModelChoice: Same<Index.ModelChoice, Wire.ModelChoice>;
+  Role: Same<Index.Role, Wire.Role>;
 };
 
 // One casing on the wire: an end reason's kind and an issue's kind are camelCase like every field.
@@ -87,3 +104,10 @@ export const ended: Index.AgentEvent = {
 // @ts-expect-error the snake_case spelling is gone from the types
 export const snake: Index.EndReason = { kind: "max_steps", steps: 3 };
 export const issue: Index.FieldIssue = { path: "city", kind: "wrongType", expected: "a string" };
+
+// What an app names with the wire types: a tool's spec apart from its code, a reply to the worker,
+// a failure-log query as the worker reads it.
+export const spec: Index.ToolSpec = { name: "get_weather", description: "Weather.", readOnly: true, onUnknownOutcome: "ask" };
+export const reply: Index.Reply<{ value: Index.Json }> = { id: 1, ok: true, value: null };
+export const failed: Index.Reply<{ value: Index.Json }> = { id: 2, ok: false, error: { code: "TIMEOUT", message: "slow", hints: {} } };
+export const query: Index.StoreQuery = { kind: "failures", order: "oldest", limit: 5 };

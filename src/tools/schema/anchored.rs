@@ -13,6 +13,9 @@ const MAX_COUNT: u32 = 64;
 #[derive(Debug, Clone)]
 pub(super) struct Anchored {
     atoms: Vec<Atom>,
+    /// Whether one greedy pass decides the match: no character an atom of varying count could
+    /// take could also start what may follow it (see [`Anchored::greedy_is_exact`]).
+    greedy: bool,
 }
 
 /// One character set and how many times it repeats.
@@ -26,11 +29,42 @@ struct Atom {
     min: u32,
     /// Most repeats; `None` for no limit.
     max: Option<u32>,
+    /// The set's ASCII members, bit `c` for character `c`: most patterns and texts are ASCII.
+    ascii: u128,
 }
 
 impl Atom {
+    fn new(ranges: Vec<(char, char)>, negated: bool, min: u32, max: Option<u32>) -> Atom {
+        let mut atom = Atom { ranges, negated, min, max, ascii: 0 };
+        atom.ascii = (0u8..128).filter(|&b| atom.has_slowly(char::from(b))).fold(0, |m, b| m | 1 << b);
+        atom
+    }
+
     fn has(&self, c: char) -> bool {
+        match u32::from(c) {
+            code @ 0..128 => self.ascii & (1 << code) != 0,
+            _ => self.has_slowly(c),
+        }
+    }
+
+    fn has_slowly(&self, c: char) -> bool {
         self.ranges.iter().any(|&(low, high)| low <= c && c <= high) != self.negated
+    }
+
+    /// Whether no character is in both sets (`false` when unsure: both negated, or a range of
+    /// one split across ranges of the other's complement).
+    fn disjoint(&self, other: &Atom) -> bool {
+        let covers = |ranges: &[(char, char)], low: char, high: char| {
+            ranges.iter().any(|&(l, h)| l <= low && high <= h)
+        };
+        match (self.negated, other.negated) {
+            (false, false) => {
+                self.ranges.iter().all(|&(l, h)| other.ranges.iter().all(|&(ol, oh)| h < ol || oh < l))
+            }
+            (true, false) => other.ranges.iter().all(|&(l, h)| covers(&self.ranges, l, h)),
+            (false, true) => self.ranges.iter().all(|&(l, h)| covers(&other.ranges, l, h)),
+            (true, true) => false,
+        }
     }
 }
 
@@ -59,50 +93,171 @@ impl Anchored {
                 c => (vec![(c, c)], false, at + 1),
             };
             let (min, max, after) = quantifier(&chars, next)?;
-            atoms.push(Atom { ranges, negated, min, max });
+            atoms.push(Atom::new(ranges, negated, min, max));
             at = after;
         }
-        Some(Anchored { atoms })
+        let greedy = Anchored::greedy_is_exact(&atoms);
+        Some(Anchored { atoms, greedy })
     }
 
-    /// Whether the whole of `text` matches.
+    /// Whether taking each character into the current atom while it can, and moving on only when
+    /// it cannot, decides every match: true when every atom of varying count shares no character
+    /// with the atoms that may come right after it (up to and including the first that must
+    /// occur). Then a character the current atom can take is one nothing after it could, so the
+    /// walk never has to choose.
+    fn greedy_is_exact(atoms: &[Atom]) -> bool {
+        atoms.iter().enumerate().all(|(i, atom)| {
+            if atom.max == Some(atom.min) {
+                return true;
+            }
+            for next in &atoms[i + 1..] {
+                if !atom.disjoint(next) {
+                    return false;
+                }
+                if next.min > 0 {
+                    break;
+                }
+            }
+            true
+        })
+    }
+
+    /// The greedy walk ([`Anchored::greedy_is_exact`] says when it is exact): one atom and its
+    /// count as the only state.
+    fn greedy_match(&self, text: &str) -> bool {
+        let (mut i, mut count) = (0, 0);
+        for c in text.chars() {
+            loop {
+                let Some(atom) = self.atoms.get(i) else { return false };
+                if atom.max.is_none_or(|max| count < max) && atom.has(c) {
+                    count += 1;
+                    break;
+                }
+                if count < atom.min {
+                    return false;
+                }
+                i += 1;
+                count = 0;
+            }
+        }
+        self.atoms.get(i).is_none_or(|atom| count >= atom.min)
+            && self.atoms.iter().skip(i + 1).all(|atom| atom.min == 0)
+    }
+
+    /// The greedy walk's answer (`None` when it is not exact for this pattern) and the state
+    /// machine's, for the tests that hold them to each other and to regex-lite.
+    #[cfg(test)]
+    pub fn both_ways(&self, text: &str) -> (Option<bool>, bool) {
+        let greedy = self.greedy.then(|| self.greedy_match(text));
+        (greedy, self.run::<Vec<State>>(text).unwrap_or(false))
+    }
+
+    /// Whether the whole of `text` matches. The live states sit in two arrays on the stack (no
+    /// allocation per call); a pattern whose counts need more of them at once runs again with
+    /// growable ones.
     pub fn is_match(&self, text: &str) -> bool {
+        if self.greedy {
+            return self.greedy_match(text);
+        }
+        match self.run::<Inline>(text) {
+            Some(matched) => matched,
+            None => self.run::<Vec<State>>(text).unwrap_or(false),
+        }
+    }
+
+    /// The match with state sets of kind `S`; `None` when `S` ran out of room.
+    fn run<S: States>(&self, text: &str) -> Option<bool> {
         let n = self.atoms.len();
-        let mut states: Vec<(usize, u32)> = Vec::with_capacity(8);
-        let mut next: Vec<(usize, u32)> = Vec::with_capacity(8);
-        self.enter(&mut states, 0, 0);
+        let mut states = S::default();
+        let mut next = S::default();
+        self.enter(&mut states, 0, 0)?;
         for c in text.chars() {
             next.clear();
-            for &(i, count) in &states {
+            for &(i, count) in states.as_slice() {
                 let Some(atom) = self.atoms.get(i) else { continue };
                 if atom.has(c) && atom.max.is_none_or(|max| count < max) {
                     // Past its minimum an unlimited atom's count no longer matters.
                     let counted = if atom.max.is_none() { (count + 1).min(atom.min) } else { count + 1 };
-                    self.enter(&mut next, i, counted);
+                    self.enter(&mut next, i, counted)?;
                 }
             }
-            if next.is_empty() {
-                return false;
+            if next.as_slice().is_empty() {
+                return Some(false);
             }
             std::mem::swap(&mut states, &mut next);
         }
-        states.iter().any(|&(i, _)| i == n)
+        Some(states.as_slice().iter().any(|&(i, _)| i == n))
     }
 
-    /// Adds state (`i`, `count`) and every state reachable from it without reading a character.
-    fn enter(&self, states: &mut Vec<(usize, u32)>, mut i: usize, mut count: u32) {
+    /// Adds state (`i`, `count`) and every state reachable from it without reading a character;
+    /// `None` when the set is full.
+    fn enter<S: States>(&self, states: &mut S, mut i: usize, mut count: u32) -> Option<()> {
         loop {
-            if !states.contains(&(i, count)) {
-                states.push((i, count));
+            if !states.as_slice().contains(&(i, count)) {
+                states.push((i, count))?;
             }
             match self.atoms.get(i) {
                 Some(atom) if count >= atom.min => {
                     i += 1;
                     count = 0;
                 }
-                _ => return,
+                _ => return Some(()),
             }
         }
+    }
+}
+
+/// A matcher state: the atom reached and how many times it has repeated.
+type State = (usize, u32);
+
+/// A set of live states.
+trait States: Default {
+    /// The states, in the order added.
+    fn as_slice(&self) -> &[State];
+    /// Empties the set.
+    fn clear(&mut self);
+    /// Adds a state; `None` when there is no room.
+    fn push(&mut self, state: State) -> Option<()>;
+}
+
+/// Live states held at once before [`Inline`] gives up: `^e[0-9]+$` needs 2, `^[A-Z]{3}-[0-9]{4}$` 1.
+const INLINE_STATES: usize = 16;
+
+/// A fixed-size set on the stack.
+#[derive(Default)]
+struct Inline {
+    items: [State; INLINE_STATES],
+    len: usize,
+}
+
+impl States for Inline {
+    fn as_slice(&self) -> &[State] {
+        &self.items[..self.len]
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn push(&mut self, state: State) -> Option<()> {
+        *self.items.get_mut(self.len)? = state;
+        self.len += 1;
+        Some(())
+    }
+}
+
+impl States for Vec<State> {
+    fn as_slice(&self) -> &[State] {
+        self
+    }
+
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+
+    fn push(&mut self, state: State) -> Option<()> {
+        Vec::push(self, state);
+        Some(())
     }
 }
 

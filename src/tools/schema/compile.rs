@@ -41,6 +41,11 @@ pub(super) fn compile(root: &Value, formats: Formats) -> Result<Compiled, Schema
         }
     }
     compiler.check_cycles()?;
+    for node in &mut compiler.nodes {
+        if let Node::Rules(rules) = node {
+            rules.summarise();
+        }
+    }
     Ok(Compiled { nodes: compiler.nodes, root: root_id })
 }
 

@@ -89,13 +89,39 @@ pub(super) struct Rules {
     pub unique_items: bool,
     /// `format`, when format assertions are on and keel checks this one.
     pub format: Option<StringFormat>,
+    /// Whether the node has none of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`, `const`:
+    /// the yes/no walk then skips them with one test ([`Rules::summarise`] sets it).
+    pub plain: bool,
+    /// Whether a key of an object can meet a schema here (`properties`, `patternProperties`,
+    /// `additionalProperties`): without, the yes/no walk does not visit the keys.
+    pub keyed: bool,
 }
 
 impl Rules {
+    /// Sets [`Rules::plain`] and [`Rules::keyed`], once every keyword (and `$ref`) is read.
+    pub fn summarise(&mut self) {
+        self.plain = self.reference.is_none()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+            && self.not.is_none()
+            && self.condition.is_none()
+            && self.constant.is_none();
+        self.keyed =
+            !self.properties.is_empty() || !self.pattern_properties.is_empty() || self.additional.is_some();
+    }
+
     /// The schema of property `name`, if `properties` declares it.
     pub fn property(&self, name: &str) -> Option<NodeId> {
-        self.properties.iter().find(|(key, _)| key == name).map(|&(_, id)| id)
+        self.properties.iter().find(|(key, _)| same_key(key, name)).map(|&(_, id)| id)
     }
+}
+
+/// Whether two keys are equal, telling most unequal ones apart by length and first byte before
+/// comparing the rest: lookups compare a key with every declared name in turn, and a library
+/// `memcmp` call costs more than the whole of a short key's comparison.
+pub(super) fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// A `pattern` with its source kept for messages.
@@ -153,14 +179,16 @@ impl TypeSet {
     }
 
     /// Whether a value of this JSON type is allowed; `integer` accepts integral floats such as `3.0`.
+    /// Bit tests only: it runs for every value of every valid call.
     pub fn accepts(self, value: &Value) -> bool {
+        let bit = |index: usize| self.0 & (1 << index) != 0;
         match value {
-            Value::Null => self.has("null"),
-            Value::Bool(_) => self.has("boolean"),
-            Value::Number(n) => self.has("number") || (self.has("integer") && is_integral(n)),
-            Value::String(_) => self.has("string"),
-            Value::Array(_) => self.has("array"),
-            Value::Object(_) => self.has("object"),
+            Value::Null => bit(6),
+            Value::Bool(_) => bit(3),
+            Value::Number(n) => bit(1) || (bit(2) && is_integral(n)),
+            Value::String(_) => bit(0),
+            Value::Array(_) => bit(5),
+            Value::Object(_) => bit(4),
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Number, Value};
 
 use super::describe;
-use super::node::{Node, NodeId, Rules};
+use super::node::{same_key, Node, NodeId, Rules};
 use super::path::{render, Segment};
 use super::sent::preview;
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -294,6 +294,7 @@ fn same_within(a: &Value, b: &Value, depth: usize) -> bool {
         return false;
     }
     match (a, b) {
+        (Value::String(x), Value::String(y)) => same_key(x, y),
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(x), Some(y)) => x == y,
             _ => x.as_f64() == y.as_f64(),

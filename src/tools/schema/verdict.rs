@@ -6,7 +6,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
-use super::node::{Node, NodeId, Rules};
+use super::node::{same_key, Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -44,6 +44,30 @@ impl Verdict<'_> {
 
     /// A schema object's keywords, in the full check's order.
     fn rules(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
+        if !rules.plain && !self.applicators(rules, value, depth) {
+            return false;
+        }
+        if let Some(values) = &rules.one_of_values {
+            self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
+            if !values.iter().any(|v| same(v, value)) {
+                return false;
+            }
+        }
+        if rules.types.is_some_and(|types| !types.accepts(value)) {
+            return false;
+        }
+        match value {
+            Value::Number(number) => number_ok(rules, number),
+            Value::String(text) => string_ok(rules, text),
+            Value::Array(items) => self.items(rules, items, depth),
+            Value::Object(map) => self.object(rules, map, value, depth),
+            Value::Null | Value::Bool(_) => true,
+        }
+    }
+
+    /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` and `const`, in the full
+    /// check's order.
+    fn applicators(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
         if rules.reference.is_some_and(|target| !self.check(target, value, depth)) {
             return false;
         }
@@ -69,25 +93,7 @@ impl Verdict<'_> {
                 return false;
             }
         }
-        if rules.constant.as_ref().is_some_and(|constant| !same(constant, value)) {
-            return false;
-        }
-        if let Some(values) = &rules.one_of_values {
-            self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
-            if !values.iter().any(|v| same(v, value)) {
-                return false;
-            }
-        }
-        if rules.types.is_some_and(|types| !types.accepts(value)) {
-            return false;
-        }
-        match value {
-            Value::Number(number) => number_ok(rules, number),
-            Value::String(text) => string_ok(rules, text),
-            Value::Array(items) => self.items(rules, items, depth),
-            Value::Object(map) => self.object(rules, map, value, depth),
-            Value::Null | Value::Bool(_) => true,
-        }
+        rules.constant.as_ref().is_none_or(|constant| same(constant, value))
     }
 
     /// `minItems`, `maxItems`, `contains`, `uniqueItems`, `prefixItems` and `items`.
@@ -123,7 +129,8 @@ impl Verdict<'_> {
     /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
     /// dependencies.
     fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
-        for (key, item) in map {
+        // Without these keywords no key has a schema to pass (a `required`-only `then`, say).
+        for (key, item) in map.iter().filter(|_| rules.keyed) {
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
                 if pattern.is_match(key) {
@@ -143,7 +150,7 @@ impl Verdict<'_> {
                 return false;
             }
         }
-        if !rules.required.iter().all(|name| map.contains_key(name)) {
+        if !rules.required.iter().all(|name| has_key(map, name)) {
             return false;
         }
         if let Some(id) = rules.property_names {
@@ -160,7 +167,7 @@ impl Verdict<'_> {
             return false;
         }
         let dependent_ok = |(present, names): &(String, Vec<String>)| {
-            !map.contains_key(present) || names.iter().all(|name| map.contains_key(name))
+            !has_key(map, present) || names.iter().all(|name| has_key(map, name))
         };
         if !rules.dependent_required.iter().all(dependent_ok) {
             return false;
@@ -168,7 +175,20 @@ impl Verdict<'_> {
         rules
             .dependent_schemas
             .iter()
-            .all(|(present, id)| !map.contains_key(present) || self.check(*id, value, depth))
+            .all(|(present, id)| !has_key(map, present) || self.check(*id, value, depth))
+    }
+}
+
+/// Objects this small are searched key by key: comparing a few short strings costs less than
+/// hashing the name (serde_json's map hashes with SipHash).
+const SCANNED_KEYS: usize = 8;
+
+/// Whether `map` has the key `name`.
+fn has_key(map: &Map<String, Value>, name: &str) -> bool {
+    if map.len() <= SCANNED_KEYS {
+        map.keys().any(|key| same_key(key, name))
+    } else {
+        map.contains_key(name)
     }
 }
 
