@@ -460,7 +460,7 @@ export type TurnRecord = {
    */
   counts?: RunCounts,
   /**
-   * The idempotency key the step's tool call ran with (see `Intent::idempotency_key`): the
+   * The idempotency key the step's tool call ran with (the one its intent record holds, `idempotencyKey`): the
    * same for each attempt, and the key of the cut-off call when a resumed run makes it again.
    * Absent when the step ran no tool (an answer, a refused or rejected call) and in records
    * written before keel stored it.

@@ -242,7 +242,7 @@ pub struct TurnRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub counts: Option<RunCounts>,
-    /// The idempotency key the step's tool call ran with (see [`Intent::idempotency_key`]): the
+    /// The idempotency key the step's tool call ran with (the one its intent record holds, `idempotencyKey`): the
     /// same for each attempt, and the key of the cut-off call when a resumed run makes it again.
     /// Absent when the step ran no tool (an answer, a refused or rejected call) and in records
     /// written before keel stored it.
