@@ -271,13 +271,13 @@ fn converter() -> Vec<ToolSpec> {
     )]
 }
 
-#[test]
-fn a_follow_ups_number_from_nowhere_is_refused_naming_the_one_the_conversation_states() {
+/// "Convert 250 USD to EUR." converted, then "And to GBP?" calling with `wrong`, then right.
+fn follow_up(wrong: serde_json::Value) -> (Harness, keel::engine::RunResult) {
     let h = Harness::new(
         ScriptedModel::new([
             act("convert_currency", json!({"amount": 250, "from": "USD", "to": "EUR"})),
             answer("250 USD = 230.00 EUR"),
-            act("convert_currency", json!({"amount": 1, "from": "USD", "to": "GBP"})),
+            act("convert_currency", wrong),
             act("convert_currency", json!({"amount": 250, "from": "USD", "to": "GBP"})),
             answer("250 USD = 197.50 GBP"),
         ]),
@@ -295,6 +295,12 @@ fn a_follow_ups_number_from_nowhere_is_refused_naming_the_one_the_conversation_s
     };
     assert!(h.run_with("Convert 250 USD to EUR.", in_chat("r1")).0.success);
     let (result, _) = h.run_with("And to GBP?", in_chat("r2"));
+    (h, result)
+}
+
+#[test]
+fn a_follow_ups_number_from_nowhere_is_refused_naming_the_one_the_conversation_states() {
+    let (h, result) = follow_up(json!({"amount": 1, "from": "USD", "to": "GBP"}));
     assert!(result.success, "{}", result.answer);
     assert_eq!(h.tools.calls_to("convert_currency"), 2, "the call with `amount: 1` never ran");
     let seen = &result.turns[0].observation;
@@ -404,28 +410,7 @@ fn an_answer_after_a_refused_contradicting_call_is_judged_without_it() {
 
 #[test]
 fn a_follow_ups_number_sent_in_another_unit_than_asked_is_refused() {
-    let h = Harness::new(
-        ScriptedModel::new([
-            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "EUR"})),
-            answer("250 USD = 230.00 EUR"),
-            act("convert_currency", json!({"amount": 250, "from": "EUR", "to": "GBP"})),
-            act("convert_currency", json!({"amount": 250, "from": "USD", "to": "GBP"})),
-            answer("250 USD = 197.50 GBP"),
-        ]),
-        FakeTools::new().script(
-            "convert_currency",
-            vec![Behaviour::Ok(json!("250 USD = 230.00 EUR")), Behaviour::Ok(json!("250 USD = 197.50 GBP"))],
-        ),
-        converter(),
-        AgentConfig::default(),
-    );
-    let in_chat = |id: &str| keel::engine::RunOptions {
-        session: "chat".into(),
-        run_id: Some(id.into()),
-        ..Default::default()
-    };
-    assert!(h.run_with("Convert 250 USD to EUR.", in_chat("r1")).0.success);
-    let (result, _) = h.run_with("And to GBP?", in_chat("r2"));
+    let (_, result) = follow_up(json!({"amount": 250, "from": "EUR", "to": "GBP"}));
     assert!(result.success, "{}", result.answer);
     let seen = &result.turns[0].observation;
     assert!(seen.contains("`from` is \"EUR\" but the task says '250 USD'"), "{seen}");
