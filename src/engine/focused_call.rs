@@ -21,7 +21,7 @@ use crate::text::clip;
 use crate::tools::ToolSpec;
 
 use super::model_turn::Ask;
-use super::output::{is_answer_placeholder, parse_step, FormatError, FormatErrorKind, Step};
+use super::output::{is_answer_placeholder, parse_step, FormatError, FormatErrorKind, Parsed, Step};
 use super::run::{RunState, StepResult};
 use super::Action;
 
@@ -144,18 +144,21 @@ impl RunState<'_> {
             Ok(text) => text,
             Err(stop) => return StepResult::Stop(stop),
         };
-        let parsed = match reply_arguments(&text, &tool) {
+        let not_arguments = || FormatError::new(FormatErrorKind::NotArguments { tool: tool.clone() }, &text);
+        let call = match reply_arguments(&text, &tool) {
             Some(args) => {
-                parse_step(&json!({"thought": "", "action": {"tool": tool, "args": args}}).to_string())
-                    .map_err(|e| FormatError::new(e.kind, &text))
+                match parse_step(&json!({"thought": "", "action": {"tool": tool, "args": args}}).to_string())
+                {
+                    Ok(Parsed { step: Step::Action { tool, args, .. }, .. }) => Ok(Action { tool, args }),
+                    // A step built as an action reads as one; anything else is no call.
+                    Ok(_) => Err(not_arguments()),
+                    Err(e) => Err(FormatError::new(e.kind, &text)),
+                }
             }
-            None => Err(FormatError::new(FormatErrorKind::NotArguments { tool: tool.clone() }, &text)),
+            None => Err(not_arguments()),
         };
-        match parsed.map(|p| p.step) {
-            Ok(Step::Action { tool, args, .. }) => {
-                self.call_step(step, String::new(), Action { tool, args }).await
-            }
-            Ok(Step::Final { .. }) => unreachable!("a step built as an action reads as one"),
+        match call {
+            Ok(action) => self.call_step(step, String::new(), action).await,
             Err(error) => {
                 let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
                 let raw = RawFailure::message(error.summary()).with_hints(hints);
