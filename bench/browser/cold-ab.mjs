@@ -9,13 +9,9 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
 import { serve } from "../../tests/e2e/server.mjs";
+import { HEADERS } from "./headers.mjs";
 import { summary } from "./stats.mjs";
 
-const HEADERS = {
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-embedder-policy": "require-corp",
-  "cache-control": "max-age=3600",
-};
 const { values: opts } = parseArgs({
   options: {
     a: { type: "string" },

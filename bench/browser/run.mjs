@@ -13,16 +13,10 @@ import { serve } from "../../tests/e2e/server.mjs";
 import { coldStart } from "./cold.mjs";
 import { markdown } from "./report.mjs";
 import { packageSizes } from "./sizes.mjs";
+import { HEADERS } from "./headers.mjs";
 import { summary } from "./stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-// Cross-origin isolation gives performance.now() 5 µs resolution instead of 100 µs; the cache
-// header lets the "cached" cold starts reuse what the first load fetched.
-const HEADERS = {
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-embedder-policy": "require-corp",
-  "cache-control": "max-age=3600",
-};
 
 const { values: opts } = parseArgs({
   options: {
