@@ -14,8 +14,8 @@
 //! - the task places nothing relative to a time ("in 2 hours", "ten minutes before"): its numbers
 //!   are computed from.
 //!
-//! Over every recorded run of the recovery bench (1,151 runs), the calls this flags are all in runs
-//! that ended wrong. Like any contradiction, the call sent again unchanged runs, and the run is
+//! Read over the recovery bench's recorded runs (without a follow-up's earlier results, which the
+//! check itself sees), the calls this flags are all in runs that ended wrong. Like any contradiction, the call sent again unchanged runs, and the run is
 //! reported unsuccessful; when the questions state one number the call lacks, constrained
 //! decoding holds the argument to it (SmolLM2 sent `amount: 1` again, e168127).
 
