@@ -69,6 +69,16 @@ pub(crate) fn seen_in(haystack_lower: &str, value: &str) -> bool {
     })
 }
 
+/// Whether a token is an ISO date (`2025-09-02`).
+pub(crate) fn iso_date(token: &str) -> bool {
+    let bytes = token.as_bytes();
+    bytes.len() == 10
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() })
+}
+
 /// The number a token states, if it is one: `1,250.00`, `4.2`, `-3`, `$189` (currency and
 /// thousands separators dropped).
 pub(crate) fn number(token: &str) -> Option<f64> {

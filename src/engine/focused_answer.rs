@@ -12,7 +12,7 @@ use crate::text::clip;
 
 use super::memory::Remembered;
 use super::prompt::{estimate, TokenCounter};
-use super::{Message, Outcome, Role, Turn};
+use super::{Message, Role, Turn};
 
 /// The instructions of the focused request. No placeholder to copy: the reply's one field is
 /// described in words. Chosen on SmolLM2's recorded runs (bench/results/recovery-issue9.md): this
@@ -42,7 +42,7 @@ pub(crate) fn answer_schema() -> Value {
 
 /// Whether the run has a result the focused request can quote.
 pub(crate) fn has_results(turns: &[Turn]) -> bool {
-    turns.iter().any(worked)
+    turns.iter().any(Turn::worked)
 }
 
 /// The focused request's messages: [`INSTRUCTIONS`], then the earlier questions of the
@@ -73,7 +73,7 @@ pub(crate) fn focused_messages(
 /// `- tool: result` lines (the focused answer's and the focused call's).
 pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
     let mut results: Vec<String> = Vec::new();
-    for turn in turns.iter().rev().filter(|t| worked(t)) {
+    for turn in turns.iter().rev().filter(|t| t.worked()) {
         let Some(action) = &turn.action else { continue };
         let line = format!("- {}: {}", action.tool, clip(turn.observation.trim(), RESULT_CHARS));
         if !results.contains(&line) {
@@ -101,11 +101,6 @@ fn assemble(task: &str, earlier: &[String], results: &[String], sum: Option<&str
     vec![Message::new(Role::System, INSTRUCTIONS), Message::new(Role::User, user)]
 }
 
-/// A call that worked: its result is something to answer from.
-fn worked(turn: &Turn) -> bool {
-    turn.action.is_some() && matches!(turn.outcome, Outcome::Ok | Outcome::Warning)
-}
-
 /// The last [`MAX_EXCHANGES`] questions of the session's earlier runs, without their answers: an
 /// earlier answer is text a small model copies. Asked "And in Oslo?" after "What's the weather in
 /// Paris?", SmolLM2 answered the focused request with the earlier answer, "Paris: 18°C, cloudy."
@@ -129,7 +124,7 @@ mod tests {
 
     use super::*;
     use crate::engine::prompt::CharEstimate;
-    use crate::turn::Action;
+    use crate::turn::{Action, Outcome};
 
     fn call(step: u32, tool: &str, observation: &str, outcome: Outcome) -> Turn {
         Turn {

@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::facts::{id_like, seen_in, tokens};
+use super::facts::{id_like, iso_date, seen_in, tokens};
 use super::task_values::Contradiction;
 
 /// Which end of the dates the task asks for.
@@ -69,16 +69,6 @@ fn asked_end(task: &str) -> Option<(End, String)> {
 struct Dated<'a> {
     id: &'a str,
     date: &'a str,
-}
-
-/// Whether a token is an ISO date.
-fn iso_date(token: &str) -> bool {
-    let bytes = token.as_bytes();
-    bytes.len() == 10
-        && bytes
-            .iter()
-            .enumerate()
-            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() })
 }
 
 /// The items of a result that each carry one id and one ISO date: its lines, and a line's parts

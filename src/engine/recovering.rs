@@ -20,7 +20,6 @@ use crate::tools::closest;
 
 use super::narrowing::Narrowing;
 use super::run::RunState;
-use super::Outcome;
 
 /// The most names a listing may hold for the argument to be narrowed to them.
 const MAX_NAMES: usize = 64;
@@ -232,10 +231,7 @@ impl RunState<'_> {
     /// without it, is the label; the one line of `text` that holds the label and one other token
     /// gives the fresh ref.
     fn moved(&self, value: &str, text: &str) -> Option<(String, String)> {
-        let earlier = super::memory::steps(&self.memory)
-            .chain(&self.turns)
-            .rev()
-            .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning));
+        let earlier = super::memory::steps(&self.memory).chain(&self.turns).rev().filter(|t| t.worked());
         let line = earlier.flat_map(|t| t.observation.lines()).find(|line| has_token(line, value))?;
         let label = line.replacen(value, "", 1).trim().to_string();
         if label.chars().filter(|c| c.is_alphanumeric()).count() < 3 {

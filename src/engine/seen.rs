@@ -4,11 +4,11 @@
 use crate::errors::{CallContext, ErrorCode};
 use crate::tools::ToolSpec;
 
-use super::facts::{id_like, tokens};
+use super::facts::{id_like, iso_date, tokens};
 use super::memory::steps;
 use super::provenance::{producers, unseen};
 use super::run::RunState;
-use super::{Action, CallKey, Outcome, Remembered, Turn};
+use super::{Action, CallKey, Outcome, Remembered};
 
 impl RunState<'_> {
     /// What the user asked, lowercased: the task and the session's earlier tasks (theirs to give,
@@ -71,10 +71,7 @@ impl RunState<'_> {
 
     /// What this run's calls that worked returned, lowercased (`unrelated::off_the_results`).
     pub(crate) fn returned_text(&self) -> String {
-        let worked = self
-            .turns
-            .iter()
-            .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning));
+        let worked = self.turns.iter().filter(|t| t.worked());
         worked.map(|t| t.observation.to_lowercase()).collect::<Vec<_>>().join("\n")
     }
 
@@ -127,27 +124,23 @@ impl RunState<'_> {
     /// produces another tool's ids and that tool has not answered yet: the call the task still
     /// needs (`answer_check::focus_answer_next`).
     pub(crate) fn consumer_waiting(&self) -> Option<String> {
-        let worked_turns = self.turns.iter().filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning));
-        let worked_turns: Vec<&Turn> = worked_turns.collect();
-        // A listing with more than ids and dates (amounts, names of things) may answer the task.
-        if !worked_turns.iter().all(|t| ids_and_dates_only(&t.observation)) {
-            return None;
+        let mut worked = Vec::new();
+        for turn in self.turns.iter().filter(|t| t.worked()) {
+            // A listing with more than ids and dates (amounts, names of things) may answer the task.
+            if !ids_and_dates_only(&turn.observation) {
+                return None;
+            }
+            worked.extend(turn.action.as_ref().map(|a| a.tool.as_str()));
         }
-        let worked: Vec<&str> =
-            worked_turns.iter().filter_map(|t| t.action.as_ref().map(|a| a.tool.as_str())).collect();
         let tools = &self.agent.tools;
-        let consumers: Vec<&ToolSpec> = tools
-            .specs()
-            .iter()
-            .filter(|spec| !worked.contains(&spec.name.as_str()))
-            .filter(|spec| producers(tools, spec).iter().any(|p| worked.contains(&p.as_str())))
-            .collect();
-        let all_feed = !worked.is_empty()
-            && worked.iter().all(|w| consumers.iter().any(|c| producers(tools, c).iter().any(|p| p == w)));
-        match consumers.as_slice() {
-            [only] if all_feed => Some(only.name.clone()),
-            _ => None,
-        }
+        let mut waiting =
+            tools.specs().iter().filter(|spec| !worked.contains(&spec.name.as_str())).filter_map(|spec| {
+                let from = producers(tools, spec);
+                from.iter().any(|p| worked.contains(&p.as_str())).then_some((spec, from))
+            });
+        let (only, from) = waiting.next()?;
+        let feeds_it = worked.iter().all(|w| from.iter().any(|p| p == w));
+        (waiting.next().is_none() && feeds_it).then(|| only.name.clone())
     }
 
     /// Refuses the call before it runs if an id argument appears nowhere the model could have read
@@ -196,14 +189,13 @@ fn without_sent(observation: &str, args: &serde_json::Value) -> String {
 }
 
 /// Whether a tool's name says it lists things: `list_orders`, `search_contacts`, `snapshot`.
-/// Whether every number in `result` is part of an id or a date (`ORD-5521 (2025-09-02)`): a
+/// Whether every number in `result` is part of an id or an ISO date (`ORD-5521 (2025-09-02)`): a
 /// listing of things to look up, not of what they hold.
 fn ids_and_dates_only(result: &str) -> bool {
-    tokens(result).into_iter().filter(|t| t.chars().any(|c| c.is_ascii_digit())).all(|t| {
-        id_like(t)
-            || (t.contains('-')
-                && t.split('-').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit())))
-    })
+    tokens(result)
+        .into_iter()
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .all(|t| id_like(t) || iso_date(t))
 }
 
 fn lists(name: &str) -> bool {

@@ -229,7 +229,7 @@ impl RunState<'_> {
         }
         let results: Vec<&str> = steps(&self.memory)
             .chain(&self.turns)
-            .filter(|t| t.action.is_some() && matches!(t.outcome, Outcome::Ok | Outcome::Warning))
+            .filter(|t| t.worked())
             .map(|t| t.observation.as_str())
             .collect();
         found.extend(not_the_asked_end(&self.task, &results, args));

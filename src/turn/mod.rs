@@ -60,4 +60,9 @@ impl Turn {
     pub fn final_answer(step: u32, thought: String, answer: String) -> Turn {
         Turn { step, thought, action: None, observation: answer, outcome: Outcome::Final, reply: None }
     }
+
+    /// Whether the step is a call that worked: its observation is the tool's result.
+    pub fn worked(&self) -> bool {
+        self.action.is_some() && matches!(self.outcome, Outcome::Ok | Outcome::Warning)
+    }
 }
