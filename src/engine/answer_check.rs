@@ -12,6 +12,7 @@ use super::answer_shape::sum_asked;
 use super::focused_answer::has_results;
 use super::gave_up::says_not_done;
 use super::grounding::ungrounded;
+use super::output::FormatError;
 use super::parrot::{echoes_the_quote, parroted, placeholder};
 use super::prompt::next_step_text;
 use super::run::RunState;
@@ -77,6 +78,15 @@ impl RunState<'_> {
             reply: Some(received),
         };
         self.commit(turn).await;
+    }
+
+    /// Refuses a reply that could not be read as the step asked for, with the format error's
+    /// message and plan (`reject_reply`).
+    pub(crate) async fn reject_unreadable(&mut self, step: u32, error: FormatError) {
+        let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
+        let raw = RawFailure::message(error.summary()).with_hints(hints);
+        let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
+        self.reject_reply(step, String::new(), envelope, error.received).await;
     }
 
     /// Everything keel wrote into the prompt besides the tools' results: its notes and plans, and

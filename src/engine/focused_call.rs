@@ -16,7 +16,6 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::errors::{CallContext, FailureHints, RawFailure};
 use crate::text::clip;
 use crate::tools::ToolSpec;
 
@@ -160,10 +159,7 @@ impl RunState<'_> {
         match call {
             Ok(action) => self.call_step(step, String::new(), action).await,
             Err(error) => {
-                let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
-                let raw = RawFailure::message(error.summary()).with_hints(hints);
-                let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
-                self.reject_reply(step, String::new(), envelope, error.received).await;
+                self.reject_unreadable(step, error).await;
                 StepResult::Continue
             }
         }

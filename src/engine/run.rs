@@ -357,12 +357,9 @@ impl<'a> RunState<'a> {
             Err(error) => match self.placeholder_reply_answered(step, &error) {
                 Some(parsed) => parsed,
                 None => {
-                    let hints = FailureHints { recovery: Some(error.recovery_steps()), ..Default::default() };
-                    let raw = RawFailure::message(error.summary()).with_hints(hints);
-                    let envelope = self.envelope(error.code(), &raw, None, CallContext::default());
                     let no_answer = error.is_no_answer();
                     let copied_into = self.copied_into_call(&error, &text);
-                    self.reject_reply(step, String::new(), envelope, error.received).await;
+                    self.reject_unreadable(step, error).await;
                     if no_answer {
                         self.focus_answer_next();
                     }
