@@ -93,8 +93,14 @@ fn dated_items(result: &str) -> Vec<Dated<'_>> {
 /// The top-level string arguments of a call that name a listed item other than the latest (or
 /// earliest) one the same result lists, when `task` asks for that end; `results` are what the calls
 /// that worked returned, oldest first (the latest result listing the item decides).
-pub(crate) fn not_the_asked_end(task: &str, results: &[&str], args: &Value) -> Vec<Contradiction> {
+pub(crate) fn not_the_asked_end<'a>(
+    task: &str,
+    results: impl FnOnce() -> Vec<&'a str>,
+    args: &Value,
+) -> Vec<Contradiction> {
     let (Some((end, phrase)), Some(object)) = (asked_end(task), args.as_object()) else { return Vec::new() };
+    // Read only for a task asking for an end: they are the session's every result.
+    let results = results();
     let mut found = Vec::new();
     for (field, value) in object {
         let Some(sent) = value.as_str().map(str::trim).filter(|s| id_like(s)) else { continue };
@@ -134,7 +140,7 @@ mod tests {
     fn an_older_listed_item_for_the_most_recent_is_refused_naming_the_latest() {
         let found = not_the_asked_end(
             "What is the total of my most recent order?",
-            &[ORDERS],
+            || vec![ORDERS],
             &json!({"order_id": "ORD-5310"}),
         );
         assert_eq!(found.len(), 1);
@@ -146,12 +152,12 @@ mod tests {
     #[test]
     fn the_asked_end_itself_and_tasks_asking_no_end_are_not() {
         let latest = json!({"order_id": "ORD-5521"});
-        assert!(not_the_asked_end("Total of my most recent order?", &[ORDERS], &latest).is_empty());
+        assert!(not_the_asked_end("Total of my most recent order?", || vec![ORDERS], &latest).is_empty());
         let older = json!({"order_id": "ORD-5310"});
-        assert!(not_the_asked_end("What is the total of order ORD-5310?", &[ORDERS], &older).is_empty());
-        assert!(not_the_asked_end("Orders since last week: the oldest?", &[ORDERS], &older).is_empty());
+        assert!(not_the_asked_end("What is the total of order ORD-5310?", || vec![ORDERS], &older).is_empty());
+        assert!(not_the_asked_end("Orders since last week: the oldest?", || vec![ORDERS], &older).is_empty());
         assert!(
-            not_the_asked_end("Total of my orders from last month?", &[ORDERS], &older).is_empty(),
+            not_the_asked_end("Total of my orders from last month?", || vec![ORDERS], &older).is_empty(),
             "`last month` is a span of time, not the last item"
         );
     }
@@ -159,9 +165,10 @@ mod tests {
     #[test]
     fn lines_and_the_earliest_end_are_read() {
         let listed = "INV-7 due 2025-03-01 open\nINV-9 due 2025-01-15 open";
-        let found = not_the_asked_end("Pay my oldest invoice.", &[listed], &json!({"invoice": "INV-7"}));
+        let found =
+            not_the_asked_end("Pay my oldest invoice.", || vec![listed], &json!({"invoice": "INV-7"}));
         assert_eq!(found.iter().map(|c| c.instead.as_str()).collect::<Vec<_>>(), ["\"INV-9\""]);
-        let found = not_the_asked_end("Open my last order.", &[ORDERS], &json!({"id": "ORD-5310"}));
+        let found = not_the_asked_end("Open my last order.", || vec![ORDERS], &json!({"id": "ORD-5310"}));
         assert_eq!(found.len(), 1, "`last order` asks for the latest");
     }
 }

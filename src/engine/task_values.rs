@@ -224,15 +224,17 @@ impl RunState<'_> {
         let mut found = contradictions(&self.task, spec, args);
         let asked = self.asked_text();
         if !RELATIVE.iter().any(|w| super::facts::seen_in(&asked, w)) {
-            found.extend(unstated_numbers(&asked, &self.worked_text(), &spec.input_schema, args));
+            found.extend(unstated_numbers(&asked, || self.worked_text(), &spec.input_schema, args));
             found.extend(unit_left_behind(&asked, &self.task, args));
         }
-        let results: Vec<&str> = steps(&self.memory)
-            .chain(&self.turns)
-            .filter(|t| t.worked())
-            .map(|t| t.observation.as_str())
-            .collect();
-        found.extend(not_the_asked_end(&self.task, &results, args));
+        let results = || {
+            steps(&self.memory)
+                .chain(&self.turns)
+                .filter(|t| t.worked())
+                .map(|t| t.observation.as_str())
+                .collect()
+        };
+        found.extend(not_the_asked_end(&self.task, results, args));
         let mut fields = std::collections::BTreeSet::new();
         found.retain(|c| fields.insert(c.field.clone()));
         found

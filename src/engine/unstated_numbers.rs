@@ -53,11 +53,16 @@ fn in_another_unit(n: f64, s: f64) -> bool {
 }
 
 /// The top-level number arguments of `args` that are in nothing the user asked (`asked`) and
-/// nothing the model was given (`seen`: the questions, and the arguments and results of calls that
-/// worked), while a number `asked` states is in no argument of the call; each with the first such
+/// nothing the model was given (`seen`, read only when needed: the questions, and the arguments and
+/// results of calls that worked), while a number `asked` states is in no argument of the call; each with the first such
 /// stated number to send instead. `schema` is the tool's input schema: an argument with an `enum`
 /// is left to the validator.
-pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &Value) -> Vec<Contradiction> {
+pub(crate) fn unstated_numbers(
+    asked: &str,
+    seen: impl FnOnce() -> String,
+    schema: &Value,
+    args: &Value,
+) -> Vec<Contradiction> {
     let Some(object) = args.as_object() else { return Vec::new() };
     let stated = stated(asked);
     let carried = numbers(&args.to_string());
@@ -65,7 +70,11 @@ pub(crate) fn unstated_numbers(asked: &str, seen: &str, schema: &Value, args: &V
     let Some(missing) = missing_all.next() else { return Vec::new() };
     // One number missing: the one to send is no guess, and is held (`Contradiction::hold`).
     let only = missing_all.all(|s| s.n == missing.n);
-    let seen = numbers(seen);
+    if !object.values().any(|v| sent_number(v).is_some()) {
+        return Vec::new();
+    }
+    // Read only now: it holds the session's every result.
+    let seen = numbers(&seen());
     let properties = schema.get("properties").and_then(Value::as_object);
     let mut found = Vec::new();
     for (field, value) in object {
@@ -141,8 +150,12 @@ mod tests {
     fn a_number_from_nowhere_is_refused_with_the_one_the_conversation_states() {
         let asked = "And to GBP?\nConvert 250 USD to EUR.";
         let seen = "and to gbp?\nconvert 250 usd to eur.\n250 usd = 230.00 eur";
-        let found =
-            unstated_numbers(asked, seen, &schema(), &json!({"amount": 1, "from": "GBP", "to": "USD"}));
+        let found = unstated_numbers(
+            asked,
+            || seen.to_string(),
+            &schema(),
+            &json!({"amount": 1, "from": "GBP", "to": "USD"}),
+        );
         let fields: Vec<(&str, &str, &str)> =
             found.iter().map(|c| (c.field.as_str(), c.task_says.as_str(), c.instead.as_str())).collect();
         assert_eq!(fields, [("amount", "250", "250")]);
@@ -154,12 +167,16 @@ mod tests {
         let seen = "and to gbp?\nconvert 250 usd to eur.\n250 usd = 230.00 eur";
         for args in [json!({"amount": 250}), json!({"amount": 230, "from": "EUR"}), json!({"amount": "250"})]
         {
-            assert!(unstated_numbers(asked, seen, &schema(), &args).is_empty(), "{args}");
+            assert!(unstated_numbers(asked, || seen.to_string(), &schema(), &args).is_empty(), "{args}");
         }
         let timer = json!({"type": "object", "properties": {"seconds": {"type": "integer"}}});
-        assert!(
-            unstated_numbers("Time 2 laps.", "time 2 laps.", &timer, &json!({"seconds": 7200})).is_empty()
-        );
+        assert!(unstated_numbers(
+            "Time 2 laps.",
+            || "time 2 laps.".to_string(),
+            &timer,
+            &json!({"seconds": 7200})
+        )
+        .is_empty());
     }
 
     #[test]
@@ -167,21 +184,21 @@ mod tests {
         let search = json!({"type": "object", "properties": {"year": {"type": "integer"}, "limit": {"type": "integer"}}});
         let carried = unstated_numbers(
             "Films from 1999.",
-            "films from 1999.",
+            || "films from 1999.".to_string(),
             &search,
             &json!({"year": 1999, "limit": 10}),
         );
         assert!(carried.is_empty(), "a call carrying every stated number may add its own");
         let none = unstated_numbers(
             "Find the cheapest one.",
-            "find the cheapest one.",
+            || "find the cheapest one.".to_string(),
             &search,
             &json!({"limit": 5}),
         );
         assert!(none.is_empty(), "`one` states no count, and nothing else is stated");
         let time = unstated_numbers(
             "Book a table at 19:30.",
-            "book a table at 19:30.",
+            || "book a table at 19:30.".to_string(),
             &json!({"type": "object"}),
             &json!({"time": "19:30", "minutes": 90}),
         );
@@ -219,7 +236,12 @@ mod tests {
     fn an_argument_with_an_enum_is_left_to_the_validator() {
         let schema =
             json!({"type": "object", "properties": {"stars": {"type": "integer", "enum": [1, 2, 3]}}});
-        assert!(unstated_numbers("Rate order 4471.", "rate order 4471.", &schema, &json!({"stars": 3}))
-            .is_empty());
+        assert!(unstated_numbers(
+            "Rate order 4471.",
+            || "rate order 4471.".to_string(),
+            &schema,
+            &json!({"stars": 3})
+        )
+        .is_empty());
     }
 }
