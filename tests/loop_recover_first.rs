@@ -227,6 +227,69 @@ fn a_ref_the_tool_did_not_find_is_not_offered_again() {
 }
 
 #[test]
+fn a_listing_whose_every_ref_failed_leaves_the_tool_out_until_a_fresh_listing() {
+    let model = ScriptedModel::new([
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e1"})),
+        act("click", json!({"ref": "e2"})),
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e5"})),
+        answer("Order KX-1 placed."),
+    ]);
+    let no_element =
+        |r: &str| Behaviour::Fail(RawFailure::coded("NOT_FOUND", &format!("No element {r} on the page.")));
+    let tools = FakeTools::new()
+        .script(
+            "snapshot",
+            vec![
+                Behaviour::Ok(json!("e1 link 'Home'\ne2 button 'Order'")),
+                Behaviour::Ok(json!("e5 button 'Order'")),
+            ],
+        )
+        .script(
+            "click",
+            vec![no_element("e1"), no_element("e2"), Behaviour::Ok(json!("Order KX-1 placed."))],
+        );
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click Order and tell me the order number.");
+    assert!(steps_offered(&h, 2).contains(r#""ref":{"enum":["e2"]"#), "{}", steps_offered(&h, 2));
+    // Every listed ref failed: `click` sits out, and only a fresh listing can follow.
+    let schema = steps_offered(&h, 3);
+    assert!(!schema.contains(r#""const":"click""#) && schema.contains(r#""const":"snapshot""#), "{schema}");
+    let schema = steps_offered(&h, 4);
+    assert!(schema.contains(r#""ref":{"enum":["e5"]"#), "the fresh listing's ref: {schema}");
+    assert!(result.success, "{}", result.answer);
+}
+
+#[test]
+fn a_stale_ref_retires_the_whole_listing_it_came_from() {
+    let model = ScriptedModel::new([
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e2"})),
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e8"})),
+        answer("Order KX-4417 placed."),
+    ]);
+    let stale = RawFailure::coded("STALE_REFERENCE", "Element e2 is stale: the page re-rendered.");
+    let tools = FakeTools::new()
+        .script(
+            "snapshot",
+            vec![
+                Behaviour::Ok(json!("e1 link 'Home'\ne2 button 'Order'\ne3 link 'Help'")),
+                Behaviour::Ok(json!("e7 link 'Home'\ne8 button 'Order'\ne9 link 'Help'")),
+            ],
+        )
+        .script("click", vec![Behaviour::Fail(stale), Behaviour::Ok(json!("Order KX-4417 placed."))]);
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click Order and tell me the order number.");
+    // e1 and e3 never failed, but they come from the listing the stale e2 came from.
+    let schema = steps_offered(&h, 2);
+    assert!(!schema.contains(r#""const":"click""#) && schema.contains(r#""const":"snapshot""#), "{schema}");
+    assert!(steps_offered(&h, 3).contains(r#""ref":{"enum":["e7","e8","e9"]"#), "{}", steps_offered(&h, 3));
+    assert!(result.success, "{}", result.answer);
+}
+
+#[test]
 fn a_new_attempt_with_other_arguments_holds_the_answer_again() {
     let model = ScriptedModel::new([
         act("get_invoice", json!({"id": "INV-9"})),

@@ -84,24 +84,25 @@ impl RunState<'_> {
         {
             return agent.step_schema(false).clone();
         }
+        // A tool whose id argument has no listed value left sits out until a producer lists afresh.
+        let mut sitting_out = self.spent_tools.clone();
+        sitting_out.extend(ids.iter().filter(|n| n.is_exhausted()).map(|n| n.tool().to_string()));
         let specs = agent.tools.specs();
         let offered = |names: &[String]| -> Vec<_> {
             specs.iter().filter(|s| names.contains(&s.name)).cloned().collect()
         };
         match allowed {
-            Allowed::Only(name) => {
-                self.narrowings.step_schema(&offered(&[name]), &self.spent_tools, &ids, false)
-            }
+            Allowed::Only(name) => self.narrowings.step_schema(&offered(&[name]), &sitting_out, &ids, false),
             Allowed::Recover(names) => {
                 // A plan's envelope offers every tool; with many, the step offers those selected.
                 let selected = |n: &String| offered_now.is_none_or(|o| o.iter().any(|s| &s.name == n));
                 let kept: Vec<String> = names.iter().filter(|n| selected(n)).cloned().collect();
                 let names = if kept.is_empty() { names } else { kept };
-                self.narrowings.step_schema(&offered(&names), &self.spent_tools, &ids, false)
+                self.narrowings.step_schema(&offered(&names), &sitting_out, &ids, false)
             }
             allowed => self.narrowings.step_schema(
                 offered_now.unwrap_or(specs),
-                &self.spent_tools,
+                &sitting_out,
                 &ids,
                 allowed == Allowed::Any,
             ),

@@ -63,20 +63,41 @@ impl Narrowing {
     }
 
     /// The narrowing without the values its tool already failed on for its field (`failed(tool,
-    /// field, value)`), unless that would leave no option: a greedy model otherwise sends the first
-    /// ref of a listing again and again after the tool said it has no such element.
+    /// field, value)`): a greedy model otherwise sends the first ref of a listing again and again
+    /// after the tool said it has no such element. When every option failed, none is left
+    /// ([`Self::is_exhausted`]) and the tool sits out the step until a producer lists afresh: with
+    /// the options all offered again, SmolLM2 clicked the refs of a stale listing one by one, then
+    /// the last again, until the failure budget ended the run (recovery bench stale-ref, c7a04d9).
     pub(crate) fn without(mut self, failed: impl Fn(&str, &str, &str) -> bool) -> Narrowing {
-        let dead = |v: &Value| v.as_str().is_some_and(|s| failed(&self.tool, &self.field, s));
-        let kept: Vec<Value> = self.options.iter().filter(|v| !dead(v)).cloned().collect();
-        if !kept.is_empty() {
-            self.options = kept;
-        }
+        let (tool, field) = (&self.tool, &self.field);
+        self.options.retain(|v| !v.as_str().is_some_and(|s| failed(tool, field, s)));
         self
+    }
+
+    /// Whether no option is left: every value the producer listed already failed.
+    pub(crate) fn is_exhausted(&self) -> bool {
+        self.options.is_empty()
+    }
+
+    /// The tool whose argument is narrowed.
+    pub(crate) fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The argument narrowed.
+    pub(crate) fn field(&self) -> &str {
+        &self.field
+    }
+
+    /// The values the argument may take.
+    pub(crate) fn options(&self) -> &[Value] {
+        &self.options
     }
 
     /// Restricts the field in `spec`'s input schema to the options, keeping what else it says.
     fn apply(&self, spec: &mut ToolSpec) {
-        if spec.name != self.tool {
+        // No option left: the tool sits out rather than take an empty choice (`without`).
+        if spec.name != self.tool || self.options.is_empty() {
             return;
         }
         // A schema that names no properties gets this one: the tool has just said it takes it.

@@ -19,6 +19,7 @@ use crate::errors::{Envelope, ErrorCode};
 use crate::tools::closest;
 
 use super::narrowing::Narrowing;
+use super::provenance;
 use super::run::RunState;
 
 /// The most names a listing may hold for the argument to be narrowed to them.
@@ -117,6 +118,13 @@ impl UnfixedCalls {
         self.unfixed.retain(|_, u| u.code != ErrorCode::UnknownTool && u.named.iter().any(|n| n == tool));
     }
 
+    /// Each of `values` counts as failed for `tool`'s argument `field`: the listing they came
+    /// from is out of date.
+    pub(crate) fn failed_all(&mut self, tool: &str, field: &str, values: impl IntoIterator<Item = String>) {
+        let fields = self.failed_values.entry(tool.to_string()).or_default();
+        fields.entry(field.to_string()).or_default().extend(values);
+    }
+
     /// Whether `tool` said it has no such thing for `value` as its argument `field`.
     pub(crate) fn failed_on(&self, tool: &str, field: &str, value: &str) -> bool {
         self.failed_values.get(tool).and_then(|fields| fields.get(field)).is_some_and(|v| v.contains(value))
@@ -139,6 +147,27 @@ impl UnfixedCalls {
 }
 
 impl RunState<'_> {
+    /// A STALE_REFERENCE from `tool` (`envelope`): the producer's listing that held the value it
+    /// was sent is out of date, so none of that listing's values for the argument is offered again
+    /// (`choice.rs`) until a producer lists afresh.
+    pub(crate) fn listing_went_stale(&mut self, tool: &str, envelope: &Envelope) {
+        let Some(Value::Object(sent)) = &envelope.sent else { return };
+        if !self.agent.config.id_provenance {
+            return;
+        }
+        let stale: Vec<(String, Vec<String>)> = provenance::narrowings(&self.agent.tools, &self.outputs)
+            .into_iter()
+            .filter(|n| n.tool() == tool && sent.get(n.field()).is_some_and(|v| n.options().contains(v)))
+            .map(|n| {
+                let values = n.options().iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
+                (n.field().to_string(), values)
+            })
+            .collect();
+        for (field, values) in stale {
+            self.unfixed.failed_all(tool, &field, values);
+        }
+    }
+
     /// A call to `tool` succeeded: the failure log and the unfixed calls learn it.
     pub(crate) fn call_worked(&mut self, tool: &str) {
         self.log.recover(Some(tool));

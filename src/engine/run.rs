@@ -505,6 +505,9 @@ impl<'a> RunState<'a> {
             self.runtime_text.push('\n');
         }
         if let Some(tool) = tool {
+            if envelope.code == ErrorCode::StaleReference {
+                self.listing_went_stale(tool, envelope);
+            }
             self.unfixed.failed(step, tool, envelope);
         }
         let failure = NewFailure {
