@@ -69,6 +69,11 @@ pub(crate) fn id_fields(spec: &ToolSpec) -> Vec<String> {
     fields
 }
 
+/// The words that say a tool lists things (in its name, or its name and description): one list for
+/// the producers of ids here, the listings a repeat may still act on (`seen.rs`) and the listers
+/// offered with a tool (`selection.rs`).
+pub(crate) const LISTING_WORDS: [&str; 6] = ["list", "search", "find", "browse", "snapshot", "query"];
+
 /// The tools that produce `spec`'s ids: its `refsFrom`, else those inferred from the tools' names
 /// and descriptions — another tool that lists, searches or snapshots and mentions what the
 /// argument names (`invoice` for `invoice_id`, `ref` for `ref`).
@@ -86,9 +91,7 @@ pub(crate) fn producers(tools: &ToolSet, spec: &ToolSpec) -> Vec<String> {
         .trim_end_matches("key")
         .trim_matches(['_', '-']);
     let word = if stem.is_empty() { lower.trim_end_matches('s').to_string() } else { stem.to_string() };
-    let lists = |text: &str| {
-        ["list", "search", "find", "snapshot", "browse", "query"].iter().any(|w| text.contains(w))
-    };
+    let lists = |text: &str| LISTING_WORDS.iter().any(|w| text.contains(w));
     tools
         .specs()
         .iter()

@@ -6,7 +6,7 @@ use crate::tools::ToolSpec;
 
 use super::facts::{id_like, iso_date, tokens};
 use super::memory::steps;
-use super::provenance::{producers, unseen};
+use super::provenance::{producers, unseen, LISTING_WORDS};
 use super::run::RunState;
 use super::{Action, CallKey, Outcome, Remembered};
 
@@ -200,5 +200,5 @@ fn ids_and_dates_only(result: &str) -> bool {
 
 fn lists(name: &str) -> bool {
     let name = name.to_lowercase();
-    ["list", "search", "find", "snapshot"].iter().any(|w| name.contains(w))
+    LISTING_WORDS.iter().any(|w| name.contains(w))
 }

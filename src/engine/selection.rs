@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use super::config::ToolChoice;
 use super::memory::Remembered;
-use super::provenance;
+use super::provenance::{self, LISTING_WORDS};
 use super::recovering::has_token;
 use super::run::RunState;
 use crate::settings::ConfigError;
@@ -180,19 +180,16 @@ pub fn select(
     tools.iter().filter(|t| chosen.contains(t.name.as_str())).cloned().collect()
 }
 
-/// The first name word of a tool that lists or finds things.
-const LISTING: [&str; 4] = ["list", "search", "find", "browse"];
-
 /// Argument name words that pick one thing out of a listing: its id, name, number, ref, key or code.
 const IDENTIFYING: [&str; 6] = ["id", "name", "number", "ref", "key", "code"];
 
-/// What a tool lists, by its name: the words after a first word of [`LISTING`]
+/// What a tool lists, by its name: the words after a first word of [`LISTING_WORDS`]
 /// (`list_pull_requests` → `pull`, `request`); `None` for a tool whose name lists nothing
 /// (`add_to_grocery_list`, a bare `search`).
 fn listed(tool: &ToolSpec) -> Option<Vec<String>> {
     let words = rank::words(&tool.name);
     let (verb, things) = words.split_first()?;
-    (LISTING.contains(&verb.as_str()) && !things.is_empty()).then(|| things.to_vec())
+    (LISTING_WORDS.contains(&verb.as_str()) && !things.is_empty()).then(|| things.to_vec())
 }
 
 /// Whether `consumer` takes what a lister lists (`things`, from [`listed`]): one of its argument
