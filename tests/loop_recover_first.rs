@@ -237,7 +237,7 @@ fn a_listing_whose_every_ref_failed_leaves_the_tool_out_until_a_fresh_listing() 
         answer("Order KX-1 placed."),
     ]);
     let no_element =
-        |r: &str| Behaviour::Fail(RawFailure::coded("NOT_FOUND", &format!("No element {r} on the page.")));
+        |r: &str| Behaviour::Fail(RawFailure::coded("NOT_FOUND", format!("No element {r} on the page.")));
     let tools = FakeTools::new()
         .script(
             "snapshot",
