@@ -12,7 +12,7 @@ use crate::text::clip;
 
 use super::memory::Remembered;
 use super::prompt::{estimate, TokenCounter};
-use super::{Message, Role, Turn};
+use super::{CallKey, Message, Role, Turn};
 
 /// The instructions of the focused request. No placeholder to copy: the reply's one field is
 /// described in words. Chosen on SmolLM2's recorded runs (bench/results/recovery-issue9.md): this
@@ -70,11 +70,20 @@ pub(crate) fn focused_messages(
 }
 
 /// The newest [`MAX_RESULTS`] distinct results of calls that worked, oldest first, as
-/// `- tool: result` lines (the focused answer's and the focused call's).
+/// `- tool: result` lines (the focused answer's and the focused call's). A call made again with
+/// the same arguments shows its latest result only: the earlier one is out of date (a page
+/// snapshot before the page changed). With both snapshots of recovery-bench stale-ref shown,
+/// SmolLM2 answered "The order number is 4217." twice; with the latest only, "KX-4417".
 pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
     let mut results: Vec<String> = Vec::new();
+    let mut calls: Vec<CallKey> = Vec::new();
     for turn in turns.iter().rev().filter(|t| t.worked()) {
         let Some(action) = &turn.action else { continue };
+        let call = CallKey::new(&action.tool, &action.args);
+        if calls.contains(&call) {
+            continue;
+        }
+        calls.push(call);
         let line = format!("- {}: {}", action.tool, clip(turn.observation.trim(), RESULT_CHARS));
         if !results.contains(&line) {
             results.push(line);
@@ -150,6 +159,22 @@ mod tests {
         assert!(user.starts_with("Question: Price of BTC?\n\nTool results:\n"), "{user}");
         assert_eq!(user.matches("- get_price: BTC: $61,234.50").count(), 1, "the same result once: {user}");
         assert!(!user.contains("nothing here"), "a failed call's text is not a result: {user}");
+    }
+
+    #[test]
+    fn a_call_made_again_with_the_same_arguments_shows_its_latest_result_only() {
+        let snapshot = |step: u32, page: &str| Turn {
+            action: Some(Action { tool: "snapshot".into(), args: json!({}) }),
+            ..call(step, "snapshot", page, Outcome::Ok)
+        };
+        let turns = vec![
+            snapshot(1, "e2 button 'Place order'"),
+            call(2, "click", "stale", Outcome::Failed),
+            snapshot(3, "e8 button 'Place order'"),
+            call(4, "click", "Order number: KX-4417.", Outcome::Ok),
+        ];
+        let lines = result_lines(&turns);
+        assert_eq!(lines, ["- snapshot: e8 button 'Place order'", "- click: Order number: KX-4417."]);
     }
 
     #[test]
