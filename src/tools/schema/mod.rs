@@ -60,6 +60,7 @@ mod ecma;
 mod error;
 mod formats;
 mod keywords;
+mod lookup;
 mod node;
 mod numbers;
 mod path;

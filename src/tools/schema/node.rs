@@ -90,38 +90,26 @@ pub(super) struct Rules {
     /// `format`, when format assertions are on and keel checks this one.
     pub format: Option<StringFormat>,
     /// Whether the node has none of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`, `const`:
-    /// the yes/no walk then skips them with one test ([`Rules::summarise`] sets it).
+    /// the yes/no walk then skips them with one test. This field and the ones after it are derived
+    /// from the keywords once all are read (`Rules::summarise`, in `lookup.rs`).
     pub plain: bool,
+    /// Per entry of `properties`, its name's length, first and last byte in one number
+    /// ([`super::lookup::signature`]): a key is looked up by scanning these, then comparing the
+    /// one name whose signature matches.
+    pub property_signs: Vec<u32>,
     /// Whether a key of an object can meet a schema here (`properties`, `patternProperties`,
     /// `additionalProperties`): without, the yes/no walk does not visit the keys.
     pub keyed: bool,
-}
-
-impl Rules {
-    /// Sets [`Rules::plain`] and [`Rules::keyed`], once every keyword (and `$ref`) is read.
-    pub fn summarise(&mut self) {
-        self.plain = self.reference.is_none()
-            && self.all_of.is_empty()
-            && self.any_of.is_empty()
-            && self.one_of.is_empty()
-            && self.not.is_none()
-            && self.condition.is_none()
-            && self.constant.is_none();
-        self.keyed =
-            !self.properties.is_empty() || !self.pattern_properties.is_empty() || self.additional.is_some();
-    }
-
-    /// The schema of property `name`, if `properties` declares it.
-    pub fn property(&self, name: &str) -> Option<NodeId> {
-        self.properties.iter().find(|(key, _)| same_key(key, name)).map(|&(_, id)| id)
-    }
-}
-
-/// Whether two keys are equal, telling most unequal ones apart by length and first byte before
-/// comparing the rest: lookups compare a key with every declared name in turn, and a library
-/// `memcmp` call costs more than the whole of a short key's comparison.
-pub(super) fn same_key(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    /// Per entry of `properties`, whether `required` names it: the yes/no walk counts the
+    /// required keys it meets while visiting the keys instead of looking each one up again.
+    pub required_flags: Vec<bool>,
+    /// How many distinct names `required` holds that `properties` declares.
+    pub required_declared: usize,
+    /// The distinct names `required` holds that `properties` does not declare, looked up one by one.
+    pub required_elsewhere: Vec<String>,
+    /// Whether any of `propertyNames`, `minProperties`, `maxProperties`, `dependentRequired`,
+    /// `dependentSchemas` is present: without, the yes/no walk skips them with one test.
+    pub object_extras: bool,
 }
 
 /// A `pattern` with its source kept for messages.

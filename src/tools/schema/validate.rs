@@ -5,7 +5,8 @@ use std::collections::HashSet;
 use serde_json::{Map, Number, Value};
 
 use super::describe;
-use super::node::{same_key, Node, NodeId, Rules};
+use super::lookup::same_key;
+use super::node::{Node, NodeId, Rules};
 use super::path::{render, Segment};
 use super::sent::preview;
 use super::{MAX_DEPTH, MAX_STEPS};

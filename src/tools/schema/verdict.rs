@@ -6,7 +6,8 @@
 use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
-use super::node::{same_key, Node, NodeId, Rules};
+use super::lookup::same_key;
+use super::node::{Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -42,14 +43,40 @@ impl Verdict<'_> {
         }
     }
 
+    /// [`Self::check`] for a property's or an item's value, inlined where those are visited: a
+    /// scalar against a node with no applicator (most of a tool call) is decided without a call.
+    #[inline(always)]
+    fn child(&mut self, id: NodeId, value: &Value, depth: usize) -> bool {
+        if matches!(value, Value::Array(_) | Value::Object(_)) {
+            return self.check(id, value, depth);
+        }
+        self.steps += 1;
+        if self.steps > MAX_STEPS || depth > MAX_DEPTH {
+            return false;
+        }
+        let nodes = self.nodes;
+        match nodes.get(id) {
+            Some(Node::Rules(rules)) if rules.plain => self.own(rules, value, depth + 1),
+            Some(Node::Rules(rules)) => self.rules(rules, value, depth + 1),
+            Some(Node::Nothing) => false,
+            Some(Node::Any) | None => true,
+        }
+    }
+
     /// A schema object's keywords, in the full check's order.
     fn rules(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
         if !rules.plain && !self.applicators(rules, value, depth) {
             return false;
         }
+        self.own(rules, value, depth)
+    }
+
+    /// The keywords after the applicators: `enum`, `type`, then those of the value's type.
+    #[inline(always)]
+    fn own(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
         if let Some(values) = &rules.one_of_values {
             self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
-            if !values.iter().any(|v| same(v, value)) {
+            if !one_of(values, value) {
                 return false;
             }
         }
@@ -120,7 +147,7 @@ impl Verdict<'_> {
         }
         items.iter().enumerate().all(|(index, item)| {
             match rules.prefix_items.get(index).copied().or(rules.items) {
-                Some(schema) => self.check(schema, item, depth),
+                Some(schema) => self.child(schema, item, depth),
                 None => true,
             }
         })
@@ -129,30 +156,87 @@ impl Verdict<'_> {
     /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
     /// dependencies.
     fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
-        // Without these keywords no key has a schema to pass (a `required`-only `then`, say).
-        for (key, item) in map.iter().filter(|_| rules.keyed) {
+        let required_met = if !rules.keyed {
+            // No key has a schema to pass (a `required`-only `then`, say), and no required name
+            // is declared.
+            0
+        } else if rules.pattern_properties.is_empty()
+            && rules.additional.is_none()
+            && rules.properties.len() < map.len()
+        {
+            // Only `properties`, fewer than the keys sent (an `if`, a `oneOf` branch's tag):
+            // looking the declared names up costs less than looking every key up.
+            match self.declared(rules, map, depth) {
+                Some(met) => met,
+                None => return false,
+            }
+        } else {
+            match self.keys(rules, map, depth) {
+                Some(met) => met,
+                None => return false,
+            }
+        };
+        if required_met != rules.required_declared
+            || !rules.required_elsewhere.iter().all(|name| has_key(map, name))
+        {
+            return false;
+        }
+        !rules.object_extras || self.object_extras(rules, map, value, depth)
+    }
+
+    /// Every key against `patternProperties`, `properties` and `additionalProperties`: how many
+    /// required declared names were met, or `None` when a value fails.
+    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
+        let mut required_met = 0;
+        for (key, item) in map {
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
                 if pattern.is_match(key) {
                     matched = true;
-                    if !self.check(*id, item, depth) {
-                        return false;
+                    if !self.child(*id, item, depth) {
+                        return None;
                     }
                 }
             }
-            let passed = match (rules.property(key), rules.additional) {
-                (Some(id), _) => self.check(id, item, depth),
+            let passed = match (rules.property_index(key), rules.additional) {
+                (Some(index), _) => {
+                    required_met += usize::from(rules.required_flags[index]);
+                    self.child(rules.properties[index].1, item, depth)
+                }
                 (None, _) if matched => true,
-                (None, Some(id)) => self.check(id, item, depth),
+                (None, Some(id)) => self.child(id, item, depth),
                 (None, None) => true,
             };
             if !passed {
-                return false;
+                return None;
             }
         }
-        if !rules.required.iter().all(|name| has_key(map, name)) {
-            return false;
+        Some(required_met)
+    }
+
+    /// `properties` alone, by declared name: how many required ones were met, or `None` when a
+    /// value fails.
+    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
+        let mut required_met = 0;
+        for ((name, id), &required) in rules.properties.iter().zip(&rules.required_flags) {
+            if let Some(item) = get(map, name) {
+                required_met += usize::from(required);
+                if !self.child(*id, item, depth) {
+                    return None;
+                }
+            }
         }
+        Some(required_met)
+    }
+
+    /// `propertyNames`, `minProperties`/`maxProperties`, `dependentRequired` and `dependentSchemas`.
+    fn object_extras(
+        &mut self,
+        rules: &Rules,
+        map: &Map<String, Value>,
+        value: &Value,
+        depth: usize,
+    ) -> bool {
         if let Some(id) = rules.property_names {
             for key in map.keys() {
                 if !self.check(id, &Value::String(key.clone()), depth) {
@@ -179,6 +263,14 @@ impl Verdict<'_> {
     }
 }
 
+/// Whether `value` is one of `values` (`enum`); strings, the usual case, compared directly.
+fn one_of(values: &[Value], value: &Value) -> bool {
+    match value {
+        Value::String(text) => values.iter().any(|v| matches!(v, Value::String(t) if same_key(t, text))),
+        _ => values.iter().any(|v| same(v, value)),
+    }
+}
+
 /// Objects this small are searched key by key: comparing a few short strings costs less than
 /// hashing the name (serde_json's map hashes with SipHash).
 const SCANNED_KEYS: usize = 8;
@@ -189,6 +281,15 @@ fn has_key(map: &Map<String, Value>, name: &str) -> bool {
         map.keys().any(|key| same_key(key, name))
     } else {
         map.contains_key(name)
+    }
+}
+
+/// The value of key `name` in `map`, searched as [`has_key`] searches.
+fn get<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if map.len() <= SCANNED_KEYS {
+        map.iter().find(|(key, _)| same_key(key, name)).map(|(_, value)| value)
+    } else {
+        map.get(name)
     }
 }
 
@@ -203,9 +304,15 @@ fn number_ok(rules: &Rules, number: &Number) -> bool {
     !(below || above)
 }
 
-/// `minLength`, `maxLength` (in characters, counted only when a bound is set) and `pattern`.
+/// `minLength`, `maxLength` (in characters, counted only when the byte length does not settle
+/// them), `pattern` and an asserted `format`.
 fn string_ok(rules: &Rules, text: &str) -> bool {
-    if rules.min_length.is_some() || rules.max_length.is_some() {
+    // A string holds between a quarter of its bytes (rounded up) and all of them in characters:
+    // most bounds are settled by its byte length without counting.
+    let bytes = text.len() as u64;
+    let settled = rules.min_length.is_none_or(|min| bytes.div_ceil(4) >= min)
+        && rules.max_length.is_none_or(|max| bytes <= max);
+    if !settled {
         let chars = text.chars().count() as u64;
         if rules.min_length.is_some_and(|min| chars < min) || rules.max_length.is_some_and(|max| chars > max)
         {
