@@ -24,10 +24,8 @@ let pageStart = 0;
 
 before(async () => {
   server = await serve(ROOT, {
-    onRequest: (path) => {
-      requests.push(path);
-      if (path === WORKER && failing(requests.slice(pageStart).filter((p) => p === WORKER).length)) return 404;
-    },
+    onRequest: (path) => requests.push(path),
+    fail: (path) => (path === WORKER && failing(requests.slice(pageStart).filter((p) => p === WORKER).length) ? 404 : undefined),
   });
   browser = await launchChromium();
 });

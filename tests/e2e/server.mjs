@@ -15,13 +15,14 @@ const TYPES = {
 
 /**
  * Serves `root`; resolves to { url, close }. `headers` are added to every response (the benchmark
- * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path,
- * and a status it returns (a number) is the answer instead of the file (a test failing a script).
+ * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path;
+ * `fail(path)` may return a status to answer with instead of the file (a test failing a script).
  */
-export function serve(root, { headers = {}, onRequest } = {}) {
+export function serve(root, { headers = {}, onRequest, fail } = {}) {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
-    const status = onRequest?.(path);
+    onRequest?.(path);
+    const status = fail?.(path);
     if (typeof status === "number") {
       response.writeHead(status).end();
       return;
