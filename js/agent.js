@@ -15,6 +15,7 @@ import { Liveness } from "./liveness.js";
 import { createOptions, modelChoice, pageModel, runOptions, toolSpec, usesPromptApi } from "./options.js";
 import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle, WAITS_ON } from "./run-handle.js";
+import { preload, spawnWorker, takeSpare } from "./spare.js";
 import { parseArgs } from "./tool-schema.js";
 
 /** @typedef {import("./wire.js").PageMessage} PageMessage */
@@ -153,16 +154,14 @@ export class Agent {
         dispose: () => {},
       }));
     }
-    // The wasm's fetch and compile start now, and run while the worker starts (engine-module.js).
-    const module = engineModule();
-    // `new Worker(new URL("./worker.js", import.meta.url), …)` spelt out literally: bundlers
-    // (Vite, webpack, Parcel) recognise only this form, and then bundle the worker and its wasm.
-    const spawned =
-      worker instanceof Worker
-        ? worker
-        : worker
-          ? new Worker(worker, { type: "module", name: "keel" })
-          : new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "keel" });
+    // The spare `Agent.preload()` started for this worker script, once warm; none if it failed
+    // (its `ready` said why) or there is none: then this agent starts its own.
+    const taken = worker instanceof Worker ? undefined : takeSpare(worker, workerTimeoutMs);
+    const adopted = taken && (await taken);
+    // The wasm's fetch and compile start now, and run while the worker starts (engine-module.js);
+    // a spare has its module already.
+    const module = adopted ? undefined : engineModule();
+    const spawned = adopted ?? (worker instanceof Worker ? worker : spawnWorker(worker));
     const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi, workerTimeoutMs);
     agent.#owned = owned;
     agent.#redact = hook;
@@ -176,15 +175,35 @@ export class Agent {
   }
 
   /**
+   * Starts keel's engine ahead of `Agent.create`, for a page that will create an agent soon: fetches
+   * and compiles the wasm and starts one spare worker that loads the engine and runs its `init`
+   * work once, with no store, tools or config. The next `Agent.create` for the same worker script
+   * adopts the spare instead of starting a worker. Returns `{ ready, terminate }`: `ready` resolves
+   * once the spare is warm and rejects with a KeelError if it failed (the agent then starts its
+   * own worker); `terminate()` ends an unused spare. Calling it again returns the same spare.
+   *
+   * ```js
+   * Agent.preload(); // at page load
+   * // … later, the user opens the assistant:
+   * const agent = await Agent.create({ model, tools });
+   * ```
+   */
+  static preload(options = {}) {
+    return preload(options);
+  }
+
+  /**
    * Hands the worker the page's compiled wasm (or null: the worker then loads its own) once
-   * `module` settles, then `init`; resolves on `ready`. The worker answers pings meanwhile.
+   * `module` settles, then `init`; resolves on `ready`. The worker answers pings meanwhile. An
+   * adopted spare (no `module`) has its wasm: it gets `init` at once.
    * @param {Message<PageMessage, "init">} message
-   * @param {Promise<WebAssembly.Module | null>} module
+   * @param {Promise<WebAssembly.Module | null> | undefined} module
    */
   #start(message, module) {
     return new Promise((resolve, reject) => {
       this.#init = { resolve, reject };
       this.#watch();
+      if (module === undefined) return this.#send(message, reject);
       module.then((compiled) => {
         // Not a PageMessage: worker.js takes it before the engine starts, and the engine never sees it.
         const wasm = (/** @type {WebAssembly.Module | null} */ given) => {

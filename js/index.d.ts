@@ -601,6 +601,29 @@ export interface AgentOptions {
   workerTimeoutMs?: number;
 }
 
+/** What `Agent.preload` takes; an unknown key throws (`INVALID_CONFIG`). */
+export interface PreloadOptions {
+  /**
+   * The URL of `worker.js`, as `Agent.create`'s `worker` option gives it (for bundlers that
+   * relocate it). An agent adopts the spare only when its own `worker` option points to the same
+   * script; an agent given a `Worker` never does.
+   */
+  worker?: URL | string;
+}
+
+/** The spare worker `Agent.preload` started. */
+export interface Preloaded {
+  /**
+   * Resolves once the spare is warm (the wasm compiled and loaded, the engine's `init` work run
+   * once). Rejects with a KeelError when the spare failed (`WORKER_FAILED` for a script that did not
+   * load, `WASM_LOAD_FAILED`, `WORKER_UNRESPONSIVE`): the next `Agent.create` then starts its own
+   * worker. Rejects with an `AbortError` after `terminate()`.
+   */
+  readonly ready: Promise<void>;
+  /** Terminates the spare if no agent has taken it (an agent's worker ends with `dispose()`). */
+  terminate(): void;
+}
+
 /** What `run` takes besides the task; an unknown key fails the call (`INVALID_CONFIG`). */
 export interface RunOptions {
   /** Cancels the run, aborting the call under way. Must be an AbortSignal. */
@@ -695,6 +718,22 @@ export interface OtlpTraces {
 export class Agent {
   private constructor();
   static create(options: AgentOptions): Promise<Agent>;
+  /**
+   * Starts keel's engine ahead of `Agent.create`, for a page that will create an agent soon: fetches
+   * and compiles the wasm and starts one spare worker, which loads the engine and runs its `init`
+   * work once (no store, no tools, no config yet). The next `Agent.create` for the same worker
+   * script adopts the spare, warm, instead of starting a worker: `create` → ready then costs the
+   * `init` alone. One spare at most, taken by one agent; a second agent starts its own worker (or
+   * call `preload()` again for a new spare). Calling it while a spare waits returns that spare.
+   * Without it, nothing changes.
+   *
+   * ```ts
+   * Agent.preload(); // at page load
+   * // … later, when the user opens the assistant:
+   * const agent = await Agent.create({ model, tools });
+   * ```
+   */
+  static preload(options?: PreloadOptions): Preloaded;
   run(task: string, options?: RunOptions): RunHandle;
   /**
    * Failures the store kept, newest first.

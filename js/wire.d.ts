@@ -711,14 +711,14 @@ export type PageMessage = { "type": "init" } & Init | { "type": "run" } & Run | 
   "type": "ping",
   /** Echoed by `pong`. */
   id: number,
-} | { "type": "dispose" };
+} | { "type": "warm" } | { "type": "dispose" };
 
 /** A message from the worker to the page. */
 export type WorkerMessage = {
   "type": "ready",
   /** Caveats about what `init` carried (text made valid Unicode). */
   warnings?: Array<string>,
-} | {
+} | { "type": "warmed" } | {
   "type": "pong",
   /** The ping's id. */
   id: number,

@@ -174,3 +174,29 @@ fn an_unreadable_init_or_run_is_answered_where_the_page_waits() {
     assert_eq!(failed["type"], "initFailed");
     assert!(failed["error"]["message"].as_str().unwrap().contains("could not read the `init` message"));
 }
+
+#[test]
+fn a_warmed_worker_keeps_nothing_and_builds_its_agent_on_init() {
+    let mut w = Worker::new();
+    w.send(json!({"type": "warm"}));
+    assert_eq!(w.next(), json!({"type": "warmed"}));
+    // The warm-up built no agent: a run before `init` fails as on any fresh worker.
+    w.send(json!({"type": "run", "runId": "r0", "task": "t"}));
+    let failed = w.next();
+    assert_eq!((failed["type"].as_str(), failed["runId"].as_str()), (Some("runFailed"), Some("r0")));
+    w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {"store": "memory"}, "tools": [
+        {"name": "get_weather", "description": "Weather.",
+         "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}));
+    assert_eq!(w.next()["type"], "ready");
+    w.send(json!({"type": "run", "runId": "r1", "task": "Weather in Oslo?"}));
+    let call = w.next();
+    let tools = call["request"]["schema"].to_string();
+    assert!(tools.contains("get_weather") && !tools.contains("warm_up"), "only the agent's tools: {tools}");
+    w.answer_model(&call["id"], act("Oslo"));
+    let tool = w.next();
+    assert_eq!((tool["type"].as_str(), tool["tool"].as_str()), (Some("toolCall"), Some("get_weather")));
+    w.send(json!({"type": "toolResult", "id": tool["id"], "ok": true, "value": {"temp": 3}}));
+    let call = w.next();
+    w.answer_model(&call["id"], done("3 °C"));
+    assert_eq!(w.last_of("runEnded")["result"]["answer"], "3 °C");
+}

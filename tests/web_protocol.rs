@@ -59,6 +59,7 @@ fn run_cancel_and_dispose() {
     round_trip(&run);
     assert_eq!(page(json!({"type": "cancel", "runId": "r1"})), PageMessage::Cancel { run_id: "r1".into() });
     assert_eq!(page(json!({"type": "dispose"})), PageMessage::Dispose);
+    assert_eq!(page(json!({"type": "warm"})), PageMessage::Warm);
 }
 
 #[test]

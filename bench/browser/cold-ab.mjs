@@ -2,7 +2,10 @@
 // bench/browser/) is served on its own origin, and their loads interleave (A first, B first,
 // A cached, B cached, …), so machine noise falls on both alike. With --probe, each load also runs
 // cold-probe.html and the phases of Agent.create() are printed (medians, ms from create's start).
-//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--json FILE]
+// With --preload, each load also runs cold-preload.html: the page calls Agent.preload() at load
+// (where the build has it), waits --idle ms (default 300, an app's idle time after load), then
+// times Agent.create() → ready; a build without preload() only waits.
+//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--idle MS] [--json FILE]
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -18,10 +21,13 @@ const { values: opts } = parseArgs({
     b: { type: "string" },
     loads: { type: "string", default: "30" },
     probe: { type: "boolean", default: false },
+    preload: { type: "boolean", default: false },
+    idle: { type: "string", default: "300" },
     json: { type: "string" },
   },
 });
-if (!opts.a || !opts.b) throw new Error("usage: node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe]");
+if (!opts.a || !opts.b) throw new Error("usage: node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--idle MS]");
+const preloadPage = `/bench/browser/cold-preload.html?idle=${Number(opts.idle)}`;
 const loads = Number(opts.loads);
 const errors = [];
 
@@ -58,9 +64,15 @@ function phases({ page, worker }) {
   };
 }
 
+// A cold-preload.html load's create → ready, counting the loads whose spare was warm at create.
+function preloaded(side, cold) {
+  if (cold.warmAtCreate) side.warmAtCreate++;
+  return cold.createMs;
+}
+
 const sides = {};
 for (const [name, dir] of [["a", opts.a], ["b", opts.b]]) {
-  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), first: [], cached: [], probeFirst: [], probeCached: [] };
+  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), first: [], cached: [], probeFirst: [], probeCached: [], preloadFirst: [], preloadCached: [], warmAtCreate: 0 };
 }
 const browser = await launchChromium();
 const load0 = loadavg();
@@ -69,6 +81,7 @@ try {
     side.warm = await browser.newContext();
     await load(side.warm, `${side.server.url}/bench/browser/cold.html`);
     if (opts.probe) await load(side.warm, `${side.server.url}/bench/browser/cold-probe.html`);
+    if (opts.preload) await load(side.warm, `${side.server.url}${preloadPage}`);
   }
   for (let i = 0; i < loads; i++) {
     for (const side of Object.values(sides)) {
@@ -78,6 +91,16 @@ try {
     }
     for (const side of Object.values(sides)) {
       side.cached.push((await load(side.warm, `${side.server.url}/bench/browser/cold.html`)).createMs);
+    }
+    if (opts.preload) {
+      for (const side of Object.values(sides)) {
+        const fresh = await browser.newContext();
+        side.preloadFirst.push(preloaded(side, await load(fresh, `${side.server.url}${preloadPage}`)));
+        await fresh.close();
+      }
+      for (const side of Object.values(sides)) {
+        side.preloadCached.push(preloaded(side, await load(side.warm, `${side.server.url}${preloadPage}`)));
+      }
     }
     if (!opts.probe) continue;
     for (const side of Object.values(sides)) {
@@ -94,7 +117,7 @@ try {
 }
 const load1 = loadavg();
 const round = (x) => Math.round(x * 10) / 10;
-const out = { loads, loadavgStart: load0.map(round), loadavgEnd: load1.map(round), sides: {} };
+const out = { loads, idleMs: opts.preload ? Number(opts.idle) : undefined, loadavgStart: load0.map(round), loadavgEnd: load1.map(round), sides: {} };
 for (const [name, side] of Object.entries(sides)) {
   const phaseMedians = (list) =>
     list.length ? Object.fromEntries(Object.keys(list[0]).map((k) => [k, summary(list.map((p) => p[k]).filter((x) => x !== undefined))?.median ?? null])) : null;
@@ -102,6 +125,9 @@ for (const [name, side] of Object.entries(sides)) {
     dir: side.dir,
     first: summary(side.first),
     cached: summary(side.cached),
+    preloadFirst: opts.preload ? summary(side.preloadFirst) : undefined,
+    preloadCached: opts.preload ? summary(side.preloadCached) : undefined,
+    warmAtCreate: opts.preload ? side.warmAtCreate : undefined,
     phasesFirst: phaseMedians(side.probeFirst),
     phasesCached: phaseMedians(side.probeCached),
   };
@@ -110,6 +136,12 @@ if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind\n`);
 for (const [name, s] of Object.entries(out.sides)) {
   process.stdout.write(`${name} (${s.dir}): first median ${s.first.median} p95 ${s.first.p95}; cached median ${s.cached.median} p95 ${s.cached.p95}\n`);
+  if (s.preloadFirst) {
+    process.stdout.write(
+      `  after ${out.idleMs} ms idle (Agent.preload() at load where the build has it; the spare warm at create in ${s.warmAtCreate} of ${2 * loads} loads): ` +
+        `first median ${s.preloadFirst.median} p95 ${s.preloadFirst.p95}; cached median ${s.preloadCached.median} p95 ${s.preloadCached.p95}\n`,
+    );
+  }
   if (s.phasesFirst) process.stdout.write(`  phases first:  ${JSON.stringify(s.phasesFirst, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
   if (s.phasesCached) process.stdout.write(`  phases cached: ${JSON.stringify(s.phasesCached, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
 }

@@ -64,13 +64,25 @@ pub fn read<T: DeserializeOwned + Serialize>(
             None => SettingError { path, message: plain(&inner), unknown_key: false, suggestion: None },
         }
     })?;
-    // What `T` reads as an object must have been one, not an array read by position.
-    let written = serde_json::to_value(&read).unwrap_or(Value::Null);
-    if let Some(path) = array_for_object(value, &written, at.to_string()) {
-        let message = "got an array; expected an object (with named keys)".to_string();
-        return Err(SettingError { path, message, unknown_key: false, suggestion: None });
+    // What `T` reads as an object must have been one, not an array read by position. Only a value
+    // holding an array can be one: the rest skip writing `T` back (an `init` reads its config so).
+    if has_array(value) {
+        let written = serde_json::to_value(&read).unwrap_or(Value::Null);
+        if let Some(path) = array_for_object(value, &written, at.to_string()) {
+            let message = "got an array; expected an object (with named keys)".to_string();
+            return Err(SettingError { path, message, unknown_key: false, suggestion: None });
+        }
     }
     Ok(read)
+}
+
+/// Whether `value` is or holds an array, at any depth.
+fn has_array(value: &Value) -> bool {
+    match value {
+        Value::Array(_) => true,
+        Value::Object(fields) => fields.values().any(has_array),
+        _ => false,
+    }
 }
 
 fn join(at: &str, path: &str) -> String {

@@ -404,6 +404,11 @@ pub enum PageMessage {
         /// Echoed by `pong`.
         id: RequestId,
     },
+    /// Get ready for an `init` that has not come yet: a spare worker started ahead of
+    /// `Agent.create` (`Agent.preload()`, js/spare.js) sends it once the wasm is loading. The worker
+    /// runs an `init`'s work on throwaway input (default settings, one tool, no store) and keeps
+    /// nothing, so that the real `init` finds its code compiled. Answered by `warmed`.
+    Warm,
     /// Cancel everything and close the worker.
     Dispose,
 }
@@ -421,6 +426,8 @@ pub enum WorkerMessage {
         #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
         warnings: Vec<String>,
     },
+    /// The answer to `warm`: the engine is loaded and its `init` work has run once.
+    Warmed,
     /// The answer to `ping`.
     Pong {
         /// The ping's id.

@@ -15,12 +15,18 @@ const TYPES = {
 
 /**
  * Serves `root`; resolves to { url, close }. `headers` are added to every response (the benchmark
- * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path.
+ * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path;
+ * `fail(path)` may return a status to answer with instead of the file (a test failing a script).
  */
-export function serve(root, { headers = {}, onRequest } = {}) {
+export function serve(root, { headers = {}, onRequest, fail } = {}) {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
     onRequest?.(path);
+    const status = fail?.(path);
+    if (typeof status === "number") {
+      response.writeHead(status).end();
+      return;
+    }
     const file = join(root, path);
     if (!file.startsWith(root + sep)) {
       response.writeHead(403).end();

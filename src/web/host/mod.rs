@@ -26,6 +26,7 @@ use runs::Runs;
 
 mod approvals;
 mod runs;
+mod warm;
 
 /// What the worker should do after a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +179,7 @@ impl WorkerHost {
                 super::queries::answer(log, &self.rpc, &self.spawn, id, query)
             }
             PageMessage::Ping { id } => self.rpc.post(&WorkerMessage::Pong { id }),
+            PageMessage::Warm => self.warm(),
             PageMessage::Dispose => {
                 self.dispose();
                 return Control::Close;
