@@ -277,14 +277,10 @@ const SCANNED_KEYS: usize = 8;
 
 /// Whether `map` has the key `name`.
 fn has_key(map: &Map<String, Value>, name: &str) -> bool {
-    if map.len() <= SCANNED_KEYS {
-        map.keys().any(|key| same_key(key, name))
-    } else {
-        map.contains_key(name)
-    }
+    get(map, name).is_some()
 }
 
-/// The value of key `name` in `map`, searched as [`has_key`] searches.
+/// The value of key `name` in `map`: small maps are scanned ([`SCANNED_KEYS`]), larger ones hashed.
 fn get<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
     if map.len() <= SCANNED_KEYS {
         map.iter().find(|(key, _)| same_key(key, name)).map(|(_, value)| value)
