@@ -8,9 +8,10 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::engine::{Agent, AgentError, Clock, Effects, Random};
+use crate::engine::{Agent, AgentConfig, AgentError, Clock, Effects, Random};
 use crate::errors::{FailureClass, KeelErrorCode, RawFailure};
 use crate::store::Store;
+use crate::tools::ToolSpec;
 
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
@@ -298,10 +299,7 @@ impl WorkerHost {
         let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
         let (store, log) = stores::store_for(&init.config, &self.spawn)?;
         let timeouts = Rc::new(Timeouts::new(&tools, config.tool_timeout_ms));
-        let agent = Agent::new(tools, config).map_err(|e| match e {
-            AgentError::Config(e) => stores::invalid_config(e.to_string()),
-            e => invalid_tools(e.to_string()),
-        })?;
+        let agent = new_agent(tools, config)?;
         let agent = match redactor {
             Some(redactor) => agent.with_redactor(redactor),
             None => agent,
@@ -333,6 +331,15 @@ impl WorkerHost {
             }
         }
     }
+}
+
+/// The agent of an `init`'s tools and settings, its errors as `init` reports them: a setting
+/// (`INVALID_CONFIG`) or a tool (`INVALID_TOOLS`). The real `init` and the warm-up build it alike.
+pub(super) fn new_agent(tools: Vec<ToolSpec>, config: AgentConfig) -> Result<Agent, RawFailure> {
+    Agent::new(tools, config).map_err(|e| match e {
+        AgentError::Config(e) => stores::invalid_config(e.to_string()),
+        e => invalid_tools(e.to_string()),
+    })
 }
 
 /// A tool spec the page got wrong.

@@ -41,7 +41,7 @@ fn throwaway_agent() -> Result<Agent, RawFailure> {
     let config = init.read_config()?;
     let tools = init.read_tools()?;
     drop(Timeouts::new(&tools, config.tool_timeout_ms));
-    Agent::new(tools, config).map_err(|e| super::invalid_tools(e.to_string()))
+    super::new_agent(tools, config)
 }
 
 #[cfg(test)]
