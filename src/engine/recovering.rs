@@ -78,7 +78,7 @@ impl Unfixed {
 pub(crate) struct UnfixedCalls {
     unfixed: BTreeMap<String, Unfixed>,
     /// By tool, then field: each string value of a call that failed with NOT_FOUND,
-    /// STALE_REFERENCE or UNSEEN_ID.
+    /// STALE_REFERENCE or UNSEEN_ID, and every value of a listing a STALE_REFERENCE retired.
     failed_values: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
 }
 
@@ -125,7 +125,8 @@ impl UnfixedCalls {
         fields.entry(field.to_string()).or_default().extend(values);
     }
 
-    /// Whether `tool` said it has no such thing for `value` as its argument `field`.
+    /// Whether `tool` said it has no such thing for `value` as its argument `field`, or `value`
+    /// came from a listing that went stale.
     pub(crate) fn failed_on(&self, tool: &str, field: &str, value: &str) -> bool {
         self.failed_values.get(tool).and_then(|fields| fields.get(field)).is_some_and(|v| v.contains(value))
     }
