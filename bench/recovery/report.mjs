@@ -20,8 +20,8 @@ function doableFaults(ran, scenarios) {
   return { doableFaults: sum(doable.map((r) => r.stats.faults)), doableRecovered: sum(doable.map((r) => r.stats.recovered)) };
 }
 
-/** Figures for each mode over its scenario runs (`scenarios`: the bench's, for what they expect). */
-export function summarise(results, modes, scenarios) {
+/** Figures for each mode over its scenario runs. */
+export function summarise(results, modes) {
   return Object.fromEntries(
     modes.map((mode) => {
       const runs = results.filter((r) => r.mode === mode);
@@ -42,7 +42,6 @@ export function summarise(results, modes, scenarios) {
           faults,
           retried: sum(ran.map((r) => r.stats.retried)),
           recovered: sum(ran.map((r) => r.stats.recovered)),
-          ...doableFaults(ran, scenarios),
           modelFaultsInjected: injected,
           extraStepsPerFault: faults ? round(extra / faults) : null,
           steps: sum(ran.map((r) => r.counts.steps)),
@@ -85,12 +84,10 @@ const ROWS = [
   ["Runs that errored (harness)", (s) => s.errors],
 ];
 
-/** A report's stored figures for `mode`, with those added since it was written computed from its runs. */
+/** A report's stored figures for `mode`, with the faults of the scenarios that can be done, from its runs. */
 function summaryOf(report, mode, scenarios) {
-  const stored = report.summary[mode];
-  if (stored.doableFaults !== undefined) return stored;
   const ran = report.results.filter((r) => r.mode === mode && !r.error);
-  return { ...stored, ...doableFaults(ran, scenarios) };
+  return { ...report.summary[mode], ...doableFaults(ran, scenarios) };
 }
 
 function modelSection(report, scenarios) {

@@ -98,7 +98,7 @@ const report = {
   modes: Object.fromEntries(modes.map((m) => [m, MODES[m].describe])),
   elapsedMs: Date.now() - started,
   runs: { planned: chosen.length * modes.length, done: results.length },
-  summary: summarise(results, modes, all),
+  summary: summarise(results, modes),
   pageErrors,
   results,
 };
