@@ -7,7 +7,7 @@
 import { openPromptApi } from "./backends/prompt-api.js";
 import { checkSendable, describe, isPlainObject } from "./checks.js";
 import { KeelErrorCode } from "./codes.js";
-import { engineModule } from "./engine-module.js";
+import { engineModule, handOver } from "./engine-module.js";
 import { toRawFailure } from "./errors.js";
 import { FailureLog, failureQuery } from "./failure-log.js";
 import { fromRawFailure, KeelError } from "./keel-error.js";
@@ -205,15 +205,7 @@ export class Agent {
       this.#watch();
       if (module === undefined) return this.#send(message, reject);
       module.then((compiled) => {
-        // Not a PageMessage: worker.js takes it before the engine starts, and the engine never sees it.
-        const wasm = (/** @type {WebAssembly.Module | null} */ given) => {
-          if (!this.#disposed && !this.#dead) this.#worker.postMessage({ type: "wasm", module: given });
-        };
-        try {
-          wasm(compiled);
-        } catch {
-          wasm(null); // A worker the module cannot be posted to loads the wasm itself.
-        }
+        if (!this.#disposed && !this.#dead) handOver(this.#worker, compiled);
         this.#send(message, reject);
       });
     });

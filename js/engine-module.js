@@ -43,3 +43,19 @@ async function compile() {
     return null;
   }
 }
+
+/**
+ * Hands `worker` the page's compiled engine (`module`), or null when there is none: the worker
+ * then loads its own. Not a PageMessage: worker.js takes it before the engine starts, and the
+ * engine never sees it. A worker the module cannot be posted to gets null.
+ * @param {Worker} worker
+ * @param {WebAssembly.Module | null} module
+ */
+export function handOver(worker, module) {
+  const post = (/** @type {WebAssembly.Module | null} */ given) => worker.postMessage({ type: "wasm", module: given });
+  try {
+    post(module);
+  } catch {
+    post(null);
+  }
+}

@@ -11,7 +11,7 @@
 // starts its own worker, whose own failure, if any, is the create's.
 import { checkKeys, checkObject, describe } from "./checks.js";
 import { KeelErrorCode } from "./codes.js";
-import { engineModule } from "./engine-module.js";
+import { engineModule, handOver } from "./engine-module.js";
 import { fromRawFailure, KeelError } from "./keel-error.js";
 import { Liveness } from "./liveness.js";
 
@@ -112,12 +112,7 @@ class Spare {
     this.worker.addEventListener("error", error);
     engineModule().then((module) => {
       if (this.#ended) return;
-      const post = (/** @type {WebAssembly.Module | null} */ given) => this.worker.postMessage({ type: "wasm", module: given });
-      try {
-        post(module);
-      } catch {
-        post(null); // A worker the module cannot be posted to loads the wasm itself.
-      }
+      handOver(this.worker, module);
       /** @type {PageMessage} */
       const warm = { type: "warm" };
       this.worker.postMessage(warm);
