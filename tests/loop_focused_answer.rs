@@ -347,3 +347,30 @@ fn an_answer_giving_up_right_after_a_result_gets_the_focused_answer_once() {
     assert_eq!(result.answer, "I could not find it.", "the second such answer stands");
     assert!(!result.success);
 }
+
+#[test]
+fn a_greedy_backend_is_not_asked_a_request_it_already_answered() {
+    // SmolLM2 (recovery bench ref-typo, a9450b9) repeated the call that worked, got the focused
+    // request, answered with a code no tool returned, and answered the same request again alike.
+    let script = || {
+        let weather = || act("get_weather", json!({"city": "Oslo"}));
+        vec![weather(), weather(), bare_answer("SUN-2018-365"), bare_answer("SUN-2018-365")]
+    };
+    let tools = || FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: 4°C, rain"))]);
+    let sampled = Harness::new(ScriptedModel::new(script()), tools(), specs(), AgentConfig::default());
+    let (sampled_result, _) = sampled.run("Weather in Oslo?");
+    let requests = sampled.model.requests.borrow();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(requests[2], requests[3], "the refused focused answer is asked again, unchanged");
+    let greedy = Harness::new(ScriptedModel::greedy(script()), tools(), specs(), AgentConfig::default());
+    let (result, events) = greedy.run("Weather in Oslo?");
+    assert_eq!(greedy.model.requests.borrow().len(), 3, "the same request is not sent again");
+    assert_eq!((result.counts.model_calls, sampled_result.counts.model_calls), (3, 4));
+    assert!(!result.success);
+    assert_eq!(result.answer, sampled_result.answer, "the run ends as it did when asked again");
+    assert_eq!(result.turns.len(), sampled_result.turns.len());
+    let told = events.iter().any(
+        |e| matches!(e, Event::Warning { message, .. } if message.contains("same request as at step 3")),
+    );
+    assert!(told, "{events:?}");
+}

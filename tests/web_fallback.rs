@@ -18,6 +18,7 @@ use serde_json::json;
 struct Script {
     answers: RefCell<VecDeque<Result<&'static str, RawFailure>>>,
     calls: RefCell<u32>,
+    greedy: bool,
 }
 
 impl Model for Script {
@@ -31,10 +32,18 @@ impl Model for Script {
         futures_util::future::ready(next.map(|text| ModelReply { text: text.into(), usage: None }))
             .boxed_local()
     }
+
+    fn greedy(&self) -> bool {
+        self.greedy
+    }
 }
 
 fn script(answers: Vec<Result<&'static str, RawFailure>>) -> Rc<Script> {
-    Rc::new(Script { answers: RefCell::new(answers.into()), calls: RefCell::new(0) })
+    Rc::new(Script { answers: RefCell::new(answers.into()), calls: RefCell::new(0), greedy: false })
+}
+
+fn greedy_script() -> Rc<Script> {
+    Rc::new(Script { answers: RefCell::default(), calls: RefCell::new(0), greedy: true })
 }
 
 struct Chain {
@@ -161,4 +170,13 @@ fn an_empty_chain_is_unavailable() {
     let c = chain(&[]);
     let empty = ask(&c, true).unwrap_err();
     assert_eq!(classify(&empty, Origin::Model).class, FailureClass::Fatal);
+}
+
+#[test]
+fn a_chain_is_greedy_when_every_backend_is() {
+    let (a, b) = (greedy_script(), greedy_script());
+    assert!(chain(&[("openai a", &a), ("openai b", &b)]).model.greedy());
+    let sampled = script(vec![]);
+    assert!(!chain(&[("openai a", &a), ("prompt-api", &sampled)]).model.greedy());
+    assert!(!chain(&[("prompt-api", &sampled), ("openai a", &a)]).model.greedy());
 }

@@ -233,6 +233,8 @@ fn the_model_posts_the_step_and_reads_the_answer_or_the_failure() {
     assert_eq!(body["response_format"]["json_schema"]["schema"], json!({"type": "object"}));
     assert_eq!(body["messages"], json!([{"role": "user", "content": "hello"}]));
     assert_eq!(body["max_tokens"], 300, "the reply budget reaches the server");
+    assert_eq!((body["temperature"].as_f64(), body["seed"].is_u64()), (Some(0.0), true));
+    assert!(model.greedy(), "greedy decoding asked for: the loop need not send a request twice");
 
     let busy = block_on(model.complete(&request, None)).unwrap_err();
     assert_eq!((busy.status, busy.retry_after_ms), (Some(503), Some(2_000)), "dated by the clock");

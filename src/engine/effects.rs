@@ -102,6 +102,14 @@ pub trait Model {
     fn context_window(&self) -> Option<usize> {
         None
     }
+
+    /// Whether the backend decodes greedily (temperature 0, a fixed seed), so that the same
+    /// request gets the same reply: the loop then answers a request it already sent in the run
+    /// with the reply it got, without asking again (`greedy_replies.rs`). False unless the backend
+    /// knows its decoding: the Prompt API samples.
+    fn greedy(&self) -> bool {
+        false
+    }
 }
 
 /// One attempt at one tool call.

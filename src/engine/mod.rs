@@ -26,6 +26,7 @@ mod finish;
 mod focused_answer;
 mod focused_call;
 mod gave_up;
+mod greedy_replies;
 mod grounding;
 mod guard;
 mod intent;

@@ -50,8 +50,23 @@ impl RunState<'_> {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
             let request = self.request(ask, constrain)?;
-            self.record.counts.model_calls += 1;
             let stream = StepStream::new(step, self.emit);
+            let greedy = effects.model.greedy();
+            if let Some((first, text)) = greedy.then(|| self.greedy_replies.get(&request)).flatten() {
+                let text = text.to_string();
+                self.warn(
+                    Some(step),
+                    format!(
+                        "The model was sent the same request as at step {first}; it decodes greedily, \
+                         so its reply then is used again without asking."
+                    ),
+                );
+                if config.stream {
+                    stream.text(&text);
+                }
+                return Ok(text);
+            }
+            self.record.counts.model_calls += 1;
             let call = effects.model.complete(&request, config.stream.then_some(&stream as &dyn ReplySink));
             let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel)
                 .await
@@ -63,6 +78,9 @@ impl RunState<'_> {
                     }
                     for index in failed {
                         self.log.mark_recovered(index);
+                    }
+                    if greedy {
+                        self.greedy_replies.keep(&request, step, &reply.text);
                     }
                     return Ok(reply.text);
                 }

@@ -79,6 +79,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) outputs: BTreeMap<String, String>,
     /// Replies refused as steps, by text, with how often each was sent.
     pub(crate) replies: std::collections::HashMap<String, u32>,
+    /// A greedy backend's replies, by request: a request sent again gets its reply from here.
+    pub(crate) greedy_replies: super::greedy_replies::GreedyReplies,
     /// Whether an answer already got the `UNGROUNDED_ANSWER` envelope.
     pub(crate) ungrounded_warned: bool,
     /// The values of the answer the model persisted with though no tool gave them.
@@ -192,6 +194,7 @@ impl<'a> RunState<'a> {
             transcript: Transcript::new(),
             outputs,
             replies: Default::default(),
+            greedy_replies: Default::default(),
             ungrounded_warned: false,
             ungrounded: Vec::new(),
             non_answer_warned: false,

@@ -122,6 +122,12 @@ impl Model for FallbackModel {
         }
         .boxed_local()
     }
+
+    /// Greedy when every backend of the chain is: the same request goes to the same backend
+    /// until one fails for good.
+    fn greedy(&self) -> bool {
+        self.backends.iter().all(|b| b.model.greedy())
+    }
 }
 
 /// A message as a sentence: a full stop added when it has none.

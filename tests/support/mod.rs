@@ -46,15 +46,30 @@ pub fn chunked(text: &str, size: usize) -> Vec<String> {
 pub struct ScriptedModel {
     replies: RefCell<VecDeque<Reply>>,
     pub requests: RefCell<Vec<ModelRequest>>,
+    /// What it says of its decoding (`Model::greedy`).
+    greedy: bool,
 }
 
 impl ScriptedModel {
     pub fn new<I: IntoIterator<Item = Reply>>(replies: I) -> Rc<Self> {
         Rc::new(ScriptedModel { replies: RefCell::new(replies.into_iter().collect()), ..Default::default() })
     }
+
+    /// A script that says it decodes greedily, as the OpenAI-compatible backend does.
+    pub fn greedy<I: IntoIterator<Item = Reply>>(replies: I) -> Rc<Self> {
+        Rc::new(ScriptedModel {
+            replies: RefCell::new(replies.into_iter().collect()),
+            greedy: true,
+            ..Default::default()
+        })
+    }
 }
 
 impl Model for ScriptedModel {
+    fn greedy(&self) -> bool {
+        self.greedy
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,

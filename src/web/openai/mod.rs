@@ -191,4 +191,11 @@ impl Model for OpenaiModel {
         }
         .boxed_local()
     }
+
+    /// Every request asks for temperature 0 and the fixed seed (`request.rs`): the same request
+    /// gets the same reply from a local server (llama.cpp), and a hosted one varies at most
+    /// slightly, which asking again is no way to use.
+    fn greedy(&self) -> bool {
+        true
+    }
 }
