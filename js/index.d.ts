@@ -194,7 +194,17 @@ export type OpenaiModel = Omit<Extract<ModelChoice, { kind: "openai" }>, "kind">
  */
 export type ModelOption =
   | CustomModel
-  | { custom: CustomModel }
+  | {
+      custom: CustomModel;
+      /**
+       * The function decodes greedily (temperature 0: the same messages always get the same
+       * text). The run then never asks it a request it already asked: it reuses that reply, with
+       * a `warning` event, and saves the call. Default: the function's own `greedy` property, else
+       * false (a `keel-agent/wllama` model at temperature 0, its default, has it; so is the
+       * `openai` backend).
+       */
+      greedy?: boolean;
+    }
   | "prompt-api"
   | { openai: OpenaiModel }
   | { wllama: WllamaOptions }

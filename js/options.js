@@ -46,7 +46,7 @@ export function createOptions(options) {
  * @returns {{ choice: import("./wire.js").ModelChoice, custom?: Function }}
  */
 export function modelChoice(model) {
-  if (typeof model === "function") return { choice: { kind: "custom" }, custom: model };
+  if (typeof model === "function") return { choice: customChoice(model.greedy === true), custom: model };
   if (model === "prompt-api" || model === "promptApi") return { choice: { kind: "promptApi" } };
   if (Array.isArray(model)) {
     if (model.length === 0) {
@@ -60,8 +60,11 @@ export function modelChoice(model) {
   if (isPlainObject(model)) {
     // One backend per object: a second key would be silently ignored.
     if (typeof model.custom === "function") {
-      checkKeys(model, ["custom"], "Agent.create: `model`");
-      return { choice: { kind: "custom" }, custom: model.custom };
+      checkKeys(model, ["custom", "greedy"], "Agent.create: `model`");
+      if (model.greedy !== undefined && typeof model.greedy !== "boolean") {
+        throw new KeelError(KeelErrorCode.INVALID_CONFIG, `Agent.create: \`model.greedy\` must be true or false; got ${describe(model.greedy)}`, { path: "model.greedy" });
+      }
+      return { choice: customChoice(model.greedy ?? model.custom.greedy === true), custom: model.custom };
     }
     if (model.openai) {
       checkKeys(model, ["openai"], "Agent.create: `model`");
@@ -74,6 +77,16 @@ export function modelChoice(model) {
     `Agent.create: \`model\` is ${describe(model)}; expected { custom: async (messages, { schema, signal }) => text }, ` +
       'a function, "prompt-api", { openai }, { wllama }, or an array of these',
   );
+}
+
+/**
+ * The choice of a custom function, `greedy` when it decodes greedily: given as `{ custom, greedy }`,
+ * else the function's own `greedy` (a `keel-agent/wllama` model at temperature 0 has it).
+ * @param {boolean} greedy
+ * @returns {import("./wire.js").ModelChoice}
+ */
+function customChoice(greedy) {
+  return greedy ? { kind: "custom", greedy: true } : { kind: "custom" };
 }
 
 /**

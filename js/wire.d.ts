@@ -931,7 +931,15 @@ export type OnUnknownOutcome = "ask" | "report";
  * the page and the worker already agree on their names, and the worker answers them with a clear
  * `initFailed` (or, inside a fallback chain, moves past them with a warning).
  */
-export type ModelChoice = { "kind": "custom" } | { "kind": "promptApi" } | {
+export type ModelChoice = {
+  "kind": "custom",
+  /**
+   * Whether the function decodes greedily (temperature 0: the same messages get the same
+   * text), as `keel-agent/wllama` does by default: the loop then never asks it a request
+   * it already answered in the run (`Model::greedy`). Default false.
+   */
+  greedy?: boolean,
+} | { "kind": "promptApi" } | {
   "kind": "openai",
   /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
   baseUrl: string,

@@ -36,6 +36,8 @@ export interface WllamaOptions {
 
 /** A model function backed by wllama, with its lifecycle. */
 export interface WllamaModel extends CustomModel {
+  /** Whether it decodes greedily (temperature 0): keel then never asks it the same request twice. */
+  readonly greedy: boolean;
   /** Downloads and loads the model (once); the first step does it otherwise. */
   load(signal?: AbortSignal): Promise<void>;
   /** Threads and context once loaded. */

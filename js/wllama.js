@@ -152,6 +152,8 @@ export function wllamaModel(options) {
   };
 
   return Object.assign(complete, {
+    // Temperature 0 (the default) decodes greedily: keel never asks a request it already asked.
+    greedy: temperature === 0,
     load: (signal) => load(signal).then(() => undefined),
     info: () =>
       instance?.isModelLoaded()

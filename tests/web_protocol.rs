@@ -30,10 +30,22 @@ fn init_reads_tool_specs_the_model_choice_and_a_partial_config() {
     assert_eq!(tools[0].timeout_ms, Some(300));
     assert_eq!(tools[0].max_attempts, Some(2));
     assert_eq!(tools[0].refs_from, vec!["snapshot".to_string()]);
-    assert_eq!(init.read_model().unwrap(), ModelChoice::Custom);
+    assert_eq!(init.read_model().unwrap(), ModelChoice::Custom { greedy: false });
     assert_eq!(init.read_config().unwrap().max_steps, 4);
     assert_eq!(init.config["maxSteps"], 4);
     round_trip(&message);
+}
+
+#[test]
+fn a_custom_model_may_say_it_decodes_greedily_and_nothing_else() {
+    let greedy = page(json!({"type": "init", "model": {"kind": "custom", "greedy": true}}));
+    let PageMessage::Init(init) = &greedy else { panic!() };
+    assert_eq!(init.read_model().unwrap(), ModelChoice::Custom { greedy: true });
+    round_trip(&greedy);
+    let typo = page(json!({"type": "init", "model": {"kind": "custom", "greddy": true}}));
+    let PageMessage::Init(init) = &typo else { panic!() };
+    let error = init.read_model().unwrap_err();
+    assert!(format!("{error:?}").contains("greddy"), "{error:?}");
 }
 
 #[test]

@@ -26,6 +26,8 @@ pub struct PageModel {
     run_id: String,
     /// The page backend that answers (`custom`, `promptApi`).
     backend: &'static str,
+    /// Whether the page said the backend decodes greedily (`Model::greedy`).
+    greedy: bool,
     /// The context window the page reported, shared by every run's model.
     window: Rc<Cell<Option<usize>>>,
     /// The messages of this model's last call, as the page keeps them: the next call sends only
@@ -36,7 +38,21 @@ pub struct PageModel {
 impl PageModel {
     /// The page's `backend` (`custom`, `promptApi`) for the run `run_id`, asked through `rpc`.
     pub fn new(rpc: Rc<Rpc>, run_id: impl Into<String>, backend: &'static str) -> Self {
-        PageModel { rpc, run_id: run_id.into(), backend, window: Rc::default(), sent: Rc::default() }
+        PageModel {
+            rpc,
+            run_id: run_id.into(),
+            backend,
+            greedy: false,
+            window: Rc::default(),
+            sent: Rc::default(),
+        }
+    }
+
+    /// The same, decoding greedily as the page says (`{ custom, greedy: true }`, wllama at
+    /// temperature 0).
+    pub fn decoding_greedily(mut self, greedy: bool) -> Self {
+        self.greedy = greedy;
+        self
     }
 
     /// The same, remembering the context window the page reports in `window` (shared between runs).
@@ -176,5 +192,9 @@ impl Model for PageModel {
 
     fn context_window(&self) -> Option<usize> {
         self.window.get()
+    }
+
+    fn greedy(&self) -> bool {
+        self.greedy
     }
 }

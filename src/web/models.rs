@@ -65,9 +65,10 @@ impl ModelContext {
     }
 
     /// A model the page runs, labelled so the page knows which of its backends answers.
-    fn page(&self, backend: &'static str) -> Rc<dyn Model> {
+    fn page(&self, backend: &'static str, greedy: bool) -> Rc<dyn Model> {
         Rc::new(
             PageModel::new(self.rpc.clone(), &self.run_id, backend)
+                .decoding_greedily(greedy)
                 .sharing_window(self.page_window.clone())
                 .sharing_prompt(self.page_prompts.borrow_mut().entry(backend).or_default().clone()),
         )
@@ -79,7 +80,7 @@ impl ModelContext {
 pub fn check(choice: &ModelChoice) -> Result<(), RawFailure> {
     match choice {
         // The page checks the Prompt API's availability before it starts the worker.
-        ModelChoice::Custom | ModelChoice::PromptApi => Ok(()),
+        ModelChoice::Custom { .. } | ModelChoice::PromptApi => Ok(()),
         ModelChoice::Openai { base_url, model, .. } => {
             let url = base_url.trim();
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -136,11 +137,11 @@ fn flatten(chain: &[ModelChoice], context: &ModelContext, out: &mut Vec<Backend>
 /// One backend and its label.
 fn backend(choice: &ModelChoice, context: &ModelContext) -> Backend {
     let (label, model): (String, Rc<dyn Model>) = match choice {
-        ModelChoice::Custom => ("custom".into(), context.page("custom")),
+        ModelChoice::Custom { greedy } => ("custom".into(), context.page("custom", *greedy)),
         ModelChoice::PromptApi => {
             let model = match &context.worker_prompt_api {
                 Some(source) => source.for_run(&context.rpc, &context.run_id),
-                None => context.page("promptApi"),
+                None => context.page("promptApi", false),
             };
             ("prompt-api".into(), model)
         }

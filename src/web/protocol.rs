@@ -27,7 +27,14 @@ pub use super::wire::RequestId;
 #[non_exhaustive]
 pub enum ModelChoice {
     /// The page runs the author's `async (messages, {schema, signal}) => text` function.
-    Custom,
+    Custom {
+        /// Whether the function decodes greedily (temperature 0: the same messages get the same
+        /// text), as `keel-agent/wllama` does by default: the loop then never asks it a request
+        /// it already answered in the run (`Model::greedy`). Default false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        greedy: bool,
+    },
     /// Chrome's built-in Prompt API (`LanguageModel`).
     PromptApi,
     /// An OpenAI-compatible chat completions server.
@@ -69,7 +76,7 @@ impl ModelChoice {
     /// The `kind` tag, for messages about the choice.
     pub fn kind(&self) -> &'static str {
         match self {
-            ModelChoice::Custom => "custom",
+            ModelChoice::Custom { .. } => "custom",
             ModelChoice::PromptApi => "promptApi",
             ModelChoice::Openai { .. } => "openai",
             ModelChoice::Wllama { .. } => "wllama",

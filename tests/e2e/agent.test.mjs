@@ -159,6 +159,20 @@ test("a run cut off by worker.terminate() is found and resumed from its last com
   assert.equal(r.again, 0, "no longer unfinished");
 });
 
+test("a custom model that decodes greedily is not asked a request it already answered", async () => {
+  const { declared, own, sampled, refused } = await scenario("greedyCustom");
+  assert.equal(sampled.asked, 4, "asked again, the same request gets the same refused answer");
+  for (const greedy of [declared, own]) {
+    assert.equal(greedy.asked, 3, JSON.stringify(greedy));
+    assert.equal(greedy.modelCalls, 3);
+    assert.deepEqual([greedy.answer, greedy.success], [sampled.answer, false], "the run ends as when asked again");
+    assert.match(greedy.warning, /same request as at step 3/);
+  }
+  assert.equal(sampled.warning, undefined);
+  assert.equal(refused.code, "INVALID_CONFIG");
+  assert.match(refused.message, /`model.greedy` must be true or false; got/);
+});
+
 test("no uncaught errors in the page", () => {
   assert.deepEqual(pageErrors, []);
 });

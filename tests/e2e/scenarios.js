@@ -254,3 +254,42 @@ export async function failureLog() {
   );
   return out;
 }
+
+/**
+ * A custom model that decodes greedily, said by `{ custom, greedy: true }` or by the function's own
+ * `greedy`, against one that does not: each repeats a call that worked, then answers the focused
+ * request twice with a code no tool returned. `greedy: "yes"` is refused.
+ */
+export async function greedyCustom() {
+  const script = () => [
+    act("get_weather", { city: "Oslo" }),
+    act("get_weather", { city: "Oslo" }),
+    JSON.stringify({ final_answer: "SUN-2018-365" }),
+    JSON.stringify({ final_answer: "SUN-2018-365" }),
+  ];
+  const tools = [tool("get_weather", async () => "Oslo: 4°C, rain")];
+  const runWith = async (makeModel) => {
+    const seen = [];
+    const fn = scripted(script(), seen);
+    const agent = await Agent.create({ model: makeModel(fn), tools, config: { store: "memory" } });
+    const handle = agent.run("Weather in Oslo?");
+    const events = [];
+    for await (const e of handle) events.push(e);
+    const result = await handle.result;
+    agent.dispose();
+    const warning = events.find((e) => e.type === "warning" && /same request as at step/.test(e.message));
+    return { asked: seen.length, modelCalls: result.counts.modelCalls, answer: result.answer, success: result.success, warning: warning?.message };
+  };
+  let refused;
+  try {
+    await Agent.create({ model: { custom: scripted([]), greedy: "yes" }, tools });
+  } catch (e) {
+    refused = { name: e.name, code: e.code, message: e.message };
+  }
+  return {
+    declared: await runWith((fn) => ({ custom: fn, greedy: true })),
+    own: await runWith((fn) => Object.assign(fn, { greedy: true })),
+    sampled: await runWith((fn) => ({ custom: fn })),
+    refused,
+  };
+}
