@@ -936,7 +936,7 @@ export type ModelChoice = {
   /**
    * Whether the function decodes greedily (temperature 0: the same messages get the same
    * text), as `keel-agent/wllama` does by default: the loop then never asks it a request
-   * it already answered in the run (`Model::greedy`). Default false.
+   * it already answered in the run, and reuses that reply. Default false.
    */
   greedy?: boolean,
 } | { "kind": "promptApi" } | {

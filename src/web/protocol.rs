@@ -30,7 +30,7 @@ pub enum ModelChoice {
     Custom {
         /// Whether the function decodes greedily (temperature 0: the same messages get the same
         /// text), as `keel-agent/wllama` does by default: the loop then never asks it a request
-        /// it already answered in the run (`Model::greedy`). Default false.
+        /// it already answered in the run, and reuses that reply. Default false.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         #[cfg_attr(test, ts(as = "Option<bool>", optional))]
         greedy: bool,
