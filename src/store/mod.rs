@@ -3,13 +3,15 @@
 //!
 //! The durable store (IndexedDB, `web::indexeddb`) is built on pure parts kept here and tested
 //! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
-//! plans, the [`retention`] policy, the [`session`] record and export, a session as a
+//! plans, the [`retention`] policy, the [`session`] record and export, what it knows of a session
+//! a run [`held`] (so a step is written without reads, its turn alone), a session as a
 //! [`conversation`], and a run's [`otlp`] trace.
 //!
 //! What a store is given can first be [`redact`]ed: secrets masked in the arguments and scrubbed
 //! from the text, by a declarative policy or the page's own function.
 
 pub mod conversation;
+pub mod held;
 pub mod layout;
 mod memory;
 mod options;

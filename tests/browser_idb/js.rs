@@ -81,16 +81,30 @@ export function quotaTimes(name, store, times) {
   };
 }
 
-// Records "<stores>:<durability>" for each read-write transaction on database `name` until stopped.
+// Records "<stores>:<durability> put <stores put>" for each read-write transaction on database
+// `name` until stopped: what each write costs.
 export function watchDurability(name) {
   const transaction = IDBDatabase.prototype.transaction;
+  const put = IDBObjectStore.prototype.put;
   const log = [];
+  const entries = new WeakMap();
   IDBDatabase.prototype.transaction = function (...args) {
     const tx = transaction.apply(this, args);
-    if (this.name === name && tx.mode === "readwrite") log.push(`${[...tx.objectStoreNames].join(",")}:${tx.durability}`);
+    if (this.name === name && tx.mode === "readwrite") {
+      entries.set(tx, { at: log.length, head: `${[...tx.objectStoreNames].join(",")}:${tx.durability}`, puts: [] });
+      log.push("");
+    }
     return tx;
   };
-  return { log, stop: () => { IDBDatabase.prototype.transaction = transaction; } };
+  IDBObjectStore.prototype.put = function (...args) {
+    const entry = entries.get(this.transaction);
+    if (entry) {
+      entry.puts.push(this.name);
+      log[entry.at] = `${entry.head} put ${entry.puts.join(",")}`;
+    }
+    return put.apply(this, args);
+  };
+  return { log, stop: () => { IDBDatabase.prototype.transaction = transaction; IDBObjectStore.prototype.put = put; } };
 }
 "#)]
 extern "C" {

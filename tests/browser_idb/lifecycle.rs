@@ -127,6 +127,9 @@ pub async fn a_full_storage_is_pruned_harder_each_round_until_the_write_fits() {
     lone.put_turn(&turn("only", "s", 1, 2)).await.unwrap();
 }
 
+/// Each write is one transaction, `strict` or `relaxed` per record; once the run's first write
+/// has read the session, a step is its turn alone (one put), and so is a call's intent (the run's
+/// record written again); a new failure and the run's end carry the session's record.
 pub async fn writes_use_strict_or_relaxed_durability_per_record() {
     let name = "keel-test-durability";
     let store = fresh(name, Retention::KEEP_ALL).await;
@@ -135,7 +138,9 @@ pub async fn writes_use_strict_or_relaxed_durability_per_record() {
     let mut r = run("r", "s", 1);
     store.put_run(&r).await.unwrap();
     store.put_turn(&turn("r", "s", 1, 2)).await.unwrap();
-    store.put_failure(&failure("r", "s", 1, None, ErrorCode::Timeout, 3)).await.unwrap();
+    store.put_run(&r).await.unwrap();
+    store.put_turn(&turn("r", "s", 2, 2)).await.unwrap();
+    store.put_failure(&failure("r", "s", 2, None, ErrorCode::Timeout, 3)).await.unwrap();
     r.status = RunStatus::Failed;
     store.put_run(&r).await.unwrap();
     let stop: js_sys::Function = js_sys::Reflect::get(&watch, &"stop".into()).unwrap().unchecked_into();
@@ -144,12 +149,16 @@ pub async fn writes_use_strict_or_relaxed_durability_per_record() {
     assert_eq!(
         log,
         json!([
-            "runs,sessions:relaxed",
-            "sessions,turns:strict",
-            "failures,sessions:relaxed",
-            "runs,sessions:strict"
+            "runs,sessions,turns:relaxed put runs,sessions",
+            "turns:strict put turns",
+            "runs:relaxed put runs",
+            "turns:strict put turns",
+            "failures,sessions:relaxed put failures,sessions",
+            "runs,sessions:strict put runs,sessions"
         ])
     );
+    let counted = store.session("s").await.unwrap().unwrap();
+    assert_eq!((counted.runs, counted.turns, counted.failures), (1, 2, 1));
 }
 
 pub async fn a_corrupt_record_is_skipped_and_counted() {

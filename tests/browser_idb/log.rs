@@ -265,3 +265,30 @@ pub async fn steps_written_without_reads_keep_their_order_and_counts() {
     assert_eq!(steps(&a.session_turns("s").await.unwrap()), [("r3".to_string(), 1)]);
     assert_eq!(a.session("s").await.unwrap().unwrap().turns, 1);
 }
+
+/// A run cut off before its last write (its worker gone) stored steps its session's record does
+/// not count yet, since a step writes its turn alone: whoever reads the session next counts them
+/// from the newest turn, and the session's next run numbers its turns after them.
+pub async fn a_run_cut_off_before_its_end_is_counted_from_its_turns() {
+    let name = "keel-test-cut-off";
+    let cut = fresh(name, Retention::KEEP_ALL).await;
+    cut.put_run(&run("r1", "s", 1_000)).await.unwrap();
+    for step in 1..=3 {
+        cut.put_turn(&turn("r1", "s", step, 1_000 + u64::from(step))).await.unwrap();
+    }
+    drop(cut);
+    let next = IdbStore::new(IdbOptions {
+        name: name.into(),
+        retention: Retention::KEEP_ALL,
+        blocked_timeout_ms: 2_000,
+    });
+    let counted = next.session("s").await.unwrap().unwrap();
+    assert_eq!((counted.runs, counted.turns), (1, 3));
+    next.put_run(&run("r2", "s", 2_000)).await.unwrap();
+    next.put_turn(&turn("r2", "s", 1, 2_000)).await.unwrap();
+    next.put_run(&ended("r2", "s", 2_000)).await.unwrap();
+    let order = [("r1", 1), ("r1", 2), ("r1", 3), ("r2", 1)].map(|(r, s)| (r.to_string(), s));
+    assert_eq!(steps(&next.session_turns("s").await.unwrap()), order);
+    let exported = next.export_session("s").await.unwrap().session.unwrap();
+    assert_eq!((exported.runs, exported.turns, exported.failures), (2, 4, 0));
+}

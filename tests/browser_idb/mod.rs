@@ -21,6 +21,7 @@ macro_rules! idb_browser_tests {
             turns_come_back_in_write_order_and_an_upsert_keeps_its_place,
             a_failure_upsert_flips_recovered_without_a_second_record,
             steps_written_without_reads_keep_their_order_and_counts,
+            a_run_cut_off_before_its_end_is_counted_from_its_turns,
             failure_queries_by_session_run_tool_code_and_time_match_a_scan,
             a_run_and_a_session_export_whole,
             clearing_a_session_leaves_the_others,

@@ -55,3 +55,32 @@ export async function resumeAfterTerminate() {
     again: again.length,
   };
 }
+
+/**
+ * What each step of a run writes to IndexedDB, from a worker that records its write
+ * transactions (write-count-worker.js): the run's writes before its first model call, then one
+ * list per step (from its model call to the next; the last runs to the run's end). Two read-only
+ * calls, a call of a tool with side effects, an answer.
+ */
+export async function writesPerStep() {
+  const session = `writes-${Math.random().toString(36).slice(2, 8)}`;
+  const worker = new Worker("/tests/e2e/write-count-worker.js", { type: "module", name: "keel" });
+  const agent = await Agent.create({
+    worker,
+    session,
+    model: { custom: script([act("look"), act("look"), act("pay"), answer("paid")]) },
+    tools: [tool("look", async () => "ok", { readOnly: true }), tool("pay", async () => "paid")],
+  });
+  const result = await agent.run("Look twice, then pay.").result;
+  const channel = new MessageChannel();
+  const log = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
+  worker.postMessage({ type: "writeCountProbe" }, [channel.port2]);
+  const writes = [[]];
+  for (const entry of await log) {
+    if (entry === "modelCall") writes.push([]);
+    else writes.at(-1).push(entry);
+  }
+  const stored = await storedSession(session);
+  agent.dispose();
+  return { success: result.success, writes, stored };
+}

@@ -3,8 +3,9 @@
 //! - [`open`]: the versioned upgrade (`store::layout::MIGRATIONS`), a bounded wait when another
 //!   tab blocks it, closing on `versionchange` (and reopening lazily on next use);
 //! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction awaited to its
-//!   `complete` before the engine goes on, with the session's counters in the same transaction
-//!   (read by a run's write, then kept in memory while the run holds its session's lock);
+//!   `complete` before the engine goes on; the session's record is read by a run's first write
+//!   and then kept in memory while the run holds its session's lock, so a step is one put (its
+//!   turn) and the session's counts are stored when the run ends (`store::held`);
 //!   a full storage is pruned by the retention policy, harder each round, until the write fits;
 //! - `read`: the failure log (list by session / run / tool / code / time, stats, export), and
 //!   runs left `running` with their turns, for resume;
@@ -29,6 +30,7 @@ use futures_util::FutureExt;
 use web_sys::IdbDatabase;
 
 use crate::engine::CancelToken;
+use crate::store::held::HeldSession;
 use crate::store::layout::{Migration, MIGRATIONS};
 use crate::store::{FailureRecord, IdbOptions, RunRecord, SavedRun, Store, StoreError, TurnRecord};
 
@@ -47,8 +49,8 @@ pub struct IdbStore {
     opening: RefCell<Option<CancelToken>>,
     writes: Cell<u64>,
     skipped: Cell<u32>,
-    /// Per session, what its last write left (see `write`): steps are written without reads.
-    known: RefCell<HashMap<String, write::Known>>,
+    /// Per session held by a run, what this store knows of it: steps are written without reads.
+    known: RefCell<HashMap<String, HeldSession>>,
 }
 
 impl IdbStore {

@@ -11,6 +11,7 @@ use wasm_bindgen::JsValue;
 use super::tx::{from_js, idb_error, query, read_all, Tx};
 use super::IdbStore;
 use crate::store::conversation::{conversation, Exchange};
+use crate::store::held::{reconcile, LastTurn};
 use crate::store::layout::{self, KeyRange, FAILURES, RUNS, SESSIONS, TURNS};
 use crate::store::query::{FailureQuery, Found, Order};
 use crate::store::session::{Export, SessionRecord};
@@ -37,6 +38,31 @@ async fn all<T: DeserializeOwned>(
     .map_err(fail("read"))?;
     let (records, skipped) = read_all(&values);
     Ok(Found { records, skipped })
+}
+
+/// The newest turn of `session` by `seq`, inside `tx` (which covers the turns): what brings the
+/// session's record up to date after a run cut off before its last write (see
+/// [`crate::store::held`]).
+pub(super) async fn last_turn(tx: &Tx, session: &str) -> Result<Option<LastTurn>, StoreError> {
+    let index = tx.store(TURNS)?.index(layout::TURNS_BY_SESSION).map_err(fail("open an index"))?;
+    let range = query(&layout::session_turns(session))?;
+    let opened = index.open_cursor(range, Some(idb::CursorDirection::Prev)).map_err(fail("read"))?;
+    let Some(cursor) = opened.await.map_err(fail("read"))? else { return Ok(None) };
+    let value = cursor.value().map_err(fail("read"))?;
+    let number = |field: &str| js_sys::Reflect::get(&value, &JsValue::from_str(field)).ok()?.as_f64();
+    Ok(number("seq").map(|seq| LastTurn { seq: seq as u64, at_ms: number("atMs").unwrap_or(0.0) as u64 }))
+}
+
+/// A session's stored record, up to date with its newest turn.
+async fn session_record(tx: &Tx, session: &str) -> Result<(Option<SessionRecord>, bool), StoreError> {
+    let record = tx.store(SESSIONS)?.get(JsValue::from_str(session)).map_err(fail("read"))?;
+    let record = record.await.map_err(fail("read"))?;
+    let mut parsed = record.as_ref().and_then(from_js::<SessionRecord>);
+    if let Some(parsed) = &mut parsed {
+        reconcile(parsed, last_turn(tx, session).await?);
+    }
+    let unreadable = record.is_some() && parsed.is_none();
+    Ok((parsed, unreadable))
 }
 
 impl IdbStore {
@@ -172,17 +198,15 @@ impl IdbStore {
     }
 
     /// A whole session as JSON: its record, runs by start, turns in order, failures in time order.
-    pub async fn export_session(&self, session: &str) -> Result<Export, StoreError> {
+    pub async fn export_session(&self, session_name: &str) -> Result<Export, StoreError> {
         let result = async {
             let tx = Tx::begin(&self.db().await?, &layout::ALL_STORES, None)?;
-            let record = tx.store(SESSIONS)?.get(JsValue::from_str(session)).map_err(fail("read"))?;
-            let record = record.await.map_err(fail("read"))?;
-            let prefix = KeyRange::prefix(&[json!(session)]);
+            let (session, unreadable) = session_record(&tx, session_name).await?;
+            let prefix = KeyRange::prefix(&[json!(session_name)]);
             let runs = all::<RunRecord>(&tx, RUNS, Some(layout::RUNS_BY_SESSION), &prefix).await?;
             let turns = all(&tx, TURNS, Some(layout::TURNS_BY_SESSION), &prefix).await?;
             let failures = all(&tx, FAILURES, Some(layout::FAILURES_BY_SESSION), &prefix).await?;
-            let session = record.as_ref().and_then(from_js::<SessionRecord>);
-            let bad_session = u32::from(record.is_some() && session.is_none());
+            let bad_session = u32::from(unreadable);
             Ok(Export {
                 session,
                 skipped: bad_session + runs.skipped + turns.skipped + failures.skipped,
@@ -195,12 +219,12 @@ impl IdbStore {
         self.exported(result)
     }
 
-    /// A session's own record (counts, first and last write), if it has one.
+    /// A session's own record (counts, first and last write), if it has one, counting the turns
+    /// of a run under way or cut off (which stores the session's counts when it ends).
     pub async fn session(&self, session: &str) -> Result<Option<SessionRecord>, StoreError> {
         let result = async {
-            let tx = Tx::begin(&self.db().await?, &[SESSIONS], None)?;
-            let record = tx.store(SESSIONS)?.get(JsValue::from_str(session)).map_err(fail("read"))?;
-            Ok(record.await.map_err(fail("read"))?.and_then(|v| from_js(&v)))
+            let tx = Tx::begin(&self.db().await?, &[SESSIONS, TURNS], None)?;
+            Ok(session_record(&tx, session).await?.0)
         }
         .await;
         result.map_err(|e| self.after(e))

@@ -29,6 +29,14 @@ extern "C" {
         mode: &str,
         options: &JsValue,
     ) -> Result<IdbTransaction, JsValue>;
+
+    // `tx.commit()`, where the browser has it (web-sys marks it deprecated).
+    #[wasm_bindgen(js_name = IDBTransaction)]
+    type Committable;
+    #[wasm_bindgen(method, getter, js_name = commit)]
+    fn commit_method(this: &Committable) -> JsValue;
+    #[wasm_bindgen(catch, method, js_name = commit)]
+    fn commit_now(this: &Committable) -> Result<(), JsValue>;
 }
 
 /// How hard a write transaction pushes its data to disk before it reports completion.
@@ -100,6 +108,17 @@ impl Tx {
             }),
             Err(e) => Err(idb_error("commit", &e)),
         }
+    }
+
+    /// Commits now, with the requests made so far, rather than once their results have reached
+    /// this thread, and waits until it has committed. For writes only: nothing can be read back.
+    pub(super) async fn commit(self) -> Result<(), StoreError> {
+        let committable = self.raw.unchecked_ref::<Committable>();
+        if committable.commit_method().is_function() {
+            // An error here (the transaction already finished) is the abort `done` reports.
+            let _ = committable.commit_now();
+        }
+        self.done().await
     }
 }
 

@@ -2,12 +2,14 @@
 //! engine goes on. Only IndexedDB requests are awaited inside, so the transaction never outlives
 //! the write.
 //!
-//! A run's first write of its record reads the record it replaces and the session's record, and
-//! puts both; the store then keeps the session's record, and which records it wrote since, in
-//! memory ([`Known`]). A run holds its session's lock (`web::locks`) from that first write to its
-//! last, so nobody else writes the session meanwhile, and the run's steps, failures and later
-//! writes of its own record (a call's intent, its end) are written without reading anything: two
-//! puts (the record and the session's counters) in one transaction.
+//! A run's first write of its record reads the record it replaces, the session's record and the
+//! session's newest turn, and puts the record and the session's; the store then keeps what it
+//! knows of the session in memory ([`HeldSession`]): the run holds its session's lock
+//! (`web::locks`) from that first write to its last, so nobody else writes the session meanwhile.
+//! The run's later writes read nothing, and a step's is one put: its turn, numbered from the
+//! session's count in memory, which the run's last write stores with the session's record (a
+//! run cut off before then is counted again from its turns by the next reader, see
+//! [`crate::store::held`]). A new failure puts the session's record with it.
 //!
 //! Durability, per record:
 //! - a **turn** is `strict`: it is the step the engine resumes from, and the engine spends its next
@@ -23,103 +25,97 @@
 //! `relaxed` still survives a closed tab, a reload, a killed worker and a browser crash: the data is
 //! the OS's once `complete` fires. Only an OS crash or power loss in the next seconds loses it.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use super::tx::{idb_error, now_ms, to_js, Durability, Tx};
+use super::tx::{idb_error, js_error, now_ms, to_js, Durability, Tx};
 use super::IdbStore;
+use crate::store::held::{HeldSession, Kind};
 use crate::store::layout::{FAILURES, RUNS, SESSIONS, TURNS};
 use crate::store::retention::Pruned;
-use crate::store::session::SessionRecord;
 use crate::store::{FailureRecord, RunRecord, RunStatus, StoreError, TurnRecord};
-
-/// Which session counter a new record adds to.
-#[derive(Clone, Copy)]
-enum Counter {
-    Runs,
-    Turns,
-    Failures,
-}
-
-/// A session as this store last wrote it, and the records it wrote since with their `seq` (turns)
-/// : what a write would otherwise read back. Refreshed by each run record's write, dropped when a
-/// write fails or the store prunes or clears.
-#[derive(Default)]
-pub(super) struct Known {
-    session: SessionRecord,
-    written: HashMap<String, Option<u64>>,
-}
 
 /// One upsert: the record, its key, and how it is written.
 struct Put<'a> {
     store: &'static str,
     key: JsValue,
-    /// The key as the [`Known`] records name it.
+    /// The key as [`HeldSession`] names it.
     name: String,
+    kind: Kind,
     /// Whether this is a run's last write: the session is then no longer held.
     ends_run: bool,
-    value: Value,
+    /// The record's serde JSON: an object.
+    json: String,
     session: &'a str,
-    counter: Counter,
     durability: Durability,
+}
+
+/// The record's JSON, encoded once for every try of its write.
+fn json_of(record: &impl Serialize) -> Result<String, StoreError> {
+    serde_json::to_string(record).map_err(|e| StoreError::Failed(format!("could not encode: {e}")))
+}
+
+/// A record as stored: its JSON, with `seq` first for a turn.
+fn stored(json: &str, seq: Option<u64>) -> Result<JsValue, StoreError> {
+    let text = match (seq, json.strip_prefix('{')) {
+        (Some(seq), Some("}")) => format!("{{\"seq\":{seq}}}"),
+        (Some(seq), Some(fields)) => format!("{{\"seq\":{seq},{fields}"),
+        _ => return js_sys::JSON::parse(json).map_err(|e| js_error("encode", &e)),
+    };
+    js_sys::JSON::parse(&text).map_err(|e| js_error("encode", &e))
 }
 
 impl IdbStore {
     pub(super) async fn write_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        let durability =
-            if run.status == RunStatus::Running { Durability::Relaxed } else { Durability::Strict };
-        let put = || {
-            let key = JsValue::from_str(&run.id);
-            let put = Put::new(RUNS, key, run.id.clone(), run, &run.session, Counter::Runs, durability)?;
-            Ok(Put { ends_run: run.status != RunStatus::Running, ..put })
-        };
-        self.write(put).await
+        let ends_run = run.status != RunStatus::Running;
+        self.write(&Put {
+            store: RUNS,
+            key: JsValue::from_str(&run.id),
+            name: run.id.clone(),
+            kind: Kind::Run,
+            ends_run,
+            json: json_of(run)?,
+            session: &run.session,
+            durability: if ends_run { Durability::Strict } else { Durability::Relaxed },
+        })
+        .await
     }
 
     pub(super) async fn write_turn(&self, turn: &TurnRecord) -> Result<(), StoreError> {
-        let key: JsValue =
-            js_sys::Array::of2(&JsValue::from_str(&turn.run_id), &JsValue::from(turn.turn.step)).into();
-        let name = format!("{}\u{0}{}", turn.run_id, turn.turn.step);
-        let put = || {
-            Put::new(
-                TURNS,
-                key.clone(),
-                name.clone(),
-                turn,
-                &turn.session,
-                Counter::Turns,
-                Durability::Strict,
-            )
-        };
-        self.write(put).await
+        let key = js_sys::Array::of2(&JsValue::from_str(&turn.run_id), &JsValue::from(turn.turn.step));
+        self.write(&Put {
+            store: TURNS,
+            key: key.into(),
+            name: format!("{}\u{0}{}", turn.run_id, turn.turn.step),
+            kind: Kind::Turn,
+            ends_run: false,
+            json: json_of(turn)?,
+            session: &turn.session,
+            durability: Durability::Strict,
+        })
+        .await
     }
 
     pub(super) async fn write_failure(&self, failure: &FailureRecord) -> Result<(), StoreError> {
-        let key = JsValue::from_str(&failure.id);
-        let put = || {
-            let name = failure.id.clone();
-            Put::new(
-                FAILURES,
-                key.clone(),
-                name,
-                failure,
-                &failure.session,
-                Counter::Failures,
-                Durability::Relaxed,
-            )
-        };
-        self.write(put).await
+        self.write(&Put {
+            store: FAILURES,
+            key: JsValue::from_str(&failure.id),
+            name: failure.id.clone(),
+            kind: Kind::Failure,
+            ends_run: false,
+            json: json_of(failure)?,
+            session: &failure.session,
+            durability: Durability::Relaxed,
+        })
+        .await
     }
 
     /// Writes, and on a full storage prunes by the retention policy and tries again, pruning harder
     /// each round, until the write fits or only runs that are never pruned are left (the newest,
     /// and those still `running`). A write that went through only after pruning is still reported
     /// (as [`StoreError::Pruned`]) so the engine warns the page that history was dropped.
-    async fn write<'a>(&self, put: impl Fn() -> Result<Put<'a>, StoreError>) -> Result<(), StoreError> {
-        let first = match self.put_once(put()?).await {
+    async fn write(&self, put: &Put<'_>) -> Result<(), StoreError> {
+        let first = match self.put_once(put).await {
             Err(StoreError::QuotaExceeded(why)) => why,
             Err(e) => return Err(self.after(e)),
             Ok(()) => return self.counted().await,
@@ -138,7 +134,7 @@ impl IdbStore {
                     return Err(StoreError::QuotaExceeded(format!("{first}; pruning failed{so_far}: {e}")));
                 }
             }
-            match self.put_once(put()?).await {
+            match self.put_once(put).await {
                 Ok(()) => {
                     return Err(StoreError::Pruned(format!(
                         "the oldest {} were deleted to make room, and the record was saved",
@@ -176,87 +172,68 @@ impl IdbStore {
     }
 
     /// One upsert transaction: the record keeps the `seq` it was first given (turns), and the
-    /// session's counter goes up only for a record not seen before. A run's write reads both; a
-    /// step's or a failure's takes them from [`Known`] when the run's write left it there.
-    async fn put_once(&self, put: Put<'_>) -> Result<(), StoreError> {
+    /// session's count goes up only for a record not written before. A run's first write reads
+    /// the session (see [`HeldSession::read`]); the run's later writes take it from memory, and
+    /// put the session's record only when [`HeldSession::place`] says so.
+    async fn put_once(&self, put: &Put<'_>) -> Result<(), StoreError> {
         let db = self.db().await?;
-        let tx = Tx::begin(&db, &[SESSIONS, put.store], Some(put.durability))?;
-        let records = tx.store(put.store)?;
-        let sessions = tx.store(SESSIONS)?;
-        let fail = |doing: &'static str| move |e: idb::Error| idb_error(doing, &e);
         let cached = self.known.borrow_mut().remove(put.session);
-        // A run's first write reads; its later ones (a call's intent, its end) are known, as its
-        // steps are: the run has held the session since that first write.
-        let mut known = match cached {
-            Some(known) if put.store != RUNS || known.written.contains_key(&put.name) => known,
+        let (tx, mut held, read) = match cached {
+            Some(held) if held.knows(put.kind, &put.name) => (None, held, false),
             cached => {
-                let existing =
-                    records.get(put.key.clone()).map_err(fail("read"))?.await.map_err(fail("read"))?;
-                let stored = sessions
-                    .get(JsValue::from_str(put.session))
-                    .map_err(fail("read"))?
-                    .await
-                    .map_err(fail("read"))?;
-                // A session record that does not read back is rebuilt rather than failing every write.
-                let session = stored
-                    .and_then(|v| super::tx::from_js::<SessionRecord>(&v))
-                    .unwrap_or_else(|| SessionRecord::new(put.session, now_ms()));
-                // What this store wrote stays known if nobody else wrote the session since.
-                let mut written = match cached {
-                    Some(known) if known.session == session => known.written,
-                    _ => HashMap::new(),
+                let stores: &[&str] = match put.store {
+                    TURNS => &[SESSIONS, TURNS],
+                    store => &[SESSIONS, store, TURNS],
                 };
-                if let Some(existing) = existing {
-                    let seq = js_sys::Reflect::get(&existing, &JsValue::from_str("seq")).ok();
-                    written.insert(put.name.clone(), seq.and_then(|s| s.as_f64()).map(|s| s as u64));
-                }
-                Known { session, written }
+                let tx = Tx::begin(&db, stores, Some(put.durability))?;
+                let held = self.read_session(&tx, put, cached).await?;
+                (Some(tx), held, true)
             }
         };
-        known.session.updated_ms = now_ms();
-        let mut value = put.value;
-        match known.written.get(&put.name) {
-            None => {
-                let counter = match put.counter {
-                    Counter::Runs => &mut known.session.runs,
-                    Counter::Turns => &mut known.session.turns,
-                    Counter::Failures => &mut known.session.failures,
-                };
-                let seq = matches!(put.counter, Counter::Turns).then_some(*counter);
-                if let Some(seq) = seq {
-                    value["seq"] = Value::from(seq);
-                }
-                *counter += 1;
-                known.written.insert(put.name.clone(), seq);
-            }
-            Some(Some(seq)) => value["seq"] = Value::from(*seq),
-            Some(None) => {}
+        let placed = held.place(put.kind, &put.name, now_ms(), read, put.ends_run);
+        let tx = match tx {
+            Some(tx) => tx,
+            None if placed.with_session => Tx::begin(&db, &[SESSIONS, put.store], Some(put.durability))?,
+            None => Tx::begin(&db, &[put.store], Some(put.durability))?,
+        };
+        let fail = |e: idb::Error| idb_error("write", &e);
+        let value = stored(&put.json, placed.seq)?;
+        tx.store(put.store)?.put(&value, None).map_err(fail)?;
+        if placed.with_session {
+            tx.store(SESSIONS)?.put(&to_js(held.record())?, None).map_err(fail)?;
         }
-        // Requests run in order within the transaction; `done` reports any that failed.
-        records.put(&to_js(&value)?, None).map_err(fail("write"))?;
-        sessions.put(&to_js(&known.session)?, None).map_err(fail("write"))?;
-        tx.done().await?;
+        // Requests run in order within the transaction; `commit` reports any that failed.
+        tx.commit().await?;
+        if placed.with_session {
+            held.stored();
+        }
         // Only what committed is known, and only while a run holds the session: a failed write,
         // and the first write after a run's end, read afresh.
         if !put.ends_run {
-            self.known.borrow_mut().insert(put.session.to_string(), known);
+            self.known.borrow_mut().insert(put.session.to_string(), held);
         }
         Ok(())
     }
-}
 
-impl<'a> Put<'a> {
-    fn new(
-        store: &'static str,
-        key: JsValue,
-        name: String,
-        record: &impl Serialize,
-        session: &'a str,
-        counter: Counter,
-        durability: Durability,
-    ) -> Result<Self, StoreError> {
-        let value =
-            serde_json::to_value(record).map_err(|e| StoreError::Failed(format!("could not encode: {e}")))?;
-        Ok(Put { store, key, name, ends_run: false, value, session, counter, durability })
+    /// Reads, inside `tx`, what a write that knows nothing of its session needs: the session's
+    /// record and newest turn, and the record it replaces.
+    async fn read_session(
+        &self,
+        tx: &Tx,
+        put: &Put<'_>,
+        cached: Option<HeldSession>,
+    ) -> Result<HeldSession, StoreError> {
+        let fail = |e: idb::Error| idb_error("read", &e);
+        let existing = tx.store(put.store)?.get(put.key.clone()).map_err(fail)?.await.map_err(fail)?;
+        let stored =
+            tx.store(SESSIONS)?.get(JsValue::from_str(put.session)).map_err(fail)?.await.map_err(fail)?;
+        let last_turn = super::read::last_turn(tx, put.session).await?;
+        // A session record that does not read back is rebuilt rather than failing every write.
+        let stored = stored.and_then(|v| super::tx::from_js(&v));
+        let existing = existing.map(|existing| {
+            let seq = js_sys::Reflect::get(&existing, &JsValue::from_str("seq")).ok();
+            (put.name.as_str(), seq.and_then(|s| s.as_f64()).map(|s| s as u64))
+        });
+        Ok(HeldSession::read(put.session, now_ms(), stored, last_turn, existing, cached))
     }
 }

@@ -1,0 +1,190 @@
+// What committing a step costs, two builds of the package side by side in one page (commit.mjs):
+// each build's own index.js, worker and wasm, ten-step runs of an instant scripted model and an
+// instant tool, the store in memory and in IndexedDB, the tool read-only (a step is one write) or
+// with side effects (its intent is written before it runs, then the step), every agent on its own
+// worker, database and sessions, interleaved run by run. Per step = from one `stepStarted` event
+// to the next, on the page; steps 2-10 of each run are kept. Beside them, the floor: two
+// postMessage round trips to a bare worker, with and without one IndexedDB put.
+//
+// A second agent per configuration runs on a probe worker (commit-hooks.js before the build's
+// worker.js), in the same rotation, and is not timed on the page: it counts the IndexedDB
+// transactions, requests and bytes each step writes, and times them on the worker's clock.
+// Measures; asserts nothing about speed.
+import { pageSteps, timedRun } from "./steps.js";
+
+const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
+const request = (req) => new Promise((ok, no) => ((req.onsuccess = () => ok(req.result)), (req.onerror = () => no(req.error))));
+const deleteDb = (name) => request(indexedDB.deleteDatabase(name));
+
+/** Calls `lookup` with the id the last result named until step `steps`, which answers. */
+function model(steps) {
+  const counts = new Map();
+  return async (_messages, { runId }) => {
+    const n = (counts.get(runId) ?? 0) + 1;
+    counts.set(runId, n);
+    if (n >= steps) {
+      counts.delete(runId);
+      return JSON.stringify({ thought: "I have what I need.", final_answer: `Looked up ${n - 1} items.` });
+    }
+    return JSON.stringify({ thought: `Look up item ${n}.`, action: { tool: "lookup", args: { id: n, fields: ["name"] } } });
+  };
+}
+
+/** Instant; `readOnly` or not (a tool with side effects gets its intent stored before it runs). */
+const lookup = (readOnly) => ({
+  name: "lookup",
+  description: "Looks up an item of the catalogue by id.",
+  inputSchema: {
+    type: "object",
+    properties: { id: { type: "integer", minimum: 1 }, fields: { type: "array", items: { type: "string" } } },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  readOnly,
+  execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1 }),
+});
+
+export const CONFIGS = [
+  { name: "memory, read-only tool", store: "memory", readOnly: true },
+  { name: "memory, tool with side effects", store: "memory", readOnly: false },
+  { name: "indexeddb, read-only tool", store: "indexeddb", readOnly: true },
+  { name: "indexeddb, tool with side effects", store: "indexeddb", readOnly: false },
+];
+
+async function agentOf(Agent, build, config, probed, steps) {
+  const tag = `${build.label}-${config.store}-${config.readOnly ? "ro" : "fx"}${probed ? "-probe" : ""}`;
+  const db = `keel-bench-commit-${tag}`;
+  let store = "memory";
+  if (config.store === "indexeddb") {
+    await deleteDb(db);
+    store = { name: db, retention: KEEP_ALL };
+  }
+  const script = probed ? `${build.dir}/commit-probe.js` : `${build.dir}/worker.js`;
+  const worker = new Worker(script, { type: "module", name: `keel-${tag}` });
+  const agent = await Agent.create({
+    model: { custom: model(steps) },
+    tools: [lookup(config.readOnly)],
+    // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
+    config: { format: "xml", maxSteps: steps + 2, store, idProvenance: false, taskValues: false },
+    worker,
+  });
+  return { build: build.label, config, probed, agent, worker, db, steps: [], probes: [] };
+}
+
+function probe(worker) {
+  const channel = new MessageChannel();
+  const log = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
+  worker.postMessage({ type: "benchProbe" }, [channel.port2]);
+  return log;
+}
+
+/**
+ * One probed run's log, per step: the transactions begun in it (step k: from its model call to
+ * the next; the last step to the run's end), their requests and bytes, and their time from
+ * `transaction()` to `complete` on the worker's clock. Also the run's writes before its first
+ * model call (its start) and the worker's time from the tool's reply to the next model call.
+ */
+function perStep(log) {
+  const calls = log.filter((e) => e.kind === "modelCall").map((e) => e.t);
+  const txs = log.filter((e) => e.kind === "tx");
+  const replies = log.filter((e) => e.kind === "toolResult").map((e) => e.t);
+  const answers = log.filter((e) => e.kind === "modelResult").map((e) => e.t);
+  const toolCalls = log.filter((e) => e.kind === "toolCall").map((e) => e.t);
+  const steps = calls.map((t, k) => {
+    const end = calls[k + 1] ?? Infinity;
+    const mine = txs.filter((tx) => tx.t0 >= t && tx.t0 < end);
+    const requests = mine.flatMap((tx) => tx.requests);
+    const reply = replies.find((r) => r >= t && r < end);
+    const answer = answers.find((r) => r >= t && r < end);
+    const toolCall = toolCalls.find((c) => c >= t && c < end);
+    const turnTx = mine.filter((tx) => reply !== undefined && tx.t0 >= reply).at(-1);
+    return {
+      transactions: mine.length,
+      puts: requests.filter((r) => r.op === "put" || r.op === "add").length,
+      reads: requests.filter((r) => r.op !== "put" && r.op !== "add").length,
+      bytes: requests.reduce((sum, r) => sum + r.bytes, 0),
+      txMs: mine.reduce((sum, tx) => sum + (tx.t1 ?? tx.t0) - tx.t0, 0),
+      // From the tool's reply to the next model call: the step's commit and the next prompt.
+      afterToolMs: reply !== undefined && calls[k + 1] !== undefined ? calls[k + 1] - reply : null,
+      // From the model's reply to the tool call: parsing, checking, and a side effect's intent.
+      beforeToolMs: answer !== undefined && toolCall !== undefined ? toolCall - answer : null,
+      // The step's commit: from the tool's reply to its transaction, the transaction, and from its
+      // `complete` to the next model call.
+      toTxMs: turnTx ? turnTx.t0 - reply : null,
+      turnTxMs: turnTx?.t1 ? turnTx.t1 - turnTx.t0 : null,
+      fromTxMs: turnTx?.t1 && calls[k + 1] !== undefined ? calls[k + 1] - turnTx.t1 : null,
+      txs: mine,
+      marks: log.filter((e) => e.kind === "mark" && reply !== undefined && e.t >= reply && e.t < end).map((e) => [e.name, e.t - reply]),
+      detail: mine.map((tx) => `${tx.stores}:${tx.durability}:${tx.requests.map((r) => `${r.op}(${r.store},${r.bytes})`).join("+")}`),
+    };
+  });
+  const start = txs.filter((tx) => tx.t0 < calls[0]).length;
+  return { steps, start };
+}
+
+/** Two round trips to a bare worker per sample, then two with one strict put on the first. */
+async function floor(n) {
+  const worker = new Worker("./floor-worker.js", { type: "module" });
+  const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
+  const out = { roundTrips: [], strictPut: [] };
+  for (let i = 0; i < n + 10; i++) {
+    const t0 = performance.now();
+    await ask({ n: i });
+    await ask({ n: i });
+    const t1 = performance.now();
+    await ask({ n: i, put: "strict" });
+    await ask({ n: i });
+    const t2 = performance.now();
+    if (i < 10) continue;
+    out.roundTrips.push(t1 - t0);
+    out.strictPut.push(t2 - t1);
+  }
+  worker.terminate();
+  await deleteDb("keel-bench-floor");
+  return out;
+}
+
+/**
+ * Every configuration of every build, interleaved: `warmup` runs per agent (discarded), then
+ * `runs` runs, timed (the plain agents) or counted (the probed ones), and a floor sample after
+ * each round.
+ */
+export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, floorSamples = 10 }) {
+  const agents = [];
+  for (const build of builds) {
+    const { Agent } = await import(`${build.dir}/index.js`);
+    for (const config of CONFIGS) {
+      for (const probed of [false, true]) agents.push(await agentOf(Agent, build, config, probed, steps));
+    }
+  }
+  const floors = { roundTrips: [], strictPut: [] };
+  const started = performance.now();
+  for (let round = 0; round < warmup + runs; round++) {
+    for (let i = 0; i < agents.length; i++) {
+      const a = agents[(i + round) % agents.length];
+      if (a.probed) await probe(a.worker);
+      const run = await timedRun(a.agent, "Look up the items of the catalogue.", `commit-${round}`);
+      if (run.result.counts.steps !== steps) throw new Error(`${a.build} ${a.config.name}: ${run.result.counts.steps} steps: ${run.result.answer}`);
+      if (round < warmup) continue;
+      if (a.probed) a.probes.push(perStep(await probe(a.worker)));
+      else a.steps.push(...pageSteps(run).steps.slice(1));
+    }
+    if (round >= warmup) {
+      const f = await floor(floorSamples);
+      floors.roundTrips.push(...f.roundTrips);
+      floors.strictPut.push(...f.strictPut);
+    }
+  }
+  const elapsedMs = performance.now() - started;
+  const probes = agents.filter((a) => a.probed);
+  for (const a of agents) {
+    a.agent.dispose();
+    if (a.config.store === "indexeddb") await deleteDb(a.db).catch(() => {});
+  }
+  return {
+    elapsedMs,
+    floor: floors,
+    agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps })),
+    probes: probes.map((a) => ({ build: a.build, config: a.config.name, runs: a.probes })),
+  };
+}
