@@ -12,8 +12,7 @@ impl Rules {
             && self.any_of.is_empty()
             && self.one_of.is_empty()
             && self.not.is_none()
-            && self.condition.is_none()
-            && self.constant.is_none();
+            && self.condition.is_none();
         self.property_signs = self.properties.iter().map(|(name, _)| signature(name)).collect();
         self.keyed =
             !self.properties.is_empty() || !self.pattern_properties.is_empty() || self.additional.is_some();

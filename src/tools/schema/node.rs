@@ -89,7 +89,7 @@ pub(super) struct Rules {
     pub unique_items: bool,
     /// `format`, when format assertions are on and keel checks this one.
     pub format: Option<StringFormat>,
-    /// Whether the node has none of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`, `const`:
+    /// Whether the node has none of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`:
     /// the yes/no walk then skips them with one test. This field and the ones after it are derived
     /// from the keywords once all are read (`Rules::summarise`, in `lookup.rs`).
     pub plain: bool,
@@ -110,6 +110,13 @@ pub(super) struct Rules {
     /// Whether any of `propertyNames`, `minProperties`, `maxProperties`, `dependentRequired`,
     /// `dependentSchemas` is present: without, the yes/no walk skips them with one test.
     pub object_extras: bool,
+    /// The property this node requires an object to send with one allowed value, and that value
+    /// (`super::tags`): an object without it, or with another value, fails the node. Derived after
+    /// every node is compiled, from the property's schema.
+    pub tag: Option<(String, Value)>,
+    /// Whether an `anyOf` or `oneOf` branch of this node has a [`Rules::tag`]: the yes/no walk then
+    /// skips the branches an object's tag rules out.
+    pub tagged_branches: bool,
 }
 
 /// A `pattern` with its source kept for messages.

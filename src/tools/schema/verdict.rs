@@ -71,9 +71,12 @@ impl Verdict<'_> {
         self.own(rules, value, depth)
     }
 
-    /// The keywords after the applicators: `enum`, `type`, then those of the value's type.
+    /// The keywords after the applicators: `const`, `enum`, `type`, then those of the value's type.
     #[inline(always)]
     fn own(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
+        if rules.constant.as_ref().is_some_and(|constant| !same(constant, value)) {
+            return false;
+        }
         if let Some(values) = &rules.one_of_values {
             self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
             if !one_of(values, value) {
@@ -92,8 +95,9 @@ impl Verdict<'_> {
         }
     }
 
-    /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` and `const`, in the full
-    /// check's order.
+    /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not` and `if`/`then`/`else`, in the full check's order.
+    /// (`const`, which the full check tests after them, is tested with `enum` in [`Self::own`]: a
+    /// yes/no answer does not depend on the order, and a valid value passes every keyword.)
     fn applicators(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
         if rules.reference.is_some_and(|target| !self.check(target, value, depth)) {
             return false;
@@ -101,12 +105,17 @@ impl Verdict<'_> {
         if !rules.all_of.iter().all(|&member| self.check(member, value, depth)) {
             return false;
         }
-        if !rules.any_of.is_empty() && !rules.any_of.iter().any(|&branch| self.check(branch, value, depth)) {
+        let tagged = rules.tagged_branches;
+        if !rules.any_of.is_empty()
+            && !rules.any_of.iter().any(|&branch| self.branch(branch, tagged, value, depth))
+        {
             return false;
         }
         if !rules.one_of.is_empty() {
-            // Every branch is tried, as the full check does, so that the steps counted match.
-            let passed = rules.one_of.iter().filter(|&&branch| self.check(branch, value, depth)).count();
+            // Every branch is tried, as the full check does, so that the steps counted match
+            // (a branch the tag rules out counts one).
+            let passed =
+                rules.one_of.iter().filter(|&&branch| self.branch(branch, tagged, value, depth)).count();
             if passed != 1 {
                 return false;
             }
@@ -120,7 +129,23 @@ impl Verdict<'_> {
                 return false;
             }
         }
-        rules.constant.as_ref().is_none_or(|constant| same(constant, value))
+        true
+    }
+
+    /// Whether `value` passes the `anyOf`/`oneOf` branch `id`. With `tagged` (some branch has a
+    /// [`Rules::tag`]), an object whose tag key is missing or holds another value fails a tagged
+    /// branch at once, for one step: that branch's `required` or the tag's `const` would fail it.
+    #[inline]
+    fn branch(&mut self, id: NodeId, tagged: bool, value: &Value, depth: usize) -> bool {
+        if let (true, Value::Object(map), Some(Node::Rules(rules))) = (tagged, value, self.nodes.get(id)) {
+            if let Some((name, tag)) = &rules.tag {
+                if !get(map, name).is_some_and(|sent| same(tag, sent)) {
+                    self.steps += 1;
+                    return false;
+                }
+            }
+        }
+        self.check(id, value, depth)
     }
 
     /// `minItems`, `maxItems`, `contains`, `uniqueItems`, `prefixItems` and `items`.
