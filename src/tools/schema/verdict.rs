@@ -7,7 +7,7 @@ use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
 use super::lookup::same_key;
-use super::node::{Node, NodeId, Rules};
+use super::node::{head, Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -56,7 +56,9 @@ impl Verdict<'_> {
         }
         let nodes = self.nodes;
         match nodes.get(id) {
-            Some(Node::Rules(rules)) if rules.plain => self.own(rules, value, depth + 1),
+            Some(Node::Rules(rules)) if rules.head & head::APPLICATORS == 0 => {
+                self.own(rules, value, depth + 1)
+            }
             Some(Node::Rules(rules)) => self.rules(rules, value, depth + 1),
             Some(Node::Nothing) => false,
             Some(Node::Any) | None => true,
@@ -65,7 +67,7 @@ impl Verdict<'_> {
 
     /// A schema object's keywords, in the full check's order.
     fn rules(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
-        if !rules.plain && !self.applicators(rules, value, depth) {
+        if rules.head & head::APPLICATORS != 0 && !self.applicators(rules, value, depth) {
             return false;
         }
         self.own(rules, value, depth)
@@ -74,25 +76,36 @@ impl Verdict<'_> {
     /// The keywords after the applicators: `const`, `enum`, `type`, then those of the value's type.
     #[inline(always)]
     fn own(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
-        if rules.constant.as_ref().is_some_and(|constant| !same(constant, value)) {
+        let bits = rules.head;
+        if bits & head::VALUES != 0 && !self.allowed(rules, value) {
             return false;
         }
-        if let Some(values) = &rules.one_of_values {
-            self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
-            if !one_of(values, value) {
-                return false;
-            }
-        }
-        if rules.types.is_some_and(|types| !types.accepts(value)) {
+        if !rules.type_bits.accepts(value) {
             return false;
         }
         match value {
-            Value::Number(number) => number_ok(rules, number),
-            Value::String(text) => string_ok(rules, text),
-            Value::Array(items) => self.items(rules, items, depth),
-            Value::Object(map) => self.object(rules, map, value, depth),
+            Value::Number(number) => bits & head::NUMBER == 0 || number_ok(rules, number),
+            Value::String(text) => bits & head::STRING == 0 || string_ok(rules, text),
+            Value::Array(items) => bits & head::ARRAY == 0 || self.items(rules, items, depth),
+            Value::Object(map) => bits & head::OBJECT == 0 || self.object(rules, map, value, depth),
             Value::Null | Value::Bool(_) => true,
         }
+    }
+
+    /// `const` and `enum`.
+    fn allowed(&mut self, rules: &Rules, value: &Value) -> bool {
+        if let Some(constant) = &rules.constant {
+            let equal = match (constant, value) {
+                (Value::String(constant), Value::String(text)) => same_key(constant, text),
+                _ => same(constant, value),
+            };
+            if !equal {
+                return false;
+            }
+        }
+        let Some(values) = &rules.one_of_values else { return true };
+        self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
+        one_of(values, value)
     }
 
     /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not` and `if`/`then`/`else`, in the full check's order.
@@ -213,6 +226,9 @@ impl Verdict<'_> {
     /// required declared names were met, or `None` when a value fails.
     fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
         let mut required_met = 0;
+        // Where the next key is expected among `properties`: models mostly send the keys in the
+        // order the schema declares them, so one comparison usually finds a key.
+        let mut next = 0;
         for (key, item) in map {
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
@@ -223,8 +239,13 @@ impl Verdict<'_> {
                     }
                 }
             }
-            let passed = match (rules.property_index(key), rules.additional) {
+            let index = match rules.properties.get(next) {
+                Some((name, _)) if same_key(name, key) => Some(next),
+                _ => rules.property_index(key),
+            };
+            let passed = match (index, rules.additional) {
                 (Some(index), _) => {
+                    next = index + 1;
                     required_met += usize::from(rules.required_flags[index]);
                     self.child(rules.properties[index].1, item, depth)
                 }
