@@ -148,7 +148,9 @@ impl Anchored {
             let most = atom.max.map_or(usize::MAX, |max| max as usize);
             if atom.ascii_only {
                 let end = bytes.len().min(at.saturating_add(most));
-                let run = bytes[at..end].iter().take_while(|&&b| b.is_ascii() && atom.has_ascii(b)).count();
+                let span = bytes.get(at..end).unwrap_or_default();
+                let run =
+                    span.iter().position(|&b| !(b.is_ascii() && atom.has_ascii(b))).unwrap_or(span.len());
                 if run < atom.min as usize {
                     return false;
                 }
