@@ -111,7 +111,7 @@ fn discriminator(nodes: &[Node], branch: NodeId, map: &Map<String, Value>) -> Op
 }
 
 /// The one value a property schema allows, if it allows only one.
-fn tag_value(nodes: &[Node], id: NodeId) -> Option<&Value> {
+pub(super) fn tag_value(nodes: &[Node], id: NodeId) -> Option<&Value> {
     let Some(Node::Rules(rules)) = nodes.get(id) else { return None };
     match (&rules.constant, &rules.one_of_values) {
         (Some(constant), _) => Some(constant),

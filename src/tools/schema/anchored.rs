@@ -33,11 +33,15 @@ struct Atom {
     /// rest in the second): most patterns and texts are ASCII, and a 64-bit shift is one
     /// instruction where a 128-bit one takes ten.
     ascii: [u64; 2],
+    /// Whether every member is ASCII (a set of ASCII ranges, not negated): a run of the set is
+    /// then a run of bytes, and any byte of a wider character ends it.
+    ascii_only: bool,
 }
 
 impl Atom {
     fn new(ranges: Vec<(char, char)>, negated: bool, min: u32, max: Option<u32>) -> Atom {
-        let mut atom = Atom { ranges, negated, min, max, ascii: [0; 2] };
+        let ascii_only = !negated && ranges.iter().all(|&(_, high)| high.is_ascii());
+        let mut atom = Atom { ranges, negated, min, max, ascii: [0; 2], ascii_only };
         for byte in 0u8..128 {
             if atom.has_slowly(char::from(byte)) {
                 atom.ascii[usize::from(byte >> 6)] |= 1 << (byte & 63);
@@ -139,9 +143,20 @@ impl Anchored {
     /// up at the end. ASCII bytes are tested without decoding a character.
     fn greedy_match(&self, text: &str) -> bool {
         let bytes = text.as_bytes();
-        let mut at = 0;
+        let mut at: usize = 0;
         for atom in &self.atoms {
             let most = atom.max.map_or(usize::MAX, |max| max as usize);
+            if atom.ascii_only {
+                let end = bytes.len().min(at.saturating_add(most));
+                let span = bytes.get(at..end).unwrap_or_default();
+                let run =
+                    span.iter().position(|&b| !(b.is_ascii() && atom.has_ascii(b))).unwrap_or(span.len());
+                if run < atom.min as usize {
+                    return false;
+                }
+                at += run;
+                continue;
+            }
             let mut count = 0;
             while count < most {
                 let Some(&byte) = bytes.get(at) else { break };

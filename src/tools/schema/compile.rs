@@ -46,6 +46,7 @@ pub(super) fn compile(root: &Value, formats: Formats) -> Result<Compiled, Schema
             rules.summarise();
         }
     }
+    super::tags::tag_alternatives(&mut compiler.nodes);
     Ok(Compiled { nodes: compiler.nodes, root: root_id })
 }
 

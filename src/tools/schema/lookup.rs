@@ -1,19 +1,13 @@
 //! What the yes/no walk derives from a node's keywords once they are all read, and the key
 //! comparisons it runs most: looking a key up among `properties`, a string in an `enum`.
 
-use super::node::{NodeId, Rules};
+use super::node::{head, NodeId, Rules, TypeSet};
 
 impl Rules {
-    /// Sets the derived fields ([`Rules::plain`] and those after it), once every keyword (and
+    /// Sets the derived fields ([`Rules::head`] and those after it), once every keyword (and
     /// `$ref`) is read.
     pub fn summarise(&mut self) {
-        self.plain = self.reference.is_none()
-            && self.all_of.is_empty()
-            && self.any_of.is_empty()
-            && self.one_of.is_empty()
-            && self.not.is_none()
-            && self.condition.is_none()
-            && self.constant.is_none();
+        self.type_bits = self.types.unwrap_or(TypeSet::ALL);
         self.property_signs = self.properties.iter().map(|(name, _)| signature(name)).collect();
         self.keyed =
             !self.properties.is_empty() || !self.pattern_properties.is_empty() || self.additional.is_some();
@@ -36,6 +30,37 @@ impl Rules {
             || self.max_properties.is_some()
             || !self.dependent_required.is_empty()
             || !self.dependent_schemas.is_empty();
+        let applicators = self.reference.is_some()
+            || !self.all_of.is_empty()
+            || !self.any_of.is_empty()
+            || !self.one_of.is_empty()
+            || self.not.is_some()
+            || self.condition.is_some();
+        let values = self.constant.is_some() || self.one_of_values.is_some();
+        let number = self.multiple_of.is_some() || self.lower.is_some() || self.upper.is_some();
+        let string = self.min_length.is_some()
+            || self.max_length.is_some()
+            || self.pattern.is_some()
+            || self.format.is_some();
+        let array = self.min_items.is_some()
+            || self.max_items.is_some()
+            || self.contains.is_some()
+            || self.unique_items
+            || !self.prefix_items.is_empty()
+            || self.items.is_some();
+        let object = self.keyed
+            || self.required_declared > 0
+            || !self.required_elsewhere.is_empty()
+            || self.object_extras;
+        let bits = [
+            (applicators, head::APPLICATORS),
+            (values, head::VALUES),
+            (number, head::NUMBER),
+            (string, head::STRING),
+            (array, head::ARRAY),
+            (object, head::OBJECT),
+        ];
+        self.head = bits.iter().filter(|(present, _)| *present).fold(0, |all, (_, bit)| all | bit);
     }
 
     /// The schema of property `name`, if `properties` declares it.

@@ -66,6 +66,7 @@ mod numbers;
 mod path;
 mod pointer;
 mod sent;
+mod tags;
 #[cfg(test)]
 mod tests;
 mod validate;

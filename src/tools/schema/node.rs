@@ -89,10 +89,13 @@ pub(super) struct Rules {
     pub unique_items: bool,
     /// `format`, when format assertions are on and keel checks this one.
     pub format: Option<StringFormat>,
-    /// Whether the node has none of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`, `const`:
-    /// the yes/no walk then skips them with one test. This field and the ones after it are derived
-    /// from the keywords once all are read (`Rules::summarise`, in `lookup.rs`).
-    pub plain: bool,
+    /// Which groups of keywords the node has, as [`head`] bits: the yes/no walk reads this one
+    /// number first and skips each group the node lacks with one test. This field and the ones
+    /// after it are derived from the keywords once all are read (`Rules::summarise`, in
+    /// `lookup.rs`).
+    pub head: u8,
+    /// `type`, or every type when absent: tested without asking whether there is one.
+    pub type_bits: TypeSet,
     /// Per entry of `properties`, its name's length, first and last byte in one number
     /// ([`super::lookup::signature`]): a key is looked up by scanning these, then comparing the
     /// one name whose signature matches.
@@ -110,6 +113,29 @@ pub(super) struct Rules {
     /// Whether any of `propertyNames`, `minProperties`, `maxProperties`, `dependentRequired`,
     /// `dependentSchemas` is present: without, the yes/no walk skips them with one test.
     pub object_extras: bool,
+    /// The property this node requires an object to send with one allowed value, and that value
+    /// (`super::tags`): an object without it, or with another value, fails the node. Derived after
+    /// every node is compiled, from the property's schema.
+    pub tag: Option<(String, Value)>,
+    /// Whether an `anyOf` or `oneOf` branch of this node has a [`Rules::tag`]: the yes/no walk then
+    /// skips the branches an object's tag rules out.
+    pub tagged_branches: bool,
+}
+
+/// The bits of [`Rules::head`].
+pub(super) mod head {
+    /// One of `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`.
+    pub const APPLICATORS: u8 = 1;
+    /// `const` or `enum`.
+    pub const VALUES: u8 = 1 << 1;
+    /// `multipleOf` or a numeric bound.
+    pub const NUMBER: u8 = 1 << 2;
+    /// `minLength`, `maxLength`, `pattern` or an asserted `format`.
+    pub const STRING: u8 = 1 << 3;
+    /// Any keyword about arrays (`items`, `prefixItems`, counts, `contains`, `uniqueItems`).
+    pub const ARRAY: u8 = 1 << 4;
+    /// Any keyword about objects (properties, `required`, names, counts, dependencies).
+    pub const OBJECT: u8 = 1 << 5;
 }
 
 /// A `pattern` with its source kept for messages.
@@ -146,11 +172,21 @@ pub(super) struct Bound {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct TypeSet(u8);
 
+impl Default for TypeSet {
+    /// Every type, as without a `type` keyword.
+    fn default() -> TypeSet {
+        TypeSet::ALL
+    }
+}
+
 /// The type names, in the order messages list them.
 pub(super) const TYPE_NAMES: [&str; 7] =
     ["string", "number", "integer", "boolean", "object", "array", "null"];
 
 impl TypeSet {
+    /// Every type: what no `type` keyword allows.
+    pub const ALL: TypeSet = TypeSet((1 << TYPE_NAMES.len()) - 1);
+
     /// The set holding one type name, or `None` for a name JSON Schema does not define.
     pub fn named(name: &str) -> Option<TypeSet> {
         TYPE_NAMES.iter().position(|&known| known == name).map(|bit| TypeSet(1 << bit))
@@ -168,6 +204,7 @@ impl TypeSet {
 
     /// Whether a value of this JSON type is allowed; `integer` accepts integral floats such as `3.0`.
     /// Bit tests only: it runs for every value of every valid call.
+    #[inline(always)]
     pub fn accepts(self, value: &Value) -> bool {
         let bit = |index: usize| self.0 & (1 << index) != 0;
         match value {

@@ -7,7 +7,7 @@ use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
 use super::lookup::same_key;
-use super::node::{Node, NodeId, Rules};
+use super::node::{head, Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -56,7 +56,9 @@ impl Verdict<'_> {
         }
         let nodes = self.nodes;
         match nodes.get(id) {
-            Some(Node::Rules(rules)) if rules.plain => self.own(rules, value, depth + 1),
+            Some(Node::Rules(rules)) if rules.head & head::APPLICATORS == 0 => {
+                self.own(rules, value, depth + 1)
+            }
             Some(Node::Rules(rules)) => self.rules(rules, value, depth + 1),
             Some(Node::Nothing) => false,
             Some(Node::Any) | None => true,
@@ -65,35 +67,50 @@ impl Verdict<'_> {
 
     /// A schema object's keywords, in the full check's order.
     fn rules(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
-        if !rules.plain && !self.applicators(rules, value, depth) {
+        if rules.head & head::APPLICATORS != 0 && !self.applicators(rules, value, depth) {
             return false;
         }
         self.own(rules, value, depth)
     }
 
-    /// The keywords after the applicators: `enum`, `type`, then those of the value's type.
+    /// The keywords after the applicators: `const`, `enum`, `type`, then those of the value's type.
     #[inline(always)]
     fn own(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
-        if let Some(values) = &rules.one_of_values {
-            self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
-            if !one_of(values, value) {
-                return false;
-            }
+        let bits = rules.head;
+        if bits & head::VALUES != 0 && !self.allowed(rules, value) {
+            return false;
         }
-        if rules.types.is_some_and(|types| !types.accepts(value)) {
+        if !rules.type_bits.accepts(value) {
             return false;
         }
         match value {
-            Value::Number(number) => number_ok(rules, number),
-            Value::String(text) => string_ok(rules, text),
-            Value::Array(items) => self.items(rules, items, depth),
-            Value::Object(map) => self.object(rules, map, value, depth),
+            Value::Number(number) => bits & head::NUMBER == 0 || number_ok(rules, number),
+            Value::String(text) => bits & head::STRING == 0 || string_ok(rules, text),
+            Value::Array(items) => bits & head::ARRAY == 0 || self.items(rules, items, depth),
+            Value::Object(map) => bits & head::OBJECT == 0 || self.object(rules, map, value, depth),
             Value::Null | Value::Bool(_) => true,
         }
     }
 
-    /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` and `const`, in the full
-    /// check's order.
+    /// `const` and `enum`.
+    fn allowed(&mut self, rules: &Rules, value: &Value) -> bool {
+        if let Some(constant) = &rules.constant {
+            let equal = match (constant, value) {
+                (Value::String(constant), Value::String(text)) => same_key(constant, text),
+                _ => same(constant, value),
+            };
+            if !equal {
+                return false;
+            }
+        }
+        let Some(values) = &rules.one_of_values else { return true };
+        self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
+        one_of(values, value)
+    }
+
+    /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not` and `if`/`then`/`else`, in the full check's order.
+    /// (`const`, which the full check tests after them, is tested with `enum` in [`Self::own`]: a
+    /// yes/no answer does not depend on the order, and a valid value passes every keyword.)
     fn applicators(&mut self, rules: &Rules, value: &Value, depth: usize) -> bool {
         if rules.reference.is_some_and(|target| !self.check(target, value, depth)) {
             return false;
@@ -101,12 +118,17 @@ impl Verdict<'_> {
         if !rules.all_of.iter().all(|&member| self.check(member, value, depth)) {
             return false;
         }
-        if !rules.any_of.is_empty() && !rules.any_of.iter().any(|&branch| self.check(branch, value, depth)) {
+        let tagged = rules.tagged_branches;
+        if !rules.any_of.is_empty()
+            && !rules.any_of.iter().any(|&branch| self.branch(branch, tagged, value, depth))
+        {
             return false;
         }
         if !rules.one_of.is_empty() {
-            // Every branch is tried, as the full check does, so that the steps counted match.
-            let passed = rules.one_of.iter().filter(|&&branch| self.check(branch, value, depth)).count();
+            // Every branch is tried, as the full check does, so that the steps counted match
+            // (a branch the tag rules out counts one).
+            let passed =
+                rules.one_of.iter().filter(|&&branch| self.branch(branch, tagged, value, depth)).count();
             if passed != 1 {
                 return false;
             }
@@ -120,7 +142,23 @@ impl Verdict<'_> {
                 return false;
             }
         }
-        rules.constant.as_ref().is_none_or(|constant| same(constant, value))
+        true
+    }
+
+    /// Whether `value` passes the `anyOf`/`oneOf` branch `id`. With `tagged` (some branch has a
+    /// [`Rules::tag`]), an object whose tag key is missing or holds another value fails a tagged
+    /// branch at once, for one step: that branch's `required` or the tag's `const` would fail it.
+    #[inline]
+    fn branch(&mut self, id: NodeId, tagged: bool, value: &Value, depth: usize) -> bool {
+        if let (true, Value::Object(map), Some(Node::Rules(rules))) = (tagged, value, self.nodes.get(id)) {
+            if let Some((name, tag)) = &rules.tag {
+                if !get(map, name).is_some_and(|sent| same(tag, sent)) {
+                    self.steps += 1;
+                    return false;
+                }
+            }
+        }
+        self.check(id, value, depth)
     }
 
     /// `minItems`, `maxItems`, `contains`, `uniqueItems`, `prefixItems` and `items`.
@@ -188,6 +226,9 @@ impl Verdict<'_> {
     /// required declared names were met, or `None` when a value fails.
     fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
         let mut required_met = 0;
+        // Where the next key is expected among `properties`: models mostly send the keys in the
+        // order the schema declares them, so one comparison usually finds a key.
+        let mut next = 0;
         for (key, item) in map {
             let mut matched = false;
             for (pattern, id) in &rules.pattern_properties {
@@ -198,8 +239,13 @@ impl Verdict<'_> {
                     }
                 }
             }
-            let passed = match (rules.property_index(key), rules.additional) {
+            let index = match rules.properties.get(next) {
+                Some((name, _)) if same_key(name, key) => Some(next),
+                _ => rules.property_index(key),
+            };
+            let passed = match (index, rules.additional) {
                 (Some(index), _) => {
+                    next = index + 1;
                     required_met += usize::from(rules.required_flags[index]);
                     self.child(rules.properties[index].1, item, depth)
                 }

@@ -11,6 +11,7 @@ mod formats;
 mod keywords;
 mod limits;
 mod objects;
+mod tags;
 mod zod;
 
 use serde_json::Value;
