@@ -10,6 +10,7 @@
 // worker.js), in the same rotation, and is not timed on the page: it counts the IndexedDB
 // transactions, requests and bytes each step writes, and times them on the worker's clock.
 // Measures; asserts nothing about speed.
+import { floor } from "./floor.js";
 import { pageSteps, timedRun } from "./steps.js";
 
 const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
@@ -120,28 +121,6 @@ function perStep(log) {
   });
   const start = txs.filter((tx) => tx.t0 < calls[0]).length;
   return { steps, start };
-}
-
-/** Two round trips to a bare worker per sample, then two with one strict put on the first. */
-async function floor(n) {
-  const worker = new Worker("./floor-worker.js", { type: "module" });
-  const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
-  const out = { roundTrips: [], strictPut: [] };
-  for (let i = 0; i < n + 10; i++) {
-    const t0 = performance.now();
-    await ask({ n: i });
-    await ask({ n: i });
-    const t1 = performance.now();
-    await ask({ n: i, put: "strict" });
-    await ask({ n: i });
-    const t2 = performance.now();
-    if (i < 10) continue;
-    out.roundTrips.push(t1 - t0);
-    out.strictPut.push(t2 - t1);
-  }
-  worker.terminate();
-  await deleteDb("keel-bench-floor");
-  return out;
 }
 
 /**

@@ -5,6 +5,7 @@
 // Also the size of what each model call carries to the page (its messages and step schema).
 // Measures; asserts nothing about speed.
 import { Agent } from "/pkg/index.js";
+import { floor } from "./floor.js";
 import { pageSteps, timedRun } from "./steps.js";
 
 const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
@@ -115,35 +116,9 @@ async function session(kind) {
   return { after, chars, wired, elapsedMs };
 }
 
-/** Two round trips to a bare worker per sample; and one round trip with one put, then one without. */
-async function floor(n) {
-  const worker = new Worker("./floor-worker.js", { type: "module" });
-  const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
-  const out = { roundTrips: [], strictPut: [], relaxedPut: [] };
-  for (let i = 0; i < n + 10; i++) {
-    const t0 = performance.now();
-    await ask({ n: i });
-    await ask({ n: i });
-    const t1 = performance.now();
-    await ask({ n: i, put: "strict" });
-    await ask({ n: i });
-    const t2 = performance.now();
-    await ask({ n: i, put: "relaxed" });
-    await ask({ n: i });
-    const t3 = performance.now();
-    if (i < 10) continue;
-    out.roundTrips.push(t1 - t0);
-    out.strictPut.push(t2 - t1);
-    out.relaxedPut.push(t3 - t2);
-  }
-  worker.terminate();
-  await deleteDb("keel-bench-floor");
-  return out;
-}
-
 /** Everything above, in one page: `reps` long runs per store. */
 export async function benchGrowth({ reps = 2, floorSamples = 300 } = {}) {
-  const result = { floor: await floor(floorSamples), stores: {} };
+  const result = { floor: await floor(floorSamples, { relaxed: true }), stores: {} };
   for (const kind of ["memory", "indexeddb"]) {
     result.stores[kind] = { long: await longRun(kind, reps), session: await session(kind) };
   }
