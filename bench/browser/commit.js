@@ -10,40 +10,8 @@
 // worker.js), in the same rotation, and is not timed on the page: it counts the IndexedDB
 // transactions, requests and bytes each step writes, and times them on the worker's clock.
 // Measures; asserts nothing about speed.
-import { floor } from "./floor.js";
+import { deleteDb, floor, instantLookup, instantModel, KEEP_ALL } from "./instant.js";
 import { pageSteps, timedRun } from "./steps.js";
-
-const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
-const request = (req) => new Promise((ok, no) => ((req.onsuccess = () => ok(req.result)), (req.onerror = () => no(req.error))));
-const deleteDb = (name) => request(indexedDB.deleteDatabase(name));
-
-/** Calls `lookup` with the id the last result named until step `steps`, which answers. */
-function model(steps) {
-  const counts = new Map();
-  return async (_messages, { runId }) => {
-    const n = (counts.get(runId) ?? 0) + 1;
-    counts.set(runId, n);
-    if (n >= steps) {
-      counts.delete(runId);
-      return JSON.stringify({ thought: "I have what I need.", final_answer: `Looked up ${n - 1} items.` });
-    }
-    return JSON.stringify({ thought: `Look up item ${n}.`, action: { tool: "lookup", args: { id: n, fields: ["name"] } } });
-  };
-}
-
-/** Instant; `readOnly` or not (a tool with side effects gets its intent stored before it runs). */
-const lookup = (readOnly) => ({
-  name: "lookup",
-  description: "Looks up an item of the catalogue by id.",
-  inputSchema: {
-    type: "object",
-    properties: { id: { type: "integer", minimum: 1 }, fields: { type: "array", items: { type: "string" } } },
-    required: ["id"],
-    additionalProperties: false,
-  },
-  readOnly,
-  execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1 }),
-});
 
 export const CONFIGS = [
   { name: "memory, read-only tool", store: "memory", readOnly: true },
@@ -63,8 +31,8 @@ async function agentOf(Agent, build, config, probed, steps) {
   const script = probed ? `${build.dir}/commit-probe.js` : `${build.dir}/worker.js`;
   const worker = new Worker(script, { type: "module", name: `keel-${tag}` });
   const agent = await Agent.create({
-    model: { custom: model(steps) },
-    tools: [lookup(config.readOnly)],
+    model: { custom: instantModel(steps) },
+    tools: [instantLookup(config.readOnly)],
     // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
     config: { format: "xml", maxSteps: steps + 2, store, idProvenance: false, taskValues: false },
     worker,

@@ -5,41 +5,8 @@
 // Also the size of what each model call carries to the page (its messages and step schema).
 // Measures; asserts nothing about speed.
 import { Agent } from "/pkg/index.js";
-import { floor } from "./floor.js";
+import { deleteDb, floor, instantLookup, instantModel, KEEP_ALL } from "./instant.js";
 import { pageSteps, timedRun } from "./steps.js";
-
-const KEEP_ALL = { maxRuns: null, maxAgeMs: null, everyWrites: 0 };
-const request = (req) => new Promise((ok, no) => ((req.onsuccess = () => ok(req.result)), (req.onerror = () => no(req.error))));
-const deleteDb = (name) => request(indexedDB.deleteDatabase(name));
-
-/** Calls `lookup` with a new id until step `steps`, which answers; keeps each call's prompt, to
- * be weighed after the run (not while it is timed). */
-function model(steps, sizes) {
-  const counts = new Map();
-  return async (messages, { runId, schema }) => {
-    const n = (counts.get(runId) ?? 0) + 1;
-    counts.set(runId, n);
-    sizes.push([n, { messages, schema }]);
-    if (n >= steps) {
-      counts.delete(runId);
-      return JSON.stringify({ thought: "I have what I need.", final_answer: `Looked up ${n - 1} items.` });
-    }
-    return JSON.stringify({ thought: `Look up item ${n}.`, action: { tool: "lookup", args: { id: n, fields: ["name"] } } });
-  };
-}
-
-/** Instant; names the next id, so each call's id is one a result gave (id provenance). */
-const lookup = {
-  name: "lookup",
-  description: "Looks up an item of the catalogue by id.",
-  inputSchema: {
-    type: "object",
-    properties: { id: { type: "integer", minimum: 1 }, fields: { type: "array", items: { type: "string" } } },
-    required: ["id"],
-    additionalProperties: false,
-  },
-  execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1 }),
-};
 
 /** An agent on its own worker; `sizes` gets each call's prompt as the backend got it, `wire` each
  * `modelCall` message as the page got it (what crossed from the worker). */
@@ -47,9 +14,10 @@ async function agentOn(store, steps, sizes, wire) {
   const worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
   worker.addEventListener("message", (e) => e.data?.type === "modelCall" && wire.push(e.data));
   return Agent.create({
-    model: { custom: model(steps, sizes) },
-    tools: [lookup],
-    config: { format: "xml", maxSteps: Math.min(steps, 1000), store },
+    model: { custom: instantModel(steps, (n, messages, schema) => sizes.push([n, { messages, schema }])) },
+    tools: [instantLookup()],
+    // The scripted model calls ids no result named first: id provenance and the task-values check off.
+    config: { format: "xml", maxSteps: Math.min(steps, 1000), store, idProvenance: false, taskValues: false },
     worker,
   });
 }

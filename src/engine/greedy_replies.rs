@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 
 use super::ModelRequest;
 
-/// One kept reply: what it answered, the step that first got it, and the text.
+/// One kept reply: the [`request_key`] it answered, the step that first got it, and the text.
 struct Kept {
     key: u64,
     step: u32,
@@ -20,31 +20,28 @@ struct Kept {
 }
 
 /// The run's replies from a greedy backend. Requests are kept as a 64-bit hash of everything
-/// the backend is sent (messages, schema, reply limit), not whole: a long run's prompts would
-/// weigh megabytes.
+/// the backend is sent ([`request_key`]), not whole: a long run's prompts would weigh megabytes.
 #[derive(Default)]
 pub(crate) struct GreedyReplies {
     kept: Vec<Kept>,
 }
 
 impl GreedyReplies {
-    /// The reply an identical request got, with the step that got it.
-    pub(crate) fn get(&self, request: &ModelRequest) -> Option<(u32, &str)> {
-        let key = key(request);
+    /// The reply the request with this key got, with the step that got it.
+    pub(crate) fn get(&self, key: u64) -> Option<(u32, &str)> {
         self.kept.iter().find(|k| k.key == key).map(|k| (k.step, k.text.as_str()))
     }
 
-    /// Keeps `text` as the reply to `request`, first asked at `step`.
-    pub(crate) fn keep(&mut self, request: &ModelRequest, step: u32, text: &str) {
-        let key = key(request);
-        if !self.kept.iter().any(|k| k.key == key) {
-            self.kept.push(Kept { key, step, text: text.to_string() });
-        }
+    /// Keeps `text` as the reply to the request with this key, first asked at `step`. Asked only
+    /// after [`Self::get`] found none for it.
+    pub(crate) fn keep(&mut self, key: u64, step: u32, text: &str) {
+        self.kept.push(Kept { key, step, text: text.to_string() });
     }
 }
 
-/// The hash of what the backend is sent.
-fn key(request: &ModelRequest) -> u64 {
+/// The hash of what the backend is sent: messages with their roles, schema, reply limit. Worked
+/// out once per request, for both the lookup and the keeping.
+pub(crate) fn request_key(request: &ModelRequest) -> u64 {
     let mut hasher = DefaultHasher::new();
     for message in &request.messages {
         (message.role as u8).hash(&mut hasher);
@@ -74,17 +71,18 @@ mod tests {
     fn only_the_same_request_gets_the_kept_reply() {
         let mut replies = GreedyReplies::default();
         let asked = request("Question: q", Some(json!({"type": "object"})));
-        replies.keep(&asked, 3, "reply");
-        assert_eq!(replies.get(&asked), Some((3, "reply")));
-        assert_eq!(replies.get(&request("Question: q ", Some(json!({"type": "object"})))), None);
-        assert_eq!(replies.get(&request("Question: q", None)), None, "another schema is another request");
+        replies.keep(request_key(&asked), 3, "reply");
+        let get = |r: &ModelRequest| replies.get(request_key(r)).map(|(step, text)| (step, text.to_string()));
+        assert_eq!(get(&asked), Some((3, "reply".to_string())));
+        assert_eq!(get(&request("Question: q ", Some(json!({"type": "object"})))), None);
+        assert_eq!(get(&request("Question: q", None)), None, "another schema is another request");
         let mut roles = asked.clone();
         roles.messages[0].role = Role::User;
-        assert_eq!(replies.get(&roles), None, "the roles are part of the request");
+        assert_eq!(get(&roles), None, "the roles are part of the request");
         let mut limited = asked.clone();
         limited.max_tokens = 10;
-        assert_eq!(replies.get(&limited), None, "so is the reply limit");
-        replies.keep(&asked, 5, "later");
-        assert_eq!(replies.get(&asked), Some((3, "reply")), "the first reply stays");
+        assert_eq!(get(&limited), None, "so is the reply limit");
+        replies.keep(request_key(&asked), 5, "later");
+        assert_eq!(replies.get(request_key(&asked)), Some((3, "reply")), "the first reply stays");
     }
 }

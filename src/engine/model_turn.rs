@@ -9,6 +9,7 @@ use super::answer_shape::sum_asked;
 use super::failure_log::NewFailure;
 use super::focused_answer::{answer_schema, focused_messages};
 use super::focused_call::{arguments_schema, call_messages};
+use super::greedy_replies::request_key;
 use super::guard::{guarded, pause, Guarded};
 use super::model_stream::StepStream;
 use super::run::{RunState, Stop};
@@ -51,8 +52,8 @@ impl RunState<'_> {
             }
             let request = self.request(ask, constrain)?;
             let stream = StepStream::new(step, self.emit);
-            let greedy = effects.model.greedy();
-            if let Some((first, text)) = greedy.then(|| self.greedy_replies.get(&request)).flatten() {
+            let greedy_key = effects.model.greedy().then(|| request_key(&request));
+            if let Some((first, text)) = greedy_key.and_then(|key| self.greedy_replies.get(key)) {
                 let text = text.to_string();
                 self.warn(
                     Some(step),
@@ -79,8 +80,8 @@ impl RunState<'_> {
                     for index in failed {
                         self.log.mark_recovered(index);
                     }
-                    if greedy {
-                        self.greedy_replies.keep(&request, step, &reply.text);
+                    if let Some(key) = greedy_key {
+                        self.greedy_replies.keep(key, step, &reply.text);
                     }
                     return Ok(reply.text);
                 }

@@ -94,14 +94,8 @@ impl Verdict<'_> {
 
     /// `const` and `enum`.
     fn allowed(&mut self, rules: &Rules, value: &Value) -> bool {
-        if let Some(constant) = &rules.constant {
-            let equal = match (constant, value) {
-                (Value::String(constant), Value::String(text)) => same_key(constant, text),
-                _ => same(constant, value),
-            };
-            if !equal {
-                return false;
-            }
+        if rules.constant.as_ref().is_some_and(|constant| !one_of(std::slice::from_ref(constant), value)) {
+            return false;
         }
         let Some(values) = &rules.one_of_values else { return true };
         self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
