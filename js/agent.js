@@ -17,6 +17,7 @@ import { pageRedaction, redactReply } from "./redact.js";
 import { END, FAIL, PUSH, RunHandle, WAITS_ON } from "./run-handle.js";
 import { preload, spawnWorker, takeSpare } from "./spare.js";
 import { parseArgs } from "./tool-schema.js";
+import { workerMessages } from "./worker-messages.js";
 
 /** @typedef {import("./wire.js").PageMessage} PageMessage */
 /** @typedef {import("./wire.js").WorkerMessage} WorkerMessage */
@@ -94,7 +95,16 @@ export class Agent {
     this.#onError = onError;
     worker.addEventListener("message", (event) => {
       this.#liveness.heard();
-      this.#onMessage(event.data);
+      const read = workerMessages(event.data);
+      if ("error" in read) return this.#die(KeelErrorCode.PROTOCOL_ERROR, read.error);
+      for (const message of read.messages) {
+        // One message's failure does not keep the rest of its batch from their handlers.
+        try {
+          this.#onMessage(message);
+        } catch (e) {
+          console.error("keel: handling a message from the worker failed", e);
+        }
+      }
     });
     worker.addEventListener("error", (event) => this.#onWorkerError(event));
     // A message from the worker that cannot be deserialized belongs to some request: which one

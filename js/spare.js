@@ -14,6 +14,7 @@ import { KeelErrorCode } from "./codes.js";
 import { engineModule, handOver } from "./engine-module.js";
 import { fromRawFailure, KeelError } from "./keel-error.js";
 import { Liveness } from "./liveness.js";
+import { workerMessages } from "./worker-messages.js";
 
 /** @typedef {import("./wire.js").PageMessage} PageMessage */
 /** @typedef {import("./wire.js").WorkerMessage} WorkerMessage */
@@ -97,10 +98,12 @@ class Spare {
     /** @param {MessageEvent} event */
     const message = (event) => {
       this.#liveness?.heard();
-      /** @type {WorkerMessage} */
-      const data = event.data;
-      if (data?.type === "warmed") this.#warmed();
-      else if (data?.type === "initFailed") this.#end(fromRawFailure(data.error));
+      const read = workerMessages(event.data);
+      if ("error" in read) return this.#end(new KeelError(KeelErrorCode.PROTOCOL_ERROR, `keel: the spare worker: ${read.error}`));
+      for (const data of read.messages) {
+        if (data.type === "warmed") this.#warmed();
+        else if (data.type === "initFailed") this.#end(fromRawFailure(data.error));
+      }
     };
     /** @param {Event} event */
     const error = (event) => {

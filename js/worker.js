@@ -15,10 +15,11 @@ import { KeelErrorCode } from "./codes.js";
 import { toRawFailure } from "./errors.js";
 
 /**
- * Posts a message to the page, typed with wire.d.ts (generated from src/web/protocol.rs).
+ * Posts a message to the page, typed with wire.d.ts (generated from src/web/protocol.rs), as the
+ * engine posts its own: JSON text of an array of messages (src/web/worker.rs says why).
  * @param {import("./wire.js").WorkerMessage} message
  */
-const post = (message) => self.postMessage(message);
+const post = (message) => self.postMessage(JSON.stringify([message]));
 
 /** @type {unknown[]} */
 const early = [];

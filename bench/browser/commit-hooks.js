@@ -2,7 +2,8 @@
 // probe worker next to each build's). They log, on the worker's clock, every IndexedDB
 // transaction the engine opens (mode, durability, stores, when it began and when it completed),
 // every request made in it (put, get, getAll, count, cursors, delete) with the JSON length of
-// what a put wrote, and each model and tool request and reply crossing the worker's boundary.
+// what a put wrote, each model and tool request and reply crossing the worker's boundary, and each
+// `postMessage` with the time the call took.
 // The engine is untouched: the hooks wrap the IndexedDB prototypes (which wasm-bindgen's glue
 // calls) and `self.postMessage`, and listen before the engine does.
 const log = [];
@@ -52,9 +53,16 @@ for (const name of ["get", "getAll", "getAllKeys", "count", "openCursor", "openK
 }
 
 const post = self.postMessage.bind(self);
+// The engine posts JSON text of an array of messages (src/web/worker.rs); builds before 2026-11-27
+// posted each message as an object, and the benchmarks compare builds.
+const posted = (message) => (typeof message === "string" ? JSON.parse(message) : [message]);
+// Each post is logged too, with the time the call itself took in the worker.
 self.postMessage = (message, ...rest) => {
-  if (message?.type === "modelCall" || message?.type === "toolCall") log.push({ kind: message.type, t: now() });
-  return post(message, ...rest);
+  const t = now();
+  for (const m of posted(message)) if (m.type === "modelCall" || m.type === "toolCall") log.push({ kind: m.type, t });
+  const result = post(message, ...rest);
+  log.push({ kind: "post", t, ms: now() - t });
+  return result;
 };
 self.addEventListener("message", (event) => {
   const message = event.data;

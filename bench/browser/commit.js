@@ -59,6 +59,7 @@ function perStep(log) {
   const replies = log.filter((e) => e.kind === "toolResult").map((e) => e.t);
   const answers = log.filter((e) => e.kind === "modelResult").map((e) => e.t);
   const toolCalls = log.filter((e) => e.kind === "toolCall").map((e) => e.t);
+  const posts = log.filter((e) => e.kind === "post");
   const steps = calls.map((t, k) => {
     const end = calls[k + 1] ?? Infinity;
     const mine = txs.filter((tx) => tx.t0 >= t && tx.t0 < end);
@@ -69,6 +70,9 @@ function perStep(log) {
     const turnTx = mine.filter((tx) => reply !== undefined && tx.t0 >= reply).at(-1);
     return {
       transactions: mine.length,
+      // The worker's `postMessage` calls in the step (events and requests), and their time.
+      posts: posts.filter((p) => p.t >= t && p.t < end).length,
+      postMs: posts.filter((p) => p.t >= t && p.t < end).reduce((sum, p) => sum + p.ms, 0),
       puts: requests.filter((r) => r.op === "put" || r.op === "add").length,
       reads: requests.filter((r) => r.op !== "put" && r.op !== "add").length,
       bytes: requests.reduce((sum, r) => sum + r.bytes, 0),

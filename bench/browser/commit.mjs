@@ -67,16 +67,16 @@ for (const config of [...new Set(raw.agents.map((a) => a.config))]) {
 }
 out.push(row(["floor: 2 postMessage round trips", ms(summary(raw.floor.roundTrips))]));
 out.push(row(["floor: 2 round trips + one strict put", ms(summary(raw.floor.strictPut))]));
-out.push("", "IndexedDB per step, from the probed agents (steps 2-9 / step 10, which answers and ends the run):", "");
-out.push(row(["build", "configuration", "transactions", "puts", "reads", "bytes put", "in transactions ms", "model reply → tool call ms", "tool reply → next call ms", "… → step's tx ms", "step's tx ms", "tx → next call ms", "start txs"]));
-out.push(row(Array(13).fill("---")));
+out.push("", "Per step on the worker's clock, from the probed agents: IndexedDB and `postMessage` (steps 2-9 / step 10, which answers and ends the run):", "");
+out.push(row(["build", "configuration", "transactions", "puts", "reads", "bytes put", "in transactions ms", "model reply → tool call ms", "tool reply → next call ms", "… → step's tx ms", "step's tx ms", "tx → next call ms", "posts", "in posts ms", "start txs"]));
+out.push(row(Array(15).fill("---")));
 for (const p of raw.probes) {
   const mid = p.runs.flatMap((r) => r.steps.slice(1, -1));
   const last = p.runs.map((r) => r.steps.at(-1));
   const avg = (xs, key) => (xs.reduce((s, x) => s + x[key], 0) / xs.length).toFixed(2).replace(/\.00$/, "");
   const both = (key) => `${avg(mid, key)} / ${avg(last, key)}`;
   const med = (xs, key) => summary(xs.map((x) => x[key]).filter((x) => x !== null))?.median.toFixed(3) ?? "–";
-  out.push(row([p.build, p.config, both("transactions"), both("puts"), both("reads"), both("bytes"), med(mid, "txMs"), med(mid, "beforeToolMs"), med(mid, "afterToolMs"), med(mid, "toTxMs"), med(mid, "turnTxMs"), med(mid, "fromTxMs"), avg(p.runs, "start")]));
+  out.push(row([p.build, p.config, both("transactions"), both("puts"), both("reads"), both("bytes"), med(mid, "txMs"), med(mid, "beforeToolMs"), med(mid, "afterToolMs"), med(mid, "toTxMs"), med(mid, "turnTxMs"), med(mid, "fromTxMs"), both("posts"), med(mid, "postMs"), avg(p.runs, "start")]));
 }
 out.push("", "What a step 2 writes:", "");
 for (const p of raw.probes.filter((p) => p.config.startsWith("indexeddb"))) {

@@ -12,7 +12,12 @@ import { pageSteps, timedRun } from "./steps.js";
  * `modelCall` message as the page got it (what crossed from the worker). */
 async function agentOn(store, steps, sizes, wire) {
   const worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
-  worker.addEventListener("message", (e) => e.data?.type === "modelCall" && wire.push(e.data));
+  // The worker posts JSON text of an array of messages (src/web/worker.rs); builds before
+  // 2026-11-27 posted each message as an object.
+  worker.addEventListener("message", (e) => {
+    const messages = typeof e.data === "string" ? JSON.parse(e.data) : [e.data];
+    wire.push(...messages.filter((m) => m?.type === "modelCall"));
+  });
   return Agent.create({
     model: { custom: instantModel(steps, (n, messages, schema) => sizes.push([n, { messages, schema }])) },
     tools: [instantLookup()],

@@ -5,8 +5,11 @@
 // looks up on the global object) and listen before the engine does.
 const marks = [];
 const post = self.postMessage.bind(self);
+// The engine posts JSON text of an array of messages (src/web/worker.rs); builds before 2026-11-27
+// posted each message as an object, and the benchmarks compare builds.
+const posted = (message) => (typeof message === "string" ? JSON.parse(message) : [message]);
 self.postMessage = (message, ...rest) => {
-  if (message?.type === "modelCall" || message?.type === "toolCall") marks.push([message.type, message.id, performance.now()]);
+  for (const m of posted(message)) if (m.type === "modelCall" || m.type === "toolCall") marks.push([m.type, m.id, performance.now()]);
   return post(message, ...rest);
 };
 self.addEventListener("message", (event) => {

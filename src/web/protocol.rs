@@ -1,8 +1,9 @@
 //! The page↔worker messages, as plain serde types with a `type` tag and camelCase fields.
 //!
-//! Both sides post plain objects (structured clone); the worker reads and writes them through
-//! `JSON.stringify`/`JSON.parse` and `serde_json`, so the serde behaviour tested natively here is
-//! exactly the one the browser runs. Failures always travel as a structured [`RawFailure`].
+//! The page posts plain objects (structured clone), which the worker reads through
+//! `JSON.stringify` and `serde_json`; the worker posts JSON text of an array of these messages (those
+//! it posted in a row, `worker.rs`), which the page parses (`js/worker-messages.js`). So the
+//! serde behaviour tested natively here is exactly the one the browser runs. Failures always travel as a structured [`RawFailure`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,6 +1,7 @@
 //! The worker's entry point: `startWorker()` wires a [`WorkerHost`] to the dedicated worker's
 //! `postMessage` and message events. `js/worker.js` calls it once the wasm is initialised.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
@@ -13,15 +14,69 @@ use super::protocol::{protocol_failure, WorkerMessage};
 use super::rpc::Transport;
 use super::wire::Header;
 
-/// Posts messages to the page as plain objects.
-struct PostMessage(DedicatedWorkerGlobalScope);
+/// Posts messages to the page as JSON text, batched: the first message of a batch queues a
+/// microtask that posts the batch, one JSON array, so what the engine posts before that microtask
+/// runs (a step's events and the request after them) is one message.
+///
+/// Text, not objects: a string is copied by `postMessage`, an object's graph walked twice (here to
+/// clone it, on the page to rebuild it), and the worker is where a step's time goes — posting
+/// objects was a quarter of its time per step (`bench/results/browser-step.md`); the page parses
+/// the text. Together: a step's events and its model or tool request are one message, not four to
+/// six (the page handles each message as a task of its own). A message waits at most for the work
+/// already queued in its turn before it leaves.
+struct PostMessage(Rc<Outbox>);
+
+/// The messages of the current turn, as JSON array text, and what posts them.
+struct Outbox {
+    scope: DedicatedWorkerGlobalScope,
+    /// `[` and the turn's messages so far, comma-separated; empty when nothing waits.
+    text: RefCell<String>,
+    /// Posts `text` from a microtask; set once, when the worker starts.
+    flush: RefCell<Option<js_sys::Function>>,
+}
+
+impl Outbox {
+    /// Posts what waits, if anything.
+    fn flush(&self) {
+        let mut text = std::mem::take(&mut *self.text.borrow_mut());
+        if text.is_empty() {
+            return;
+        }
+        text.push(']');
+        // Posting a string cannot fail to clone.
+        let _ = self.scope.post_message(&JsValue::from_str(&text));
+    }
+}
+
+impl PostMessage {
+    fn new(scope: DedicatedWorkerGlobalScope) -> PostMessage {
+        let outbox = Rc::new(Outbox { scope, text: RefCell::new(String::new()), flush: RefCell::new(None) });
+        let weak = Rc::downgrade(&outbox);
+        let flush = Closure::<dyn FnMut()>::new(move || {
+            if let Some(outbox) = weak.upgrade() {
+                outbox.flush();
+            }
+        });
+        *outbox.flush.borrow_mut() = Some(flush.as_ref().unchecked_ref::<js_sys::Function>().clone());
+        // The worker's transport lives as long as the worker.
+        flush.forget();
+        PostMessage(outbox)
+    }
+}
 
 impl Transport for PostMessage {
     fn post(&self, message: &WorkerMessage) {
-        // Our own JSON always parses, and posting a plain object cannot fail to clone.
-        if let Ok(object) = js_sys::JSON::parse(&message.to_json()) {
-            let _ = self.0.post_message(&object);
+        let outbox = &self.0;
+        let mut text = outbox.text.borrow_mut();
+        if text.is_empty() {
+            text.push('[');
+            if let Some(flush) = outbox.flush.borrow().as_ref() {
+                outbox.scope.queue_microtask(flush);
+            }
+        } else {
+            text.push(',');
         }
+        text.push_str(&message.to_json());
     }
 }
 
@@ -49,8 +104,10 @@ pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
     let scope: DedicatedWorkerGlobalScope = js_sys::global()
         .dyn_into()
         .map_err(|_| JsError::new("startWorker() must be called in a dedicated worker"))?;
+    let transport = PostMessage::new(scope.clone());
+    let outbox = transport.0.clone();
     let host = WorkerHost::new(
-        Rc::new(PostMessage(scope.clone())),
+        Rc::new(transport),
         Rc::new(WebClock::new()),
         Rc::new(WebRandom),
         Rc::new(wasm_bindgen_futures::spawn_local),
@@ -78,6 +135,8 @@ pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
             };
             if host.handle(text.as_deref().unwrap_or("null")) == Control::Close {
                 scope.set_onmessage(None);
+                // What this turn posted goes before the worker closes.
+                outbox.flush();
                 scope.close();
             }
         }

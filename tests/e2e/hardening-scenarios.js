@@ -170,7 +170,8 @@ export async function hardenModelReplies() {
 /**
  * The worker dies under a run: terminated mid-tool (the run, a pending query and later calls
  * reject with WORKER_TERMINATED), a worker script that fails (WORKER_FAILED), a worker that never
- * answers (WORKER_UNRESPONSIVE, after `workerTimeoutMs`).
+ * answers (WORKER_UNRESPONSIVE, after `workerTimeoutMs`), one that posts objects, not JSON text
+ * (PROTOCOL_ERROR).
  */
 export async function hardenDeadWorker() {
   await idbRequest(indexedDB.deleteDatabase("keel-e2e-hardening"));
@@ -211,6 +212,14 @@ export async function hardenDeadWorker() {
     5000,
   );
   out.silentMs = performance.now() - silentStarted;
+  out.objects = await settle(
+    Agent.create({
+      worker: new Worker("/tests/e2e/object-worker.js", { type: "module" }),
+      model: { custom: scripted([]) },
+      config: { store: "memory" },
+    }),
+    5000,
+  );
   return out;
 }
 

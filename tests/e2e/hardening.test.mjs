@@ -78,7 +78,7 @@ test("a custom model's bad reply ends the run saying what came, asked once", asy
   assert.match(r.usage.reason.message, /usage\.promptTokens is the number -1: expected a whole number of tokens/);
 });
 
-test("a dead, broken or silent worker rejects what waits on it instead of hanging", async () => {
+test("a dead, broken, silent or foreign worker rejects what waits on it instead of hanging", async () => {
   const r = await scenario("hardenDeadWorker");
   refused(r.run, "WORKER_TERMINATED", /the worker was terminated/);
   refused(r.query, "WORKER_TERMINATED", /the worker was terminated/);
@@ -87,6 +87,7 @@ test("a dead, broken or silent worker rejects what waits on it instead of hangin
   refused(r.brokenScript, "WORKER_FAILED", /worker error/);
   refused(r.silent, "WORKER_UNRESPONSIVE", /has not answered for \d+ ms \(workerTimeoutMs is 300\)/);
   assert.ok(r.silentMs < 2000, `declared dead soon after its timeout (${r.silentMs} ms)`);
+  refused(r.objects, "PROTOCOL_ERROR", /the worker posted an object, not JSON text/);
 });
 
 test("30 000 near misses against a 1 000-option enum: bounded work, cancel acts at once", async () => {

@@ -82,7 +82,10 @@ export async function samePrompts({ server, runs, steps }) {
   const seen = [];
   const wire = [];
   const worker = new Worker("/pkg/worker.js", { type: "module" });
-  worker.addEventListener("message", (e) => e.data?.type === "modelCall" && wire.push({ keep: e.data.keep ?? 0, edit: e.data.edit ?? null }));
+  // The worker posts JSON text of an array of messages (src/web/worker.rs).
+  worker.addEventListener("message", (e) => {
+    for (const m of JSON.parse(e.data)) if (m.type === "modelCall") wire.push({ keep: m.keep ?? 0, edit: m.edit ?? null });
+  });
   const config = { store: "memory", contextTokens: 1200, stream: false };
   const page = await Agent.create({
     model: { custom: async (messages) => script(seen.push(messages) - 1) },

@@ -21,8 +21,9 @@ IDBObjectStore.prototype.put = function (...args) {
   return put.apply(this, args);
 };
 const post = self.postMessage.bind(self);
+// The engine posts JSON text of an array of messages (src/web/worker.rs).
 self.postMessage = (message, ...rest) => {
-  if (message?.type === "modelCall") log.push("modelCall");
+  for (const m of JSON.parse(message)) if (m.type === "modelCall") log.push("modelCall");
   return post(message, ...rest);
 };
 self.addEventListener("message", (event) => {
