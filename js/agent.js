@@ -686,27 +686,33 @@ export class Agent {
    * A call's whole prompt from what its `modelCall` carries (`tail`) and the run's previous call
    * to `backend`: that call's first `keep` messages; the first carried message (with `edit`, the
    * middle of the previous call's message at `keep`); `again` messages of the previous call from
-   * `keep + 1` on; the rest carried. Kept for the next call; the backend gets its own copy.
+   * `keep + 1 + skip` on; the rest carried. Kept for the next call; the backend gets its own copy.
    * @param {string} runId
    * @param {string} backend
-   * @param {{ keep: number, edit: import("./wire.js").Edit | undefined, again: number }} delta
+   * @param {{ keep: number, edit: import("./wire.js").Edit | undefined, again: number, skip: number }} delta
    * @param {ChatMessage[]} tail
    * @returns {ChatMessage[]}
    */
-  #prompt(runId, backend, { keep, edit, again }, tail) {
+  #prompt(runId, backend, { keep, edit, again, skip }, tail) {
     let byBackend = this.#prompts.get(runId);
     if (!byBackend) this.#prompts.set(runId, (byBackend = new Map()));
     const before = byBackend.get(backend) ?? [];
-    const reused = keep + (edit || again ? 1 + again : 0);
+    const reused = keep + (edit || again ? 1 + skip + again : 0);
     if (reused > before.length || ((edit || again) && tail.length === 0)) {
       throw new KeelError(KeelErrorCode.PROTOCOL_ERROR, `a modelCall reuses ${reused} messages of a prompt of ${before.length}`);
     }
     let first = tail[0];
     if (edit) {
       const old = before[keep].content;
-      first = { role: first.role, content: old.slice(0, edit.head) + first.content + old.slice(old.length - edit.tail) };
+      const span = edit.span;
+      if (span && !(span.from <= span.to && span.to <= old.length && span.at <= first.content.length)) {
+        throw new KeelError(KeelErrorCode.PROTOCOL_ERROR, `a modelCall's edit keeps units ${span.from}..${span.to} of a message of ${old.length}`);
+      }
+      const middle = span ? first.content.slice(0, span.at) + old.slice(span.from, span.to) + first.content.slice(span.at) : first.content;
+      first = { role: first.role, content: old.slice(0, edit.head) + middle + old.slice(old.length - edit.tail) };
     }
-    const messages = tail.length === 0 ? before.slice(0, keep) : before.slice(0, keep).concat([first], before.slice(keep + 1, keep + 1 + again), tail.slice(1));
+    const reusedAgain = before.slice(keep + 1 + skip, keep + 1 + skip + again);
+    const messages = tail.length === 0 ? before.slice(0, keep) : before.slice(0, keep).concat([first], reusedAgain, tail.slice(1));
     byBackend.set(backend, messages);
     return messages.map((m) => ({ ...m }));
   }
@@ -716,9 +722,9 @@ export class Agent {
    * @param {{ signal: AbortSignal }} ctx
    * @returns {Promise<ModelText>}
    */
-  async #callModel({ id, request, runId, backend, stream, keep, edit, again }, { signal }) {
+  async #callModel({ id, request, runId, backend, stream, keep, edit, again, skip }, { signal }) {
     // Before any await: the next call of the run builds on these messages.
-    const messages = this.#prompt(runId, backend, { keep: keep ?? 0, edit, again: again ?? 0 }, request.messages);
+    const messages = this.#prompt(runId, backend, { keep: keep ?? 0, edit, again: again ?? 0, skip: skip ?? 0 }, request.messages);
     // A streaming call's text goes to the worker as it comes, one message per chunk the backend
     // gives; the worker turns it into the run's `token` and `answerDelta` events.
     const onText = stream

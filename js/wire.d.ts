@@ -792,11 +792,16 @@ export type WorkerMessage = {
    */
   edit?: Edit,
   /**
-   * How many messages of the previous call, from its message at `keep + 1` on, follow the
-   * first message of `request.messages` before the rest of them (the steps before the
-   * newest, after the session's memory that `edit` rewrote).
+   * How many messages of the previous call, from its message at `keep + 1 + skip` on,
+   * follow the first message of `request.messages` before the rest of them (the steps
+   * before the newest, after the session's memory or the summary that `edit` rewrote).
    */
   again?: number,
+  /**
+   * How many messages of the previous call after its message at `keep` are left out
+   * before the `again` reused: the steps that moved into the summary since.
+   */
+  skip?: number,
   /**
    * Whether the page should hand the reply's text over as it is generated (`modelChunk`
    * messages with this id, before `modelResult`), where its backend can stream.
@@ -1142,13 +1147,31 @@ export type ModelRequest = {
 /**
  * How a `modelCall`'s first message is made from the previous call's message at its place: the
  * previous content's first `head` and last `tail` UTF-16 code units (JavaScript's string units)
- * around the content carried.
+ * around the content carried, and, with `span`, a run of the previous content inside it.
  */
 export type Edit = {
   /** Units kept from the start of the previous content. */
   head: number,
   /** Units kept from the end of the previous content. */
   tail: number,
+  /**
+   * A run of the previous content kept in the middle: a window of steps that moved on by one
+   * (its oldest line gone, a newer one added) is mostly the window before it.
+   */
+  span?: Span,
+};
+
+/**
+ * The previous content's units `from..to`, placed after the first `at` units of the content
+ * carried: the middle is `carried[..at] + previous[from..to] + carried[at..]`.
+ */
+export type Span = {
+  /** Units of the carried content before the run. */
+  at: number,
+  /** Where the run starts in the previous content. */
+  from: number,
+  /** Where it ends (exclusive). */
+  to: number,
 };
 
 /** One chat message. */

@@ -24,7 +24,7 @@ use crate::tools::{OnUnknownOutcome, ToolSpec};
 use crate::web::openai::ResponseFormat;
 use crate::web::protocol::{
     CallDecision, Edit, Init, ModelChoice, ModelText, NeedsApprovalValue, PageMessage, PendingApprovalView,
-    QueryValue, RedactValue, Reply, Resume, Run, ToolValue, WorkerMessage,
+    QueryValue, RedactValue, Reply, Resume, Run, Span, ToolValue, WorkerMessage,
 };
 use crate::web::queries::{FailureStatsReport, StoreQuery};
 
@@ -257,6 +257,7 @@ fn wire_dts() -> String {
         declare::<RedactValue>(&cfg),
         declare::<ModelRequest>(&cfg),
         declare::<Edit>(&cfg),
+        declare::<Span>(&cfg),
         declare::<Message>(&cfg),
         declare::<Role>(&cfg),
     ];

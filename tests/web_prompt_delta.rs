@@ -5,6 +5,8 @@
 //! rebuilds it, every call's prompt is the engine's prompt exactly, whatever changed: a new step,
 //! the session's memory losing its oldest lines, an earlier message rewritten (compaction), the
 //! first message, nothing at all; with text outside the BMP, whose UTF-16 units the edit counts.
+//! A compacted run's window of steps moves on by one each step: the steps that moved into the
+//! summary are skipped, and the summary's kept lines are a span of the previous one, not resent.
 
 mod worker_harness;
 
@@ -61,8 +63,9 @@ fn each_call_carries_the_changed_messages_and_the_page_rebuilds_the_whole_prompt
             None,
             0,
         ),
-        // Compacted: an earlier message rewritten, the prompt shorter.
-        (prompt(&[(S, "sys"), (U, "task [1 step cut]"), (A, "step 2"), (U, "obs 2")]), 1, None, 0),
+        // Compacted: an earlier message rewritten, the prompt shorter; the step after the cut is
+        // the last call's, two messages on.
+        (prompt(&[(S, "sys"), (U, "task [1 step cut]"), (A, "step 2"), (U, "obs 2")]), 1, None, 2),
         // The first message changed (the tools offered), the next is the last call's.
         (prompt(&[(S, "sys, fewer tools"), (U, "task [1 step cut]")]), 0, None, 1),
         (prompt(&[(S, "sys, fewer tools".to_string()), (U, memory(0)), (A, "step 1".into())]), 1, None, 0),
@@ -140,5 +143,85 @@ fn a_run_starts_from_the_whole_prompt_whatever_another_run_sent() {
         let id = posted["id"].as_u64().unwrap();
         assert!(rpc.resolve(PageReply::Model(Reply::ok(id, ModelText::default()))));
         futures_executor::block_on(call).unwrap();
+    }
+}
+
+/// Sends `request` through `model`, answers it, and returns what crossed to the page.
+fn call(model: &PageModel, rpc: &Rc<Rpc>, wire: &Wire, request: &ModelRequest) -> Value {
+    let pending = model.complete(request, None);
+    let posted = wire.0.borrow().last().cloned().unwrap();
+    let id = posted["id"].as_u64().unwrap();
+    assert!(rpc.resolve(PageReply::Model(Reply::ok(id, ModelText::default()))));
+    futures_executor::block_on(pending).unwrap();
+    posted
+}
+
+#[test]
+fn a_compacted_run_whose_window_moves_on_carries_the_newest_step_and_the_summary_change() {
+    use Role::{Assistant as A, System as S, User as U};
+    let wire = Rc::new(Wire::default());
+    let rpc = Rpc::new(wire.clone());
+    let model = PageModel::new(rpc.clone(), "r", "custom");
+    let line = |i: u32| {
+        format!("{i}. lookup {{\"id\":{i}}} → ok: {{\"name\":\"Ïtem {i} 🦀\",\"next\":{}}}\n", i + 1)
+    };
+    // The summary as a compacted run writes it: a count of the steps left out, then a window of
+    // step lines that drops its oldest line and gains a newer one each step.
+    let summary = |from: u32, to: u32| {
+        format!(
+            "Task: look.\n\nSteps so far ({} earlier steps omitted)\n{}",
+            from - 1,
+            (from..to).map(line).collect::<String>()
+        )
+    };
+    // The steps after it: the newest ones, the window of them moving on by one step each call.
+    let prompt_at = |k: u32| {
+        let mut messages = vec![(S, "sys".to_string()), (U, summary(k, k + 60))];
+        for step in k + 60..k + 65 {
+            messages.push((A, format!("step {step}")));
+            messages.push((U, format!("obs {step}")));
+        }
+        prompt(&messages)
+    };
+    let mut page: Vec<Value> = Vec::new();
+    for k in 1..=4 {
+        let request = prompt_at(k);
+        let posted = call(&model, &rpc, &wire, &request);
+        page = rebuilt(&page, &posted);
+        assert_eq!(Value::Array(page.clone()), serde_json::to_value(&request.messages).unwrap(), "call {k}");
+        let bytes = posted.to_string().len();
+        let whole = serde_json::to_string(&request.messages).unwrap().len();
+        if k == 1 {
+            assert_eq!(posted.get("keep"), None, "the first call carries the whole prompt");
+            continue;
+        }
+        assert_eq!(posted["keep"], 1, "call {k}: {posted}");
+        assert_eq!(
+            (posted["skip"].as_u64(), posted["again"].as_u64()),
+            (Some(2), Some(8)),
+            "call {k}: {posted}"
+        );
+        let span = &posted["edit"]["span"];
+        assert!(span.is_object(), "call {k}: the summary's kept lines are a span: {posted}");
+        assert!(bytes * 8 < whole, "call {k} carries {bytes} bytes of a {whole}-byte prompt: {posted}");
+    }
+}
+
+#[test]
+fn a_rewritten_message_with_no_run_in_common_is_carried_whole() {
+    use Role::{System as S, User as U};
+    let wire = Rc::new(Wire::default());
+    let rpc = Rpc::new(wire.clone());
+    let model = PageModel::new(rpc.clone(), "r", "custom");
+    let text = |seed: u32| (0..200).map(|i| format!("line {} of {seed}\n", i * 7 + seed)).collect::<String>();
+    let mut page: Vec<Value> = Vec::new();
+    for seed in [1, 2] {
+        let request = prompt(&[(S, "sys".to_string()), (U, format!("A{}", text(seed)))]);
+        let posted = call(&model, &rpc, &wire, &request);
+        page = rebuilt(&page, &posted);
+        assert_eq!(Value::Array(page.clone()), serde_json::to_value(&request.messages).unwrap());
+        if seed == 2 {
+            assert_eq!(posted.get("edit"), None, "nothing long in common: {posted}");
+        }
     }
 }

@@ -166,6 +166,7 @@ fn worker_messages_are_tagged_and_camel_cased() {
         keep: 0,
         edit: None,
         again: 0,
+        skip: 0,
         stream: false,
     };
     let value: Value = serde_json::from_str(&model.to_json()).unwrap();

@@ -15,6 +15,7 @@ const WORKER_ONLY: &[&str] = &[
     "Run",
     "Resume",
     "Edit",
+    "Span",
     "CallDecision",
     "Decision",
     "ToolValue",

@@ -17,7 +17,7 @@ use std::pin::Pin;
 use crate::engine::{Message, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{classify, ErrorCode, Origin, RawFailure};
 
-use super::protocol::{Edit, WorkerMessage};
+use super::protocol::{Edit, Span, WorkerMessage};
 use super::rpc::{wrong_reply, AbortKind, PageReply, Rpc};
 
 /// A model the page runs, for one run.
@@ -87,12 +87,13 @@ impl PageModel {
     /// What a call carries of `messages`, given the last call's (which the page keeps): how many
     /// leading messages it shares, the messages after them, and, when the first of those is the
     /// last call's message at that place with its middle rewritten (the session's memory fitted
-    /// to a budget that shrinks as the run grows), only that middle and the [`Edit`] that places
-    /// it. `messages` becomes what the page keeps.
+    /// to a budget that shrinks as the run grows, the summary of a compacted run's steps), only
+    /// that middle and the [`Edit`] that places it; then the last call's messages that follow
+    /// it again, after those that moved into the summary. `messages` becomes what the page keeps.
     fn delta(&self, messages: &[Message]) -> Delta {
         let mut sent = self.sent.borrow_mut();
         let keep = sent.iter().zip(messages).take_while(|(a, b)| a == b).count();
-        let (mut tail, mut edit, mut again) = (messages[keep..].to_vec(), None, 0);
+        let (mut tail, mut edit, mut again, mut skip) = (messages[keep..].to_vec(), None, 0, 0);
         if let (Some(before), Some(first)) = (sent.get(keep), tail.first_mut()) {
             if before.role == first.role {
                 edit = Edit::between(&before.content, &first.content).map(|(edit, middle)| {
@@ -100,14 +101,21 @@ impl PageModel {
                     edit
                 });
             }
-            // The messages after the one rewritten that are the last call's at their places.
+            // The messages after the one rewritten that are the last call's: from the first of
+            // them that is the next message on (a compacted run's window moved on by a step).
             let (old, new) = (&sent[keep + 1..], &messages[keep + 1..]);
-            again = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+            if let Some(next) = new.first() {
+                skip = old.iter().position(|m| m == next).unwrap_or(0);
+                again = old[skip..].iter().zip(new).take_while(|(a, b)| a == b).count();
+                if again == 0 {
+                    skip = 0;
+                }
+            }
             tail.drain(1..1 + again);
         }
         sent.truncate(keep);
         sent.extend_from_slice(&messages[keep..]);
-        Delta { keep: keep as u32, tail, edit, again: again as u32 }
+        Delta { keep: keep as u32, tail, edit, again: again as u32, skip: skip as u32 }
     }
 }
 
@@ -117,14 +125,26 @@ struct Delta {
     tail: Vec<Message>,
     edit: Option<Edit>,
     again: u32,
+    skip: u32,
 }
 
 /// Below this many UTF-16 units kept of a rewritten message, it is sent whole.
 const EDIT_MIN_KEPT: usize = 64;
 
+/// A rewritten middle shorter than this many bytes is sent whole, without a search for a run of
+/// the previous content in it.
+const SPAN_MIN_MIDDLE: usize = 1024;
+
+/// Where in the new middle a run of the previous content is looked for: its start and the starts
+/// of its first lines (the window of steps moved on: the first line or two changed).
+const SPAN_LINES: usize = 4;
+
+/// Bytes of the new middle looked up in the previous one to find a run they share.
+const SPAN_PROBE: usize = 64;
+
 impl Edit {
-    /// The edit that turns `before` into `after` by rewriting its middle, and that middle; `None`
-    /// when they share less than [`EDIT_MIN_KEPT`] units at their ends.
+    /// The edit that turns `before` into `after` by rewriting its middle, and what it carries of
+    /// that middle; `None` when they share less than [`EDIT_MIN_KEPT`] units.
     fn between(before: &str, after: &str) -> Option<(Edit, String)> {
         let (b, a) = (before.as_bytes(), after.as_bytes());
         let mut head = b.iter().zip(a).take_while(|(x, y)| x == y).count();
@@ -136,14 +156,56 @@ impl Edit {
         while !after.is_char_boundary(a.len() - tail) {
             tail -= 1;
         }
-        let (head_units, tail_units) =
-            (after[..head].encode_utf16().count(), after[a.len() - tail..].encode_utf16().count());
-        if head_units + tail_units < EDIT_MIN_KEPT {
-            return None;
+        let units = |s: &str| s.encode_utf16().count();
+        let (old, new) = (&before[head..b.len() - tail], &after[head..a.len() - tail]);
+        let (head_units, tail_units) = (units(&after[..head]), units(&after[a.len() - tail..]));
+        let mut edit = Edit { head: head_units as u32, tail: tail_units as u32, span: None };
+        let mut kept = head_units + tail_units;
+        let mut middle = new.to_string();
+        if let Some((from, at, len)) = shared_run(old, new) {
+            let from = head_units + units(&old[..from]);
+            let run = units(&new[at..at + len]);
+            edit.span =
+                Some(Span { at: units(&new[..at]) as u32, from: from as u32, to: (from + run) as u32 });
+            kept += run;
+            middle = format!("{}{}", &new[..at], &new[at + len..]);
         }
-        let edit = Edit { head: head_units as u32, tail: tail_units as u32 };
-        Some((edit, after[head..a.len() - tail].to_string()))
+        (kept >= EDIT_MIN_KEPT).then_some((edit, middle))
     }
+}
+
+/// The longest run of `old` found at the start of `new` or of one of its first lines, as
+/// (where in `old`, where in `new`, length in bytes, on char boundaries); `None` for a middle too
+/// short to look in, or a run shorter than [`EDIT_MIN_KEPT`] bytes.
+fn shared_run(old: &str, new: &str) -> Option<(usize, usize, usize)> {
+    if new.len() < SPAN_MIN_MIDDLE || old.len() < EDIT_MIN_KEPT {
+        return None;
+    }
+    let starts = std::iter::once(0).chain(new.match_indices('\n').map(|(i, _)| i + 1)).take(SPAN_LINES + 1);
+    let mut best: Option<(usize, usize, usize)> = None;
+    for at in starts {
+        let mut end = (at + SPAN_PROBE).min(new.len());
+        while !new.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end - at < SPAN_PROBE / 2 {
+            continue;
+        }
+        let Some(from) = old.find(&new[at..end]) else { continue };
+        let mut len =
+            old.as_bytes()[from..].iter().zip(&new.as_bytes()[at..]).take_while(|(x, y)| x == y).count();
+        while !new.is_char_boundary(at + len) {
+            len -= 1;
+        }
+        if best.is_none_or(|(_, _, longest)| len > longest) {
+            best = Some((from, at, len));
+        }
+        // Most of the middle found: no other start can beat it by much.
+        if len * 2 >= new.len() {
+            break;
+        }
+    }
+    best.filter(|&(_, _, len)| len >= EDIT_MIN_KEPT)
 }
 
 impl Model for PageModel {
@@ -153,7 +215,7 @@ impl Model for PageModel {
         request: &'a ModelRequest,
         sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
-        let Delta { keep, tail, edit, again } = self.delta(&request.messages);
+        let Delta { keep, tail, edit, again, skip } = self.delta(&request.messages);
         let mut pending = self.rpc.request(AbortKind::Model, |id| WorkerMessage::ModelCall {
             id,
             run_id: self.run_id.clone(),
@@ -162,6 +224,7 @@ impl Model for PageModel {
             keep,
             edit,
             again,
+            skip,
             stream: sink.is_some(),
         });
         async move {

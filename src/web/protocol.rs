@@ -170,7 +170,7 @@ fn default_session() -> String {
 
 /// How a `modelCall`'s first message is made from the previous call's message at its place: the
 /// previous content's first `head` and last `tail` UTF-16 code units (JavaScript's string units)
-/// around the content carried.
+/// around the content carried, and, with `span`, a run of the previous content inside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Edit {
@@ -178,6 +178,24 @@ pub struct Edit {
     pub head: u32,
     /// Units kept from the end of the previous content.
     pub tail: u32,
+    /// A run of the previous content kept in the middle: a window of steps that moved on by one
+    /// (its oldest line gone, a newer one added) is mostly the window before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub span: Option<Span>,
+}
+
+/// The previous content's units `from..to`, placed after the first `at` units of the content
+/// carried: the middle is `carried[..at] + previous[from..to] + carried[at..]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Span {
+    /// Units of the carried content before the run.
+    pub at: u32,
+    /// Where the run starts in the previous content.
+    pub from: u32,
+    /// Where it ends (exclusive).
+    pub to: u32,
 }
 
 /// The page's answer to a request of the worker: `ok: true` with the payload, or `ok: false`
@@ -517,12 +535,17 @@ pub enum WorkerMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(test, ts(optional))]
         edit: Option<Edit>,
-        /// How many messages of the previous call, from its message at `keep + 1` on, follow the
-        /// first message of `request.messages` before the rest of them (the steps before the
-        /// newest, after the session's memory that `edit` rewrote).
+        /// How many messages of the previous call, from its message at `keep + 1 + skip` on,
+        /// follow the first message of `request.messages` before the rest of them (the steps
+        /// before the newest, after the session's memory or the summary that `edit` rewrote).
         #[serde(default, skip_serializing_if = "is_zero")]
         #[cfg_attr(test, ts(as = "Option<u32>", optional))]
         again: u32,
+        /// How many messages of the previous call after its message at `keep` are left out
+        /// before the `again` reused: the steps that moved into the summary since.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        #[cfg_attr(test, ts(as = "Option<u32>", optional))]
+        skip: u32,
         /// Whether the page should hand the reply's text over as it is generated (`modelChunk`
         /// messages with this id, before `modelResult`), where its backend can stream.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]

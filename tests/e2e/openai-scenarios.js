@@ -71,9 +71,9 @@ export async function cancelDuringRequest({ server }) {
  * session's memory is cut to fit, differently each step): through a custom model on the page,
  * whose prompts the page rebuilds from what each `modelCall` carries, and through the OpenAI
  * backend, whose prompts the worker sends whole. Returns the page's prompts and what the
- * `modelCall` messages carried (`keep`, `edit`).
+ * `modelCall` messages carried (`keep`, `edit`, `skip`).
  */
-export async function samePrompts({ server, runs, steps }) {
+export async function samePrompts({ server, route = "prompts", runs, steps }) {
   const script = (i) => {
     const k = i % steps;
     if (k === steps - 1) return JSON.stringify({ thought: "done", final_answer: "It is sunny in every city." });
@@ -84,9 +84,9 @@ export async function samePrompts({ server, runs, steps }) {
   const worker = new Worker("/pkg/worker.js", { type: "module" });
   // The worker posts JSON text of an array of messages (src/web/worker.rs).
   worker.addEventListener("message", (e) => {
-    for (const m of JSON.parse(e.data)) if (m.type === "modelCall") wire.push({ keep: m.keep ?? 0, edit: m.edit ?? null });
+    for (const m of JSON.parse(e.data)) if (m.type === "modelCall") wire.push({ keep: m.keep ?? 0, edit: m.edit ?? null, skip: m.skip ?? 0 });
   });
-  const config = { store: "memory", contextTokens: 1200, stream: false };
+  const config = { store: "memory", contextTokens: 1200, stream: false, maxSteps: Math.max(steps + 1, 12) };
   const page = await Agent.create({
     model: { custom: async (messages) => script(seen.push(messages) - 1) },
     tools: [weather([])],
@@ -95,7 +95,7 @@ export async function samePrompts({ server, runs, steps }) {
     worker,
   });
   const inWorker = await Agent.create({
-    model: { openai: { baseUrl: `${server}/prompts/v1`, model: "scripted-model" } },
+    model: { openai: { baseUrl: `${server}/${route}/v1`, model: "scripted-model" } },
     tools: [weather([])],
     config,
     session: "worker",

@@ -12,6 +12,17 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const PROMPT_RUNS = 12;
 const PROMPT_STEPS = 4;
+// One long run under the same budget: its steps move into the summary as it goes.
+const LONG_STEPS = 40;
+/** The scripted replies of `runs` runs of `steps` steps: a city each step, then the answer. */
+const cities = (runs, steps) =>
+  Array.from({ length: runs * steps }, (_, i) =>
+    completion(
+      i % steps === steps - 1
+        ? answer("It is sunny in every city.")
+        : { thought: `city ${i % steps}`, action: { tool: "get_weather", args: { city: `City ${Math.floor(i / steps)}-${i % steps}` } } },
+    ),
+  );
 const act = (tool, args) => ({ thought: `call ${tool}`, action: { tool, args } });
 const answer = (text) => ({ thought: "done", final_answer: text });
 
@@ -33,13 +44,8 @@ before(async () => {
     locked: [{ status: 401, body: { error: { message: "Incorrect API key provided", code: "invalid_api_key" } } }],
     open: [completion(act("get_weather", { city: "Oslo" })), completion(answer("Sunny in Oslo."))],
     hang: ["hang"],
-    prompts: Array.from({ length: PROMPT_RUNS * PROMPT_STEPS }, (_, i) =>
-      completion(
-        i % PROMPT_STEPS === PROMPT_STEPS - 1
-          ? answer("It is sunny in every city.")
-          : { thought: `city ${i % PROMPT_STEPS}`, action: { tool: "get_weather", args: { city: `City ${Math.floor(i / PROMPT_STEPS)}-${i % PROMPT_STEPS}` } } },
-      ),
-    ),
+    prompts: cities(PROMPT_RUNS, PROMPT_STEPS),
+    long: cities(1, LONG_STEPS),
   });
   browser = await launchChromium();
   page = await browser.newPage();
@@ -133,4 +139,19 @@ test("a custom model gets, call for call, the prompt the worker sends an OpenAI-
   // Both shortcuts were taken: messages kept from the call before, and a message's middle rewritten.
   assert.ok(wire.filter((w) => w.keep > 0).length >= seen.length / 2, JSON.stringify(wire));
   assert.ok(wire.some((w) => w.edit), JSON.stringify(wire));
+});
+
+test("a long run's prompts, its steps moving into the summary, are rebuilt on the page call for call", async () => {
+  const { seen, wire } = await page.evaluate(
+    async ([server, steps]) => (await import("/tests/e2e/openai-scenarios.js")).samePrompts({ server, route: "long", runs: 1, steps }),
+    [api.url, LONG_STEPS],
+  );
+  const sent = posts("long").map((r) => r.body.messages);
+  assert.equal(seen.length, LONG_STEPS);
+  assert.equal(sent.length, seen.length);
+  for (let i = 0; i < seen.length; i++) assert.deepEqual(seen[i], sent[i], `model call ${i + 1}`);
+  // Both of the window's shortcuts were taken: the steps moved into the summary skipped, and the
+  // summary's lines kept from the call before as a span.
+  assert.ok(wire.some((w) => w.skip > 0), JSON.stringify(wire));
+  assert.ok(wire.some((w) => w.edit?.span), JSON.stringify(wire));
 });

@@ -53,6 +53,7 @@ impl Transport for Recorder {
 pub fn rebuilt(before: &[Value], call: &Value) -> Vec<Value> {
     let keep = call["keep"].as_u64().unwrap_or(0) as usize;
     let again = call["again"].as_u64().unwrap_or(0) as usize;
+    let skip = call["skip"].as_u64().unwrap_or(0) as usize;
     let tail = call["request"]["messages"].as_array().unwrap();
     let mut out = before[..keep].to_vec();
     if let Some(first) = tail.first() {
@@ -61,22 +62,33 @@ pub fn rebuilt(before: &[Value], call: &Value) -> Vec<Value> {
             first["content"] = Value::from(edited(&before[keep]["content"], &first["content"], edit));
         }
         out.push(first);
-        out.extend(before.iter().skip(keep + 1).take(again).cloned());
+        out.extend(before.iter().skip(keep + 1 + skip).take(again).cloned());
         out.extend_from_slice(&tail[1..]);
     }
     out
 }
 
 /// A message's content as the page rebuilds it from an `edit` (`js/agent.js`): the previous
-/// content's first `head` and last `tail` UTF-16 units around the middle carried.
+/// content's first `head` and last `tail` UTF-16 units around the middle carried, and with a
+/// `span`, the previous content's units `from..to` placed after the carried middle's first `at`.
 pub fn edited(before: &Value, middle: &Value, edit: &Value) -> String {
     let units: Vec<u16> = before.as_str().unwrap().encode_utf16().collect();
     let (head, tail) = (edit["head"].as_u64().unwrap() as usize, edit["tail"].as_u64().unwrap() as usize);
     assert!(head + tail <= units.len(), "an edit keeps more than the message: {edit}");
-    let mut out = String::from_utf16(&units[..head]).unwrap();
-    out.push_str(middle.as_str().unwrap());
-    out.push_str(&String::from_utf16(&units[units.len() - tail..]).unwrap());
-    out
+    let carried: Vec<u16> = middle.as_str().unwrap().encode_utf16().collect();
+    let mut out = units[..head].to_vec();
+    match edit.get("span") {
+        Some(span) => {
+            let at = |k: &str| span[k].as_u64().unwrap() as usize;
+            assert!(at("from") <= at("to") && at("to") <= units.len() && at("at") <= carried.len(), "{edit}");
+            out.extend_from_slice(&carried[..at("at")]);
+            out.extend_from_slice(&units[at("from")..at("to")]);
+            out.extend_from_slice(&carried[at("at")..]);
+        }
+        None => out.extend_from_slice(&carried),
+    }
+    out.extend_from_slice(&units[units.len() - tail..]);
+    String::from_utf16(&out).unwrap()
 }
 
 type Timer = (u64, Rc<RefCell<(bool, Option<Waker>)>>);
