@@ -51,6 +51,8 @@ impl RunState<'_> {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
             let request = self.request(ask, constrain)?;
+            // Built while the last step's write completed: it is stored before the model is asked.
+            self.settle_write().await;
             let stream = StepStream::new(step, self.emit);
             let greedy_key = effects.model.greedy().then(|| request_key(&request));
             if let Some((first, text)) = greedy_key.and_then(|key| self.greedy_replies.get(key)) {

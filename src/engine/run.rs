@@ -114,6 +114,9 @@ pub(crate) struct RunState<'a> {
     /// The idempotency key of the tool call the step under way ran, taken into its turn record
     /// when the step commits (`tool_turn.rs`, `finish.rs`).
     pub(crate) ran_key: Option<String>,
+    /// The last step's write, started and not yet waited for (`step_write.rs`): settled before
+    /// anything but the next prompt's build.
+    pub(crate) pending_write: Option<super::step_write::PendingWrite<'a>>,
     /// Calls refused once as contradicting the task (`task_values.rs`), with what they contradicted:
     /// sent again unchanged, they run.
     pub(crate) contradicted: std::collections::HashMap<CallKey, Vec<super::task_values::Contradiction>>,
@@ -208,6 +211,7 @@ impl<'a> RunState<'a> {
             unfixed: UnfixedCalls::default(),
             unknown_keys: Default::default(),
             ran_key: None,
+            pending_write: None,
             contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
