@@ -1,6 +1,6 @@
 // What committing a step costs, two builds of the package side by side in one headless Chromium
-// page (commit.js): per step with the store in memory and in IndexedDB, a read-only tool and one
-// with side effects, beside the floor (two round trips to a bare worker, and those with one put);
+// page (commit.js): per step with the store in memory and in IndexedDB, a read-only tool, one
+// with side effects and a read-only one failing every other call, beside the floor (two round trips to a bare worker, and those with one put);
 // and, from probed agents, the IndexedDB transactions, requests and bytes of each step.
 // Prints markdown; asserts nothing, writes nothing but the probe workers (commit-probe.js) in
 // each build's directory.

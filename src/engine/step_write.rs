@@ -35,14 +35,7 @@ impl<'a> RunState<'a> {
     /// the engine goes on, until [`Self::settle_write`].
     pub(crate) async fn start_write(&mut self, records: StepWrite) {
         self.settle_write().await;
-        if records.is_empty() {
-            return;
-        }
-        let step = match (records.turns.last(), records.failures.last()) {
-            (Some(turn), _) => turn.turn.step,
-            (None, Some(failure)) => failure.step,
-            (None, None) => self.current_step(),
-        };
+        let Some(step) = records.step() else { return };
         let what = records.describe();
         let effects: &'a super::Effects = self.effects;
         let store: &'a dyn Store = effects.store.as_ref();

@@ -30,9 +30,11 @@ impl StepWrite {
         }
     }
 
-    /// Whether there is nothing to write.
-    pub fn is_empty(&self) -> bool {
-        self.turns.is_empty() && self.failures.is_empty()
+    /// The step the write belongs to: its turn's, else its last failure's; `None` when there is
+    /// nothing to write.
+    pub fn step(&self) -> Option<u32> {
+        let turn = self.turns.last().map(|t| t.turn.step);
+        turn.or_else(|| self.failures.last().map(|f| f.step))
     }
 }
 
@@ -103,9 +105,10 @@ mod tests {
         let mut write = StepWrite { turns: vec![turn(1), turn(3)], failures: Vec::new() };
         assert_eq!(write.describe(), "step 3");
         write.failures = vec![failure(3)];
-        assert_eq!(write.describe(), "step 3 and its failure record");
+        assert_eq!((write.describe(), write.step()), ("step 3 and its failure record".into(), Some(3)));
         write.turns.clear();
-        assert_eq!(write.describe(), "a failure record");
+        assert_eq!((write.describe(), write.step()), ("a failure record".into(), Some(3)));
+        assert_eq!(StepWrite::default().step(), None);
     }
 
     #[test]
