@@ -40,6 +40,12 @@ function lookupOf(config, ToolError) {
   };
 }
 
+/**
+ * The synchronous work of the floor's overlap rows: about what building a step's prompt takes
+ * (the probed agents' `tx → next call` on main).
+ */
+const BUSY_MS = 0.2;
+
 async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
   const kind = config.failing ? "failing" : config.readOnly ? "ro" : "fx";
   const tag = `${build.label}-${config.store}-${kind}${probed ? "-probe" : ""}`;
@@ -125,7 +131,7 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
       for (const probed of [false, true]) agents.push(await agentOf(module, build, config, probed, steps));
     }
   }
-  const floors = { roundTrips: [], strictPut: [] };
+  const floors = { roundTrips: [], strictPut: [], busyAfterPut: [], busyDuringPut: [] };
   const started = performance.now();
   for (let round = 0; round < warmup + runs; round++) {
     for (let i = 0; i < agents.length; i++) {
@@ -138,9 +144,8 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
       else a.steps.push(...pageSteps(run).steps.slice(1));
     }
     if (round >= warmup) {
-      const f = await floor(floorSamples);
-      floors.roundTrips.push(...f.roundTrips);
-      floors.strictPut.push(...f.strictPut);
+      const f = await floor(floorSamples, { busyMs: BUSY_MS });
+      for (const key of Object.keys(floors)) floors[key].push(...f[key]);
     }
   }
   const elapsedMs = performance.now() - started;
@@ -151,7 +156,7 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
   }
   return {
     elapsedMs,
-    floor: floors,
+    floor: { ...floors, busyMs: BUSY_MS },
     agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps })),
     probes: probes.map((a) => ({ build: a.build, config: a.config.name, runs: a.probes })),
   };

@@ -67,6 +67,8 @@ for (const config of [...new Set(raw.agents.map((a) => a.config))]) {
 }
 out.push(row(["floor: 2 postMessage round trips", ms(summary(raw.floor.roundTrips))]));
 out.push(row(["floor: 2 round trips + one strict put", ms(summary(raw.floor.strictPut))]));
+out.push(row([`floor: the same + ${raw.floor.busyMs} ms of work after the put's complete`, ms(summary(raw.floor.busyAfterPut))]));
+out.push(row([`floor: the same + ${raw.floor.busyMs} ms of work while the put commits`, ms(summary(raw.floor.busyDuringPut))]));
 out.push("", "IndexedDB per step, from the probed agents (steps 2-9 / step 10, which answers and ends the run):", "");
 out.push(row(["build", "configuration", "transactions", "puts", "reads", "bytes put", "in transactions ms", "model reply → tool call ms", "tool reply → next call ms", "… → step's tx ms", "step's tx ms", "tx → next call ms", "start txs"]));
 out.push(row(Array(13).fill("---")));
