@@ -20,9 +20,10 @@
 //! - a **run** is `strict` when it ends (its final status, answer and reason are written once and
 //!   are what resume and the history view decide on) and `relaxed` when it starts (it is written
 //!   again at its end, and its progress meanwhile is its turns);
-//! - a **failure** is `relaxed`: the log is for diagnosis, written per attempt (several per step),
-//!   and rewritten when `recovered` flips; losing the last ones to a power cut loses a log line,
-//!   never a step.
+//! - a **failure** is `relaxed` on its own: the log is for diagnosis, written per attempt (several
+//!   per step), and rewritten when `recovered` flips; losing the last ones to a power cut loses a
+//!   log line, never a step. Written with its step's turn (`put_step`), it is in the turn's
+//!   `strict` transaction: one flush for the step, not two transactions.
 //!
 //! `relaxed` still survives a closed tab, a reload, a killed worker and a browser crash: the data is
 //! the OS's once `complete` fires. Only an OS crash or power loss in the next seconds loses it.
