@@ -12,7 +12,9 @@
 //! The store makes a write's requests when its future is first polled (see [`Store`]), so the
 //! write is polled once where it starts. Nothing else is awaited while it is in flight: an
 //! IndexedDB write that must read first (its session not yet known) is polled again only when it
-//! is waited for, and its transaction never waits on anything but its own requests.
+//! is waited for, and its transaction never waits on anything but its own requests. Whether the
+//! browser gets on with the commit while the worker builds is its affair: Chrome did not, on a
+//! loaded two-core machine (`bench/results/browser-commit.md`).
 
 use futures_util::future::{poll_immediate, LocalBoxFuture};
 use futures_util::FutureExt;
