@@ -1,7 +1,7 @@
 //! When a step's write happens against the rest of the loop: it starts when the step commits, the
 //! next prompt is built while the store completes it, and the model is asked only once it is
-//! stored; a failing step's turn and failure go to the store as one write; a write that fails is
-//! told to the page before the next model call.
+//! stored, and the page told the next step started; a failing step's turn and failure go to the
+//! store as one write; a write that fails is told to the page before the next step starts.
 
 mod support;
 
@@ -171,7 +171,7 @@ fn weather() -> Rc<FakeTools> {
 }
 
 #[test]
-fn the_next_prompt_is_built_while_the_step_is_written_and_the_model_asked_once_it_is_stored() {
+fn the_next_prompt_is_built_while_the_step_is_written_and_the_next_step_starts_once_it_is_stored() {
     let log = Log::default();
     let replies = vec![
         act("get_weather", json!({"city": "Paris"})),
@@ -187,6 +187,8 @@ fn the_next_prompt_is_built_while_the_step_is_written_and_the_model_asked_once_i
         let built = log[started..stored].iter().any(|e| e == "prompt built");
         assert!(built, "step {}'s prompt is built while step {step} is written: {log:#?}", step + 1);
         assert!(stored < at(&log, &format!("model asked {}", step + 1)), "asked before stored: {log:#?}");
+        let next = at(&log, &format!("step {} started", step + 1));
+        assert!(stored < next, "the page hears the next step started once this one is stored: {log:#?}");
     }
 }
 
@@ -203,7 +205,7 @@ fn a_failing_steps_turn_and_failure_are_one_write() {
 }
 
 #[test]
-fn a_write_that_fails_is_told_before_the_model_is_asked_again_and_the_run_goes_on() {
+fn a_write_that_fails_is_told_before_the_next_step_starts_and_the_run_goes_on() {
     let log = Log::default();
     let replies = vec![act("get_weather", json!({"city": "Paris"})), answer("21 degrees")];
     let result = run(&log, replies, SlowStore::new(&log, Some(1)), weather());
@@ -211,5 +213,5 @@ fn a_write_that_fails_is_told_before_the_model_is_asked_again_and_the_run_goes_o
     let log = log.borrow();
     let warning = at(&log, "warning Some(1): Could not save step 1: storage failed: the disk is gone");
     assert!(at(&log, "write 1 failed") < warning);
-    assert!(warning < at(&log, "model asked 2"), "{log:#?}");
+    assert!(warning < at(&log, "step 2 started") && warning < at(&log, "model asked 2"), "{log:#?}");
 }

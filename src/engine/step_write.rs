@@ -6,8 +6,8 @@
 //! a question to the page or the redactor, and every other write wait for it first (`settle_write`
 //! is the first thing each of them does), so a killed worker still loses at most the step under
 //! way. Only the next prompt (and the step schema) is built meanwhile; it needs nothing from the
-//! store. A write that fails is told to the page when it is waited for, before the next model call,
-//! as it was when the engine waited at once.
+//! store, and tells the page nothing. The page hears as it did when the engine waited at once: a
+//! write that fails is told when it is waited for, and the next step's `stepStarted` after that.
 //!
 //! The store makes a write's requests when its future is first polled (see [`Store`]), so the
 //! write is polled once where it starts. Nothing else is awaited while it is in flight: an
@@ -22,6 +22,7 @@ use futures_util::FutureExt;
 use crate::store::{StepWrite, Store, StoreError};
 
 use super::run::RunState;
+use super::Event;
 
 /// A write started and not yet waited for: what it holds, for the warning if it fails.
 pub(crate) struct PendingWrite<'a> {
@@ -48,11 +49,15 @@ impl<'a> RunState<'a> {
         }
     }
 
-    /// Waits for the write under way, if there is one, and tells the page if it failed.
+    /// Waits for the write under way, if there is one, tells the page if it failed, and then
+    /// that the step begun meanwhile started.
     pub(crate) async fn settle_write(&mut self) {
         if let Some(pending) = self.pending_write.take() {
             let result = pending.write.await;
             self.report_write(pending.step, &pending.what, result);
+        }
+        if let Some(step) = self.unannounced.take() {
+            (self.emit)(&Event::StepStarted { step });
         }
     }
 
