@@ -1,7 +1,8 @@
 // What committing a step costs, two builds of the package side by side in one page (commit.mjs):
 // each build's own index.js, worker and wasm, ten-step runs of an instant scripted model and an
-// instant tool, the store in memory and in IndexedDB, the tool read-only (a step is one write) or
-// with side effects (its intent is written before it runs, then the step), every agent on its own
+// instant tool, the store in memory and in IndexedDB, the tool read-only (a step is one write),
+// with side effects (its intent is written before it runs, then the step), or read-only and
+// failing every other call (a step with a failure record to write), every agent on its own
 // worker, database and sessions, interleaved run by run. Per step = from one `stepStarted` event
 // to the next, on the page; steps 2-10 of each run are kept. Beside them, the floor: two
 // postMessage round trips to a bare worker, with and without one IndexedDB put.
@@ -16,12 +17,38 @@ import { pageSteps, timedRun } from "./steps.js";
 export const CONFIGS = [
   { name: "memory, read-only tool", store: "memory", readOnly: true },
   { name: "memory, tool with side effects", store: "memory", readOnly: false },
+  { name: "memory, read-only tool failing every other call", store: "memory", readOnly: true, failing: true },
   { name: "indexeddb, read-only tool", store: "indexeddb", readOnly: true },
   { name: "indexeddb, tool with side effects", store: "indexeddb", readOnly: false },
+  { name: "indexeddb, read-only tool failing every other call", store: "indexeddb", readOnly: true, failing: true },
 ];
 
-async function agentOf(Agent, build, config, probed, steps) {
-  const tag = `${build.label}-${config.store}-${config.readOnly ? "ro" : "fx"}${probed ? "-probe" : ""}`;
+/**
+ * The instant `lookup` tool of `config`: failing (`NOT_FOUND`) for even ids when `config.failing`,
+ * so that every other step records a failure and the step after it recovers it.
+ */
+function lookupOf(config, ToolError) {
+  const lookup = instantLookup(config.readOnly);
+  if (!config.failing) return lookup;
+  const found = lookup.execute;
+  return {
+    ...lookup,
+    execute: async (args) => {
+      if (args.id % 2 === 0) throw new ToolError(`No item ${args.id}.`, { code: "NOT_FOUND" });
+      return found(args);
+    },
+  };
+}
+
+/**
+ * The synchronous work of the floor's overlap rows: about what building a step's prompt takes
+ * (the probed agents' `tx → next call` on main).
+ */
+const BUSY_MS = 0.2;
+
+async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
+  const kind = config.failing ? "failing" : config.readOnly ? "ro" : "fx";
+  const tag = `${build.label}-${config.store}-${kind}${probed ? "-probe" : ""}`;
   const db = `keel-bench-commit-${tag}`;
   let store = "memory";
   if (config.store === "indexeddb") {
@@ -32,7 +59,7 @@ async function agentOf(Agent, build, config, probed, steps) {
   const worker = new Worker(script, { type: "module", name: `keel-${tag}` });
   const agent = await Agent.create({
     model: { custom: instantModel(steps) },
-    tools: [instantLookup(config.readOnly)],
+    tools: [lookupOf(config, ToolError)],
     // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
     config: { format: "xml", maxSteps: steps + 2, store, idProvenance: false, taskValues: false },
     worker,
@@ -103,12 +130,12 @@ function perStep(log) {
 export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, floorSamples = 10 }) {
   const agents = [];
   for (const build of builds) {
-    const { Agent } = await import(`${build.dir}/index.js`);
+    const module = await import(`${build.dir}/index.js`);
     for (const config of CONFIGS) {
-      for (const probed of [false, true]) agents.push(await agentOf(Agent, build, config, probed, steps));
+      for (const probed of [false, true]) agents.push(await agentOf(module, build, config, probed, steps));
     }
   }
-  const floors = { roundTrips: [], strictPut: [] };
+  const floors = { roundTrips: [], strictPut: [], busyAfterPut: [], busyDuringPut: [] };
   const started = performance.now();
   for (let round = 0; round < warmup + runs; round++) {
     for (let i = 0; i < agents.length; i++) {
@@ -121,9 +148,8 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
       else a.steps.push(...pageSteps(run).steps.slice(1));
     }
     if (round >= warmup) {
-      const f = await floor(floorSamples);
-      floors.roundTrips.push(...f.roundTrips);
-      floors.strictPut.push(...f.strictPut);
+      const f = await floor(floorSamples, { busyMs: BUSY_MS });
+      for (const key of Object.keys(floors)) floors[key].push(...f[key]);
     }
   }
   const elapsedMs = performance.now() - started;
@@ -134,7 +160,7 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
   }
   return {
     elapsedMs,
-    floor: floors,
+    floor: { ...floors, busyMs: BUSY_MS },
     agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps })),
     probes: probes.map((a) => ({ build: a.build, config: a.config.name, runs: a.probes })),
   };

@@ -47,12 +47,19 @@ export const instantLookup = (readOnly) => ({
 
 /**
  * `n` samples (after 10 discarded) of two round trips, then two with one strict put on the first,
- * and with `relaxed` two more with one relaxed put: `{ roundTrips, strictPut, relaxedPut? }` in ms.
+ * with `relaxed` two more with one relaxed put, and with `busyMs` two pairs more with a strict put
+ * and that much synchronous work in the worker, after the put's `complete` and while it commits:
+ * `{ roundTrips, strictPut, relaxedPut?, busyAfterPut?, busyDuringPut? }` in ms.
  */
-export async function floor(n, { relaxed = false } = {}) {
+export async function floor(n, { relaxed = false, busyMs = 0 } = {}) {
   const worker = new Worker("./floor-worker.js", { type: "module" });
   const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
-  const out = { roundTrips: [], strictPut: [], ...(relaxed ? { relaxedPut: [] } : {}) };
+  const out = {
+    roundTrips: [],
+    strictPut: [],
+    ...(relaxed ? { relaxedPut: [] } : {}),
+    ...(busyMs ? { busyAfterPut: [], busyDuringPut: [] } : {}),
+  };
   for (let i = 0; i < n + 10; i++) {
     const t0 = performance.now();
     await ask({ n: i });
@@ -66,10 +73,24 @@ export async function floor(n, { relaxed = false } = {}) {
       await ask({ n: i });
     }
     const t3 = performance.now();
+    if (busyMs) {
+      await ask({ n: i, put: "strict", busyMs });
+      await ask({ n: i });
+    }
+    const t4 = performance.now();
+    if (busyMs) {
+      await ask({ n: i, put: "strict", busyMs, overlap: true });
+      await ask({ n: i });
+    }
+    const t5 = performance.now();
     if (i < 10) continue;
     out.roundTrips.push(t1 - t0);
     out.strictPut.push(t2 - t1);
     if (relaxed) out.relaxedPut.push(t3 - t2);
+    if (busyMs) {
+      out.busyAfterPut.push(t4 - t3);
+      out.busyDuringPut.push(t5 - t4);
+    }
   }
   worker.terminate();
   await deleteDb("keel-bench-floor");

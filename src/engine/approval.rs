@@ -188,6 +188,7 @@ impl RunState<'_> {
         action: &Action,
         thought: &str,
     ) -> Result<Option<Envelope>, Stop> {
+        self.settle_write().await;
         if !self.needs_approval(step, spec, action).await? {
             // A resumed run's waiting call that no longer needs approval: the pause is over.
             self.end_pause().await;

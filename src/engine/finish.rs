@@ -1,7 +1,7 @@
 //! Committing each step before the next model call, and ending a run: the forced final answer when
 //! a budget is spent, and the run record's last write.
 
-use crate::store::{EndReason, RunStatus, TurnRecord};
+use crate::store::{EndReason, RunStatus, StepWrite, TurnRecord};
 
 use super::agent::RunResult;
 use super::grounding::ungrounded;
@@ -11,9 +11,11 @@ use super::{parse_step, Event, Outcome, Step, Turn};
 
 impl RunState<'_> {
     /// Ends the step: the turn is kept, shown to the page, and written (with the idempotency key of
-    /// the tool call it ran, if any) with the failures it produced before the next model call, so a killed worker loses at most the step under way. The run
-    /// record is not written again: it is written when the run starts and when it ends, and while
-    /// it runs its progress is its turns (stores report a `running` run's steps from them).
+    /// the tool call it ran, if any) with the failures it produced, in one write that is complete
+    /// before the next model call, so a killed worker loses at most the step under way; the next
+    /// prompt is built while it completes (`step_write.rs`). The run record is not written again:
+    /// it is written when the run starts and when it ends, and while it runs its progress is its
+    /// turns (stores report a `running` run's steps from them).
     pub(crate) async fn commit(&mut self, turn: Turn) {
         let step = turn.step;
         if turn.outcome != Outcome::Final {
@@ -29,8 +31,9 @@ impl RunState<'_> {
             counts: Some(self.record.counts),
             idempotency_key: self.ran_key.take(),
         };
-        self.save_turn(record).await;
-        self.save_failures().await;
+        let turns = self.turns_to_write(record).await;
+        let failures = self.unsaved_failures();
+        self.start_write(StepWrite { turns, failures }).await;
     }
 
     /// A budget is spent: one last call where only a final answer is allowed, then the run ends

@@ -3,7 +3,8 @@
 //!
 //! - the loop: [`Agent`] (`agent.rs`), one run (`run.rs`), a tool call (`tool_turn.rs`), a model
 //!   call (`model_turn.rs`), committing and ending (`finish.rs`), writing to the store, redacted
-//!   when the agent has a redactor (`save.rs`), resuming a cut-off run (`resume.rs`), pausing a
+//!   when the agent has a redactor (`save.rs`), a step's write in flight while the next prompt is
+//!   built (`step_write.rs`), resuming a cut-off run (`resume.rs`), pausing a
 //!   call for the user's approval (`approval.rs`);
 //! - its bookkeeping: [`FailureLog`], [`Repeats`], [`RetryPolicy`], [`CancelToken`], [`Event`];
 //! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt, with
@@ -50,6 +51,7 @@ mod run;
 mod save;
 mod seen;
 mod selection;
+mod step_write;
 mod task_values;
 mod thought_answer;
 mod times_of_day;

@@ -50,7 +50,11 @@ impl RunState<'_> {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
-            let request = self.request(ask, constrain)?;
+            let request = self.request(ask, constrain);
+            // Built while the last step's write completed: it is stored before the model is asked
+            // (or the run stops).
+            self.settle_write().await;
+            let request = request?;
             let stream = StepStream::new(step, self.emit);
             let greedy_key = effects.model.greedy().then(|| request_key(&request));
             if let Some((first, text)) = greedy_key.and_then(|key| self.greedy_replies.get(key)) {

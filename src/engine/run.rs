@@ -114,6 +114,12 @@ pub(crate) struct RunState<'a> {
     /// The idempotency key of the tool call the step under way ran, taken into its turn record
     /// when the step commits (`tool_turn.rs`, `finish.rs`).
     pub(crate) ran_key: Option<String>,
+    /// The last step's write, started and not yet waited for (`step_write.rs`): settled before
+    /// anything but the next prompt's build.
+    pub(crate) pending_write: Option<super::step_write::PendingWrite<'a>>,
+    /// A step begun while the last step's write was in flight: the page is told it started once
+    /// that write is settled, so that `stepStarted` still follows the last step's storing.
+    pub(crate) unannounced: Option<u32>,
     /// Calls refused once as contradicting the task (`task_values.rs`), with what they contradicted:
     /// sent again unchanged, they run.
     pub(crate) contradicted: std::collections::HashMap<CallKey, Vec<super::task_values::Contradiction>>,
@@ -208,6 +214,8 @@ impl<'a> RunState<'a> {
             unfixed: UnfixedCalls::default(),
             unknown_keys: Default::default(),
             ran_key: None,
+            pending_write: None,
+            unannounced: None,
             contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),
         };
@@ -273,13 +281,18 @@ impl<'a> RunState<'a> {
     }
 
     /// Begins the step after the last committed one: counted in the run's `counts.steps` and told
-    /// to the page. A step begun counts whether or not it is committed: a model call that fails for
-    /// good, or a cancel while the model writes, stops the run inside it, and its failures, the
-    /// final answer and the page's trace all belong to it.
+    /// to the page (once the last step's write is settled, if it is in flight: `step_write.rs`).
+    /// A step begun counts whether or not it is committed: a model call that fails for good, or a
+    /// cancel while the model writes, stops the run inside it, and its failures, the final answer
+    /// and the page's trace all belong to it.
     pub(crate) fn begin_step(&mut self) -> u32 {
         let step = self.step() + 1;
         self.record.counts.steps = step;
-        (self.emit)(&Event::StepStarted { step });
+        if self.pending_write.is_some() {
+            self.unannounced = Some(step);
+        } else {
+            (self.emit)(&Event::StepStarted { step });
+        }
         step
     }
 

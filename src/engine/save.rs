@@ -12,10 +12,11 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::store::redact::{Redactor, Scrubber, REDACT_TIMEOUT_MS};
-use crate::store::{StoreError, TurnRecord};
+use crate::store::{FailureRecord, StepWrite, TurnRecord};
 
 use super::guard::{guarded, Guarded};
 use super::run::RunState;
+use super::step_write::store_warning;
 use super::{Action, CancelToken};
 
 /// One run's redaction: the redactor, what it removed so far, and each step this run stored (as
@@ -42,16 +43,17 @@ impl Redaction {
 }
 
 impl RunState<'_> {
-    /// Writes a step; with a redactor, as redacted, after the steps it makes stale.
-    pub(crate) async fn save_turn(&mut self, record: TurnRecord) {
+    /// What writing step `record` puts: the record, as redacted when the agent redacts, after the
+    /// steps it makes stale (this run's earlier steps holding a value the redactor just removed).
+    pub(crate) async fn turns_to_write(&mut self, record: TurnRecord) -> Vec<TurnRecord> {
         let Some(redactor) = self.redaction.as_ref().map(|r| r.redactor.clone()) else {
-            return self.put_turn(&record).await;
+            return vec![record];
         };
         let kept = match &record.turn.action {
             Some(action) => Some(self.kept_once(redactor.as_ref(), action, record.turn.step).await),
             None => None,
         };
-        let Some(redaction) = self.redaction.as_mut() else { return };
+        let Some(redaction) = self.redaction.as_mut() else { return vec![record] };
         let learnt = match (&record.turn.action, kept) {
             (Some(action), Some(kept)) => redaction.scrubber.note(action, kept),
             _ => false,
@@ -70,9 +72,7 @@ impl RunState<'_> {
         let stored = TurnRecord { turn: redaction.scrubber.turn(&record.turn), ..record.clone() };
         redaction.written.push((record, stored.clone()));
         writes.push(stored);
-        for write in &writes {
-            self.put_turn(write).await;
-        }
+        writes
     }
 
     /// A call waiting for approval as the run record stores it: its arguments (redacted when the
@@ -99,6 +99,8 @@ impl RunState<'_> {
     /// What the redactor keeps of the call `action` of `step`, asked once per step's call: a call
     /// whose intent or pause was stored is not asked about again when its step is committed.
     async fn kept_once(&mut self, redactor: &dyn Redactor, action: &Action, step: u32) -> Option<Value> {
+        // The redactor is the page's: the step before is stored before it is asked.
+        self.settle_write().await;
         let asked = self.redaction.as_ref().and_then(|r| r.asked.as_ref());
         if let Some((_, _, kept)) = asked.filter(|(s, a, _)| *s == step && a == action) {
             return kept.clone();
@@ -128,28 +130,26 @@ impl RunState<'_> {
         None
     }
 
-    async fn put_turn(&self, record: &TurnRecord) {
-        if let Err(e) = self.effects.store.put_turn(record).await {
-            let step = record.turn.step;
-            self.warn(Some(step), store_warning(&format!("step {step}"), &e));
+    /// The failures recorded or changed since the last write, as stored (scrubbed when the agent
+    /// redacts); they are saved from then on.
+    pub(crate) fn unsaved_failures(&mut self) -> Vec<FailureRecord> {
+        let failures = self.log.take_unsaved();
+        match &self.redaction {
+            Some(redaction) => failures.iter().map(|f| redaction.scrubber.failure(f)).collect(),
+            None => failures,
         }
     }
 
-    /// Writes the failures recorded or changed since the last write.
+    /// Writes the failures recorded or changed since the last write, and waits for them.
     pub(crate) async fn save_failures(&mut self) {
-        for failure in self.log.take_unsaved() {
-            let failure = match &self.redaction {
-                Some(redaction) => redaction.scrubber.failure(&failure),
-                None => failure,
-            };
-            if let Err(e) = self.effects.store.put_failure(&failure).await {
-                self.warn(Some(failure.step), store_warning("a failure record", &e));
-            }
-        }
+        let failures = self.unsaved_failures();
+        self.start_write(StepWrite { turns: Vec::new(), failures }).await;
+        self.settle_write().await;
     }
 
     /// Writes the run record as it stands.
     pub(crate) async fn save_run(&mut self) {
+        self.settle_write().await;
         let run = match &self.redaction {
             Some(redaction) => Cow::Owned(redaction.scrubber.run(&self.record)),
             None => Cow::Borrowed(&self.record),
@@ -157,13 +157,5 @@ impl RunState<'_> {
         if let Err(e) = self.effects.store.put_run(&run).await {
             self.warn(None, store_warning("the run record", &e));
         }
-    }
-}
-
-/// What the page is told when writing `what` went wrong: after pruning it was saved all the same.
-fn store_warning(what: &str, error: &StoreError) -> String {
-    match error {
-        StoreError::Pruned(_) => format!("Saved {what}, but {error}"),
-        _ => format!("Could not save {what}: {error}"),
     }
 }

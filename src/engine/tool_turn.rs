@@ -197,6 +197,7 @@ impl RunState<'_> {
         key: &CallKey,
         idempotency_key: &str,
     ) -> Result<ToolEnd, Stop> {
+        self.settle_write().await;
         let agent = self.agent;
         let effects = self.effects;
         let config = &agent.config;

@@ -66,15 +66,15 @@ pub struct HeldSession {
 
 impl HeldSession {
     /// The session as just read: its record (`None`: none yet), its newest turn, and the stored
-    /// `seq` of the record about to be written, `name`, if it exists (`Some(None)` for a record
-    /// that has none). What `cached` knew of the records written stays known if the record read
-    /// is the one it last stored (nobody else wrote the session since).
+    /// `seq` of each record about to be written that exists, by name (`None` for a record that
+    /// has none). What `cached` knew of the records written stays known if the record read is the
+    /// one it last stored (nobody else wrote the session since).
     pub fn read(
         session: &str,
         now_ms: u64,
         stored: Option<SessionRecord>,
         last_turn: Option<LastTurn>,
-        existing: Option<(&str, Option<u64>)>,
+        existing: &[(&str, Option<u64>)],
         cached: Option<HeldSession>,
     ) -> HeldSession {
         let mut record = stored.unwrap_or_else(|| SessionRecord::new(session, now_ms));
@@ -83,8 +83,8 @@ impl HeldSession {
             _ => HashMap::new(),
         };
         reconcile(&mut record, last_turn);
-        if let Some((name, seq)) = existing {
-            written.insert(name.to_string(), seq);
+        for (name, seq) in existing {
+            written.insert(name.to_string(), *seq);
         }
         HeldSession { stored: record.clone(), now: record, written }
     }
@@ -143,7 +143,7 @@ mod tests {
     use super::*;
 
     fn started() -> HeldSession {
-        let mut held = HeldSession::read("s", 10, None, None, None, None);
+        let mut held = HeldSession::read("s", 10, None, None, &[], None);
         let first = held.place(Kind::Run, "r", 10, true, false);
         assert_eq!(
             first,
@@ -194,10 +194,10 @@ mod tests {
         held.stored();
         assert!(!held.knows(Kind::Run, "r2"), "another run's first write reads");
         let stored = held.record().clone();
-        let again = HeldSession::read("s", 20, Some(stored.clone()), None, None, Some(held.clone()));
+        let again = HeldSession::read("s", 20, Some(stored.clone()), None, &[], Some(held.clone()));
         assert!(again.written.contains_key("r\u{0}1"));
         let other = SessionRecord { updated_ms: 15, ..stored };
-        let after_another = HeldSession::read("s", 20, Some(other), None, None, Some(held));
+        let after_another = HeldSession::read("s", 20, Some(other), None, &[], Some(held));
         assert!(after_another.written.is_empty());
     }
 
@@ -206,10 +206,13 @@ mod tests {
         let stored =
             SessionRecord { id: "s".into(), created_ms: 1, updated_ms: 5, runs: 1, turns: 1, failures: 0 };
         let last = LastTurn { seq: 6, at_ms: 9 };
-        let mut held = HeldSession::read("s", 20, Some(stored), Some(last), Some(("r2", None)), None);
+        let mut held =
+            HeldSession::read("s", 20, Some(stored), Some(last), &[("r2", None), ("r\u{0}3", Some(2))], None);
         assert_eq!((held.record().turns, held.record().updated_ms), (7, 9));
         assert_eq!(held.place(Kind::Turn, "r\u{0}8", 21, false, false).seq, Some(7));
         assert_eq!(held.place(Kind::Run, "r2", 21, true, false), Placement { seq: None, with_session: true });
+        assert_eq!(held.record().runs, 1, "a record read back is not counted again");
+        assert_eq!(held.place(Kind::Turn, "r\u{0}3", 21, true, false).seq, Some(2), "a turn keeps its seq");
         let mut ahead = SessionRecord { turns: 9, ..SessionRecord::new("s", 1) };
         reconcile(&mut ahead, Some(last));
         assert_eq!(ahead.turns, 9, "retention never lowers the count");

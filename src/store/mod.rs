@@ -5,7 +5,8 @@
 //! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
 //! plans, the [`retention`] policy, the [`session`] record and export, what it knows of a session
 //! a run [`held`] (so a step is written without reads, its turn alone), a session as a
-//! [`conversation`], and a run's [`otlp`] trace.
+//! [`conversation`], and a run's [`otlp`] trace. A step's records are handed over together
+//! ([`StepWrite`]), so that a durable store puts them in one transaction.
 //!
 //! What a store is given can first be [`redact`]ed: secrets masked in the arguments and scrubbed
 //! from the text, by a declarative policy or the page's own function.
@@ -22,6 +23,7 @@ pub mod redact;
 pub mod retention;
 pub mod session;
 mod stats;
+mod step;
 
 use futures_util::future::LocalBoxFuture;
 
@@ -32,6 +34,7 @@ pub use records::{
     TurnRecord,
 };
 pub use stats::{FailureBreakdown, FailureStats, NO_TOOL};
+pub use step::{put_each, StepWrite};
 
 /// A storage failure. The engine reports it as a warning and keeps running: losing a record is
 /// better than losing the run.
@@ -55,13 +58,23 @@ pub enum StoreError {
 
 /// Where runs, turns and failures go. Writes are upserts by id, so a record can be written again
 /// as it changes (a run's status, a failure's `recovered`).
+///
+/// A write makes its requests when its future is first polled and resolves once they are stored:
+/// the engine polls a step's write ([`Store::put_step`]) once, builds the next prompt while the
+/// store completes it, and waits for it before the next model call.
 pub trait Store {
     /// Writes a run record.
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
-    /// Writes one step; the engine calls this before the next model call.
+    /// Writes one turn.
     fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
     /// Writes a failure record.
     fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+    /// Writes what a step commits, its turn and its failures; the engine waits for it before the
+    /// next model call. A durable store writes them in one transaction, stored whole or not at
+    /// all; the default writes each record in turn ([`put_each`]).
+    fn put_step<'a>(&'a self, step: &'a StepWrite) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        put_each(self, step)
+    }
     /// A session's turns from earlier runs, oldest first, to feed the next run.
     fn session_turns<'a>(
         &'a self,

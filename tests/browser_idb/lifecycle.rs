@@ -5,7 +5,7 @@ use keel::errors::ErrorCode;
 use keel::store::layout::{Migration, Step, MIGRATIONS, RUNS};
 use keel::store::query::FailureQuery;
 use keel::store::retention::Retention;
-use keel::store::{IdbOptions, RunStatus, Store, StoreError};
+use keel::store::{IdbOptions, RunStatus, StepWrite, Store, StoreError};
 use keel::web::indexeddb::{delete_database, IdbStore};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
@@ -159,6 +159,50 @@ pub async fn writes_use_strict_or_relaxed_durability_per_record() {
     );
     let counted = store.session("s").await.unwrap().unwrap();
     assert_eq!((counted.runs, counted.turns, counted.failures), (1, 2, 1));
+}
+
+/// A step's turn and failures are one `strict` transaction: read first when the store knows
+/// nothing of the session yet, a rewritten failure not counted again, the session's record put
+/// only with a new failure.
+pub async fn a_steps_turn_and_failures_are_one_transaction() {
+    let name = "keel-test-step-write";
+    let store = fresh(name, Retention::KEEP_ALL).await;
+    store.open().await.unwrap();
+    let watch = js::watch_durability(name);
+    let mut first = failure("r", "s", 1, Some("fetch"), ErrorCode::Timeout, 3);
+    let step1 = StepWrite { turns: vec![turn("r", "s", 1, 2)], failures: vec![first.clone()] };
+    store.put_step(&step1).await.unwrap();
+    first.recovered = true;
+    let second = failure("r", "s", 2, Some("fetch"), ErrorCode::NotFound, 4);
+    let step2 =
+        StepWrite { turns: vec![turn("r", "s", 2, 4)], failures: vec![first.clone(), second.clone()] };
+    store.put_step(&step2).await.unwrap();
+    let step3 = StepWrite { turns: vec![turn("r", "s", 3, 5)], failures: vec![first.clone()] };
+    store.put_step(&step3).await.unwrap();
+    store.put_step(&StepWrite { turns: vec![turn("r", "s", 4, 6)], failures: Vec::new() }).await.unwrap();
+    let stop: js_sys::Function = js_sys::Reflect::get(&watch, &"stop".into()).unwrap().unchecked_into();
+    stop.call0(&JsValue::NULL).unwrap();
+    let log = json_of(&js_sys::Reflect::get(&watch, &"log".into()).unwrap());
+    assert_eq!(
+        log,
+        json!([
+            "failures,sessions,turns:strict put turns,failures,sessions",
+            "failures,sessions,turns:strict put turns,failures,failures,sessions",
+            "failures,turns:strict put turns,failures",
+            "turns:strict put turns"
+        ])
+    );
+    let counted = store.session("s").await.unwrap().unwrap();
+    assert_eq!((counted.turns, counted.failures), (4, 2), "a rewritten failure is not counted again");
+    assert_eq!(steps(&store.session_turns("s").await.unwrap()).len(), 4);
+    let failures = store.failures(&FailureQuery::run("r")).await.unwrap().records;
+    assert_eq!(failures, [second, first], "newest first");
+    let mixed = StepWrite { turns: vec![turn("r", "s", 5, 7), turn("q", "t", 1, 7)], failures: Vec::new() };
+    let refused = store.put_step(&mixed).await.unwrap_err();
+    assert_eq!(
+        refused,
+        StoreError::Failed("a step's records belong to one session, not to `s` and `t`".into())
+    );
 }
 
 pub async fn a_corrupt_record_is_skipped_and_counted() {

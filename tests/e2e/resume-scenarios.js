@@ -1,6 +1,6 @@
 // Resume scenario: a run cut off by `worker.terminate()` and resumed by a new agent on the same
 // database. The reload, live-run, two-tab and quota scenarios are in durable-scenarios.js.
-import { Agent } from "/pkg/index.js";
+import { Agent, ToolError } from "/pkg/index.js";
 
 import { act, answer, scripted as script, sessionRecords, sleep, tool } from "./steps.js";
 
@@ -59,8 +59,8 @@ export async function resumeAfterTerminate() {
 /**
  * What each step of a run writes to IndexedDB, from a worker that records its write
  * transactions (write-count-worker.js): the run's writes before its first model call, then one
- * list per step (from its model call to the next; the last runs to the run's end). Two read-only
- * calls, a call of a tool with side effects, an answer.
+ * list per step (from its model call to the next; the last runs to the run's end). A read-only
+ * call, one that fails, another read-only call, a call of a tool with side effects, an answer.
  */
 export async function writesPerStep() {
   const session = `writes-${Math.random().toString(36).slice(2, 8)}`;
@@ -68,8 +68,12 @@ export async function writesPerStep() {
   const agent = await Agent.create({
     worker,
     session,
-    model: { custom: script([act("look"), act("look"), act("pay"), answer("paid")]) },
-    tools: [tool("look", async () => "ok", { readOnly: true }), tool("pay", async () => "paid")],
+    model: { custom: script([act("look"), act("miss"), act("look"), act("pay"), answer("paid")]) },
+    tools: [
+      tool("look", async () => "ok", { readOnly: true }),
+      tool("miss", async () => { throw new ToolError("No such record.", { code: "NOT_FOUND" }); }, { readOnly: true }),
+      tool("pay", async () => "paid"),
+    ],
   });
   const result = await agent.run("Look twice, then pay.").result;
   const channel = new MessageChannel();

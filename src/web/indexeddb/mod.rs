@@ -2,8 +2,8 @@
 //!
 //! - [`open`]: the versioned upgrade (`store::layout::MIGRATIONS`), a bounded wait when another
 //!   tab blocks it, closing on `versionchange` (and reopening lazily on next use);
-//! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction awaited to its
-//!   `complete` before the engine goes on; the session's record is read by a run's first write
+//! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction, and `put_step`,
+//!   a step's turn and failures in one, complete before the engine's next model call; the session's record is read by a run's first write
 //!   and then kept in memory while the run holds its session's lock, so a step is one put (its
 //!   turn) and the session's counts are stored when the run ends (`store::held`);
 //!   a full storage is pruned by the retention policy, harder each round, until the write fits;
@@ -32,7 +32,9 @@ use web_sys::IdbDatabase;
 use crate::engine::CancelToken;
 use crate::store::held::HeldSession;
 use crate::store::layout::{Migration, MIGRATIONS};
-use crate::store::{FailureRecord, IdbOptions, RunRecord, SavedRun, Store, StoreError, TurnRecord};
+use crate::store::{
+    FailureRecord, IdbOptions, RunRecord, SavedRun, StepWrite, Store, StoreError, TurnRecord,
+};
 
 pub use open::delete_database;
 
@@ -165,6 +167,10 @@ impl Store for IdbStore {
 
     fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         self.write_failure(failure).boxed_local()
+    }
+
+    fn put_step<'a>(&'a self, step: &'a StepWrite) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.write_step(step).boxed_local()
     }
 
     fn session_turns<'a>(

@@ -1,0 +1,217 @@
+//! When a step's write happens against the rest of the loop: it starts when the step commits, the
+//! next prompt is built while the store completes it, and the model is asked only once it is
+//! stored, and the page told the next step started; a failing step's turn and failure go to the
+//! store as one write; a write that fails is told to the page before the next step starts.
+
+mod support;
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use futures_util::future::LocalBoxFuture;
+use futures_util::FutureExt;
+use keel::engine::{
+    Agent, Effects, Event, Model, ModelReply, ModelRequest, ReplySink, RunOptions, RunResult, TokenCounter,
+};
+use keel::errors::RawFailure;
+use keel::store::{FailureRecord, MemoryStore, RunRecord, StepWrite, Store, StoreError, TurnRecord};
+use serde_json::json;
+use support::*;
+
+/// What happened, in order, as the store, the model, the token counter and the page saw it.
+type Log = Rc<RefCell<Vec<String>>>;
+
+/// A future that is pending `polls` times (waking its task each time) before it is ready: a write
+/// the store completes later, as IndexedDB does.
+struct Later {
+    polls: u32,
+}
+
+impl Future for Later {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.polls == 0 {
+            return Poll::Ready(());
+        }
+        self.polls -= 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// A memory store whose step writes complete a few polls after they start, and log both; the write
+/// of `fail_step` fails.
+struct SlowStore {
+    inner: MemoryStore,
+    log: Log,
+    fail_step: Option<u32>,
+    /// Every step write it was handed: how many turns and failures each held.
+    steps: RefCell<Vec<(usize, usize)>>,
+    /// Writes of single turns or failures, outside `put_step`.
+    single: Cell<u32>,
+}
+
+impl SlowStore {
+    fn new(log: &Log, fail_step: Option<u32>) -> Rc<SlowStore> {
+        Rc::new(SlowStore {
+            inner: MemoryStore::new(),
+            log: log.clone(),
+            fail_step,
+            steps: RefCell::default(),
+            single: Cell::new(0),
+        })
+    }
+}
+
+impl Store for SlowStore {
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.inner.put_run(run)
+    }
+    fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.single.set(self.single.get() + 1);
+        self.inner.put_turn(turn)
+    }
+    fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.single.set(self.single.get() + 1);
+        self.inner.put_failure(failure)
+    }
+    fn put_step<'a>(&'a self, step: &'a StepWrite) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        async move {
+            let n = step.turns.last().map_or(0, |t| t.turn.step);
+            self.steps.borrow_mut().push((step.turns.len(), step.failures.len()));
+            self.log.borrow_mut().push(format!("write {n} started"));
+            Later { polls: 3 }.await;
+            if self.fail_step == Some(n) {
+                self.log.borrow_mut().push(format!("write {n} failed"));
+                return Err(StoreError::Failed("the disk is gone".into()));
+            }
+            for turn in &step.turns {
+                self.inner.put_turn(turn).await?;
+            }
+            for failure in &step.failures {
+                self.inner.put_failure(failure).await?;
+            }
+            self.log.borrow_mut().push(format!("write {n} stored"));
+            Ok(())
+        }
+        .boxed_local()
+    }
+    fn session_turns<'a>(&'a self, s: &'a str) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
+        self.inner.session_turns(s)
+    }
+    fn session_runs<'a>(&'a self, s: &'a str) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
+        self.inner.session_runs(s)
+    }
+}
+
+/// The scripted model, logging each time it is asked.
+struct LoggedModel {
+    inner: Rc<ScriptedModel>,
+    log: Log,
+}
+
+impl Model for LoggedModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<&'a dyn ReplySink>,
+    ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
+        let n = self.inner.requests.borrow().len() + 1;
+        self.log.borrow_mut().push(format!("model asked {n}"));
+        self.inner.complete(request, sink)
+    }
+}
+
+/// Counts as the default estimate does, logging (once in a row) that a prompt is being built.
+struct LoggedCounter(Log);
+
+impl TokenCounter for LoggedCounter {
+    fn count(&self, text: &str) -> usize {
+        let mut log = self.0.borrow_mut();
+        if log.last().map(String::as_str) != Some("prompt built") {
+            log.push("prompt built".into());
+        }
+        text.chars().count().div_ceil(4)
+    }
+}
+
+/// A run of `replies` over `store` and `tools`, every event logged beside the store's and the
+/// model's entries.
+fn run(log: &Log, replies: Vec<Reply>, store: Rc<SlowStore>, tools: Rc<FakeTools>) -> RunResult {
+    let effects = Effects {
+        model: Rc::new(LoggedModel { inner: ScriptedModel::new(replies), log: log.clone() }),
+        tools,
+        store,
+        clock: Rc::new(FakeClock::default()),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    let agent =
+        Agent::new(specs(), classic()).unwrap().with_token_counter(Rc::new(LoggedCounter(log.clone())));
+    let emit = |e: &Event| {
+        let entry = match e {
+            Event::StepStarted { step } => format!("step {step} started"),
+            Event::Warning { step, message } => format!("warning {step:?}: {message}"),
+            Event::Thought { step, .. } => format!("thought {step}"),
+            _ => return,
+        };
+        log.borrow_mut().push(entry);
+    };
+    futures_executor::block_on(agent.run(&effects, "Weather in Paris?", RunOptions::default(), &emit))
+}
+
+fn at(log: &[String], entry: &str) -> usize {
+    log.iter().position(|e| e == entry).unwrap_or_else(|| panic!("no `{entry}` in {log:#?}"))
+}
+
+fn weather() -> Rc<FakeTools> {
+    FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!({"temp": 21}))])
+}
+
+#[test]
+fn the_next_prompt_is_built_while_the_step_is_written_and_the_next_step_starts_once_it_is_stored() {
+    let log = Log::default();
+    let replies = vec![
+        act("get_weather", json!({"city": "Paris"})),
+        act("get_weather", json!({"city": "Lyon"})),
+        answer("21 degrees"),
+    ];
+    let result = run(&log, replies, SlowStore::new(&log, None), weather());
+    assert!(result.success, "{}", result.answer);
+    let log = log.borrow();
+    for step in 1..=2 {
+        let (started, stored) =
+            (at(&log, &format!("write {step} started")), at(&log, &format!("write {step} stored")));
+        let built = log[started..stored].iter().any(|e| e == "prompt built");
+        assert!(built, "step {}'s prompt is built while step {step} is written: {log:#?}", step + 1);
+        assert!(stored < at(&log, &format!("model asked {}", step + 1)), "asked before stored: {log:#?}");
+        let next = at(&log, &format!("step {} started", step + 1));
+        assert!(stored < next, "the page hears the next step started once this one is stored: {log:#?}");
+    }
+}
+
+#[test]
+fn a_failing_steps_turn_and_failure_are_one_write() {
+    let log = Log::default();
+    let store = SlowStore::new(&log, None);
+    let replies = vec![act("get_weather", json!({"town": "Paris"})), answer("I could not tell.")];
+    run(&log, replies, store.clone(), weather());
+    assert_eq!(store.steps.borrow()[0], (1, 1), "step 1: its turn and its INVALID_ARGS failure");
+    assert_eq!(store.single.get(), 0, "nothing written one by one");
+    let export = store.inner.export_session("default");
+    assert_eq!((export.turns.len(), export.failures.len()), (2, 1));
+}
+
+#[test]
+fn a_write_that_fails_is_told_before_the_next_step_starts_and_the_run_goes_on() {
+    let log = Log::default();
+    let replies = vec![act("get_weather", json!({"city": "Paris"})), answer("21 degrees")];
+    let result = run(&log, replies, SlowStore::new(&log, Some(1)), weather());
+    assert!(result.success, "a lost record does not lose the run");
+    let log = log.borrow();
+    let warning = at(&log, "warning Some(1): Could not save step 1: storage failed: the disk is gone");
+    assert!(at(&log, "write 1 failed") < warning);
+    assert!(warning < at(&log, "step 2 started") && warning < at(&log, "model asked 2"), "{log:#?}");
+}
