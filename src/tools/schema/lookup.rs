@@ -25,6 +25,14 @@ impl Rules {
                 None => self.required_elsewhere.push(name.clone()),
             }
         }
+        self.dependent_bits = self
+            .dependent_required
+            .iter()
+            .map(|(present, names)| {
+                let needed = names.iter().try_fold(0, |bits, name| Some(bits | self.property_bit(name)?));
+                Some((self.property_bit(present)?, needed?))
+            })
+            .collect();
         self.object_extras = self.property_names.is_some()
             || self.min_properties.is_some()
             || self.max_properties.is_some()
@@ -61,6 +69,12 @@ impl Rules {
             (object, head::OBJECT),
         ];
         self.head = bits.iter().filter(|(present, _)| *present).fold(0, |all, (_, bit)| all | bit);
+    }
+
+    /// The bit of property `name` in [`Rules::dependent_bits`] and the like: `1 << i` when it is
+    /// the `i`th declared name, `None` when it is not declared or comes after the first 64.
+    pub fn property_bit(&self, name: &str) -> Option<u64> {
+        self.property_index(name).and_then(|index| 1u64.checked_shl(u32::try_from(index).ok()?))
     }
 
     /// The schema of property `name`, if `properties` declares it.

@@ -120,6 +120,39 @@ pub(super) struct Rules {
     /// Whether an `anyOf` or `oneOf` branch of this node has a [`Rules::tag`]: the yes/no walk then
     /// skips the branches an object's tag rules out.
     pub tagged_branches: bool,
+    /// `dependentRequired` as bits of [`Rules::properties`] (bit `i` for the `i`th declared
+    /// name), when every name it holds is among the first 64 declared: per entry, the key that
+    /// triggers it and the keys it requires. The yes/no walk tests them against the bits of the
+    /// keys it met while visiting them, instead of looking each name up again.
+    pub dependent_bits: Option<Vec<(u64, u64)>>,
+    /// `if`/`then`/`else` in this node's terms, when each of them only asks about keys it
+    /// declares (`super::conditions`): the yes/no walk decides it from the keys it met.
+    pub key_condition: Option<Box<KeyCondition>>,
+    /// The bits (as in [`Rules::dependent_bits`]) of the declared properties whose values
+    /// [`Rules::key_condition`] checks: the yes/no walk keeps those values as it meets them.
+    pub watched: u64,
+}
+
+/// An `if`, `then` or `else` that only asks about keys its parent node declares, in the parent's
+/// terms (`super::conditions`): the keys it requires, and the schemas it has for some keys' values.
+#[derive(Debug, Clone, Default)]
+pub(super) struct KeyTest {
+    /// The bits of the declared properties the sub-schema's `required` names.
+    pub required: u64,
+    /// Per property the sub-schema has a schema for: where its value is kept (its rank among
+    /// [`Rules::watched`]'s bits) and that schema.
+    pub checks: Vec<(usize, NodeId)>,
+}
+
+/// A node's `if`, `then` and `else`, each a [`KeyTest`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct KeyCondition {
+    /// `if`.
+    pub test: KeyTest,
+    /// `then`, when present.
+    pub then: Option<KeyTest>,
+    /// `else`, when present.
+    pub other: Option<KeyTest>,
 }
 
 /// The bits of [`Rules::head`].

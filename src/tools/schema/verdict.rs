@@ -6,8 +6,9 @@
 use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
+use super::conditions::WATCHED_VALUES;
 use super::lookup::same_key;
-use super::node::{head, Node, NodeId, Rules};
+use super::node::{head, KeyTest, Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -130,7 +131,9 @@ impl Verdict<'_> {
         if rules.not.is_some_and(|id| self.check(id, value, depth)) {
             return false;
         }
-        if let Some((test, then, other)) = rules.condition {
+        // A condition about keys is decided where the object's keys are visited (`Self::object`).
+        let about_keys = rules.key_condition.is_some() && value.is_object();
+        if let Some((test, then, other)) = rules.condition.filter(|_| !about_keys) {
             let branch = if self.check(test, value, depth) { then } else { other };
             if branch.is_some_and(|id| !self.check(id, value, depth)) {
                 return false;
@@ -188,6 +191,9 @@ impl Verdict<'_> {
     /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
     /// dependencies.
     fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
+        // Which declared properties were met (bit `i` for the `i`th, up to 64), and the values of
+        // the watched ones, for the keywords decided from them.
+        let mut met = Met { present: 0, values: [None; WATCHED_VALUES] };
         let required_met = if !rules.keyed {
             // No key has a schema to pass (a `required`-only `then`, say), and no required name
             // is declared.
@@ -198,13 +204,13 @@ impl Verdict<'_> {
         {
             // Only `properties`, fewer than the keys sent (an `if`, a `oneOf` branch's tag):
             // looking the declared names up costs less than looking every key up.
-            match self.declared(rules, map, depth) {
-                Some(met) => met,
+            match self.declared(rules, map, &mut met, depth) {
+                Some(required) => required,
                 None => return false,
             }
         } else {
-            match self.keys(rules, map, depth) {
-                Some(met) => met,
+            match self.keys(rules, map, &mut met, depth) {
+                Some(required) => required,
                 None => return false,
             }
         };
@@ -213,12 +219,38 @@ impl Verdict<'_> {
         {
             return false;
         }
-        !rules.object_extras || self.object_extras(rules, map, value, depth)
+        if let Some(condition) = &rules.key_condition {
+            let branch =
+                if self.key_test(&condition.test, &met, depth) { &condition.then } else { &condition.other };
+            if branch.as_ref().is_some_and(|part| !self.key_test(part, &met, depth)) {
+                return false;
+            }
+        }
+        !rules.object_extras || self.object_extras(rules, map, met.present, value, depth)
+    }
+
+    /// Whether the object passes an `if`, `then` or `else` about its keys (a [`KeyTest`]), from
+    /// the keys met; steps and depth counted as [`Self::check`] on that sub-schema counts them.
+    fn key_test(&mut self, test: &KeyTest, met: &Met<'_>, depth: usize) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || depth > MAX_DEPTH {
+            return false;
+        }
+        // The values first, then `required`, as the walk of the sub-schema goes.
+        test.checks.iter().all(|&(slot, id)| {
+            met.values.get(slot).copied().flatten().is_none_or(|item| self.child(id, item, depth + 1))
+        }) && met.present & test.required == test.required
     }
 
     /// Every key against `patternProperties`, `properties` and `additionalProperties`: how many
     /// required declared names were met, or `None` when a value fails.
-    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
+    fn keys<'v>(
+        &mut self,
+        rules: &Rules,
+        map: &'v Map<String, Value>,
+        met: &mut Met<'v>,
+        depth: usize,
+    ) -> Option<usize> {
         let mut required_met = 0;
         // Where the next key is expected among `properties`: models mostly send the keys in the
         // order the schema declares them, so one comparison usually finds a key.
@@ -235,12 +267,14 @@ impl Verdict<'_> {
             }
             let index = match rules.properties.get(next) {
                 Some((name, _)) if same_key(name, key) => Some(next),
+                _ if rules.properties.is_empty() => None,
                 _ => rules.property_index(key),
             };
             let passed = match (index, rules.additional) {
                 (Some(index), _) => {
                     next = index + 1;
                     required_met += usize::from(rules.required_flags[index]);
+                    met.note(rules, index, item);
                     self.child(rules.properties[index].1, item, depth)
                 }
                 (None, _) if matched => true,
@@ -256,11 +290,19 @@ impl Verdict<'_> {
 
     /// `properties` alone, by declared name: how many required ones were met, or `None` when a
     /// value fails.
-    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
+    fn declared<'v>(
+        &mut self,
+        rules: &Rules,
+        map: &'v Map<String, Value>,
+        met: &mut Met<'v>,
+        depth: usize,
+    ) -> Option<usize> {
         let mut required_met = 0;
-        for ((name, id), &required) in rules.properties.iter().zip(&rules.required_flags) {
+        for (index, ((name, id), &required)) in rules.properties.iter().zip(&rules.required_flags).enumerate()
+        {
             if let Some(item) = get(map, name) {
                 required_met += usize::from(required);
+                met.note(rules, index, item);
                 if !self.child(*id, item, depth) {
                     return None;
                 }
@@ -274,6 +316,7 @@ impl Verdict<'_> {
         &mut self,
         rules: &Rules,
         map: &Map<String, Value>,
+        present: u64,
         value: &Value,
         depth: usize,
     ) -> bool {
@@ -290,16 +333,43 @@ impl Verdict<'_> {
         {
             return false;
         }
-        let dependent_ok = |(present, names): &(String, Vec<String>)| {
-            !has_key(map, present) || names.iter().all(|name| has_key(map, name))
+        let dependent_ok = match &rules.dependent_bits {
+            Some(bits) => bits.iter().all(|&(key, needed)| present & key == 0 || present & needed == needed),
+            None => rules
+                .dependent_required
+                .iter()
+                .all(|(key, names)| !has_key(map, key) || names.iter().all(|name| has_key(map, name))),
         };
-        if !rules.dependent_required.iter().all(dependent_ok) {
+        if !dependent_ok {
             return false;
         }
         rules
             .dependent_schemas
             .iter()
             .all(|(present, id)| !has_key(map, present) || self.check(*id, value, depth))
+    }
+}
+
+/// The declared properties an object sent, as the yes/no walk meets them.
+struct Met<'v> {
+    /// Bit `i` for the `i`th declared property (the first 64).
+    present: u64,
+    /// The values of the properties [`Rules::watched`] names, by the rank of their bit.
+    values: [Option<&'v Value>; WATCHED_VALUES],
+}
+
+impl<'v> Met<'v> {
+    /// Notes that the `index`th declared property was sent with `item`.
+    #[inline(always)]
+    fn note(&mut self, rules: &Rules, index: usize, item: &'v Value) {
+        let bit = u32::try_from(index).ok().and_then(|index| 1u64.checked_shl(index)).unwrap_or(0);
+        self.present |= bit;
+        if rules.watched & bit != 0 {
+            let rank = (rules.watched & (bit - 1)).count_ones() as usize;
+            if let Some(slot) = self.values.get_mut(rank) {
+                *slot = Some(item);
+            }
+        }
     }
 }
 
