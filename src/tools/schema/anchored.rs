@@ -153,7 +153,13 @@ impl Anchored {
                 let end = bytes.len().min(at.saturating_add(most));
                 let span = bytes.get(at..end).unwrap_or_default();
                 // A byte from 128 up is in no ASCII-only set (`has_ascii`), so it ends the run.
-                let run = span.iter().take_while(|&&b| atom.has_ascii(b)).count();
+                let mut run = 0;
+                while let Some(&byte) = span.get(run) {
+                    if !atom.has_ascii(byte) {
+                        break;
+                    }
+                    run += 1;
+                }
                 if run < atom.min as usize {
                     return false;
                 }

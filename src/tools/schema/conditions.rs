@@ -13,7 +13,7 @@ pub(super) const WATCHED_VALUES: usize = 4;
 impl Rules {
     /// This node's condition as a [`KeyCondition`] and the bits of the properties whose values it
     /// checks, when `if` and each of `then` and `else` present are sub-schemas with only
-    /// `properties` (of names this node declares among its first 64) and `required` (the same),
+    /// `properties` (of names this node declares, when it declares at most 64) and `required` (the same),
     /// besides a `type` allowing objects. Reads [`Rules::property_signs`] and the sub-schemas'
     /// derived fields, so it runs after every node's [`Rules::summarise`].
     fn key_condition(&self, nodes: &[Node]) -> Option<(KeyCondition, u64)> {

@@ -25,6 +25,13 @@ impl Rules {
                 None => self.required_elsewhere.push(name.clone()),
             }
         }
+        self.required_bits = (self.properties.len() <= 64).then(|| {
+            self.required_flags
+                .iter()
+                .enumerate()
+                .filter(|(_, &required)| required)
+                .fold(0, |bits, (i, _)| bits | 1 << i)
+        });
         self.dependent_bits = self
             .dependent_required
             .iter()
@@ -72,9 +79,12 @@ impl Rules {
     }
 
     /// The bit of property `name` in [`Rules::dependent_bits`] and the like: `1 << i` when it is
-    /// the `i`th declared name, `None` when it is not declared or comes after the first 64.
+    /// the `i`th declared name, `None` when it is not declared or the node declares more than 64.
     pub fn property_bit(&self, name: &str) -> Option<u64> {
-        self.property_index(name).and_then(|index| 1u64.checked_shl(u32::try_from(index).ok()?))
+        if self.properties.len() > 64 {
+            return None;
+        }
+        self.property_index(name).map(|index| 1u64 << index)
     }
 
     /// The schema of property `name`, if `properties` declares it.

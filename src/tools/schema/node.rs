@@ -120,8 +120,12 @@ pub(super) struct Rules {
     /// Whether an `anyOf` or `oneOf` branch of this node has a [`Rules::tag`]: the yes/no walk then
     /// skips the branches an object's tag rules out.
     pub tagged_branches: bool,
-    /// `dependentRequired` as bits of [`Rules::properties`] (bit `i` for the `i`th declared
-    /// name), when every name it holds is among the first 64 declared: per entry, the key that
+    /// The declared names `required` holds, as bits of [`Rules::properties`] (bit `i` for the
+    /// `i`th declared name), when the node declares at most 64: the yes/no walk notes the bits of
+    /// the declared keys it meets and compares, instead of looking each name up. `None` past 64.
+    pub required_bits: Option<u64>,
+    /// `dependentRequired` as bits of [`Rules::properties`] (as [`Rules::required_bits`]), when
+    /// every name it holds is declared and the node declares at most 64: per entry, the key that
     /// triggers it and the keys it requires. The yes/no walk tests them against the bits of the
     /// keys it met while visiting them, instead of looking each name up again.
     pub dependent_bits: Option<Vec<(u64, u64)>>,

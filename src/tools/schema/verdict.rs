@@ -194,29 +194,29 @@ impl Verdict<'_> {
         // Which declared properties were met (bit `i` for the `i`th, up to 64), and the values of
         // the watched ones, for the keywords decided from them.
         let mut met = Met { present: 0, values: [None; WATCHED_VALUES] };
-        let required_met = if !rules.keyed {
-            // No key has a schema to pass (a `required`-only `then`, say), and no required name
-            // is declared.
-            0
+        let passed = if !rules.keyed {
+            // No key has a schema to pass (a `required`-only `then`, say), and no name is declared.
+            true
         } else if rules.pattern_properties.is_empty()
             && rules.additional.is_none()
             && rules.properties.len() < map.len()
         {
             // Only `properties`, fewer than the keys sent (an `if`, a `oneOf` branch's tag):
             // looking the declared names up costs less than looking every key up.
-            match self.declared(rules, map, &mut met, depth) {
-                Some(required) => required,
-                None => return false,
-            }
+            self.declared(rules, map, &mut met, depth)
         } else {
-            match self.keys(rules, map, &mut met, depth) {
-                Some(required) => required,
-                None => return false,
-            }
+            self.keys(rules, map, &mut met, depth)
         };
-        if required_met != rules.required_declared
-            || !rules.required_elsewhere.iter().all(|name| has_key(map, name))
-        {
+        let required_met = match rules.required_bits {
+            Some(bits) => met.present & bits == bits,
+            // More than 64 declared properties: `required`'s declared names looked up one by one.
+            None => rules
+                .properties
+                .iter()
+                .zip(&rules.required_flags)
+                .all(|((name, _), &required)| !required || has_key(map, name)),
+        };
+        if !passed || !required_met || !rules.required_elsewhere.iter().all(|name| has_key(map, name)) {
             return false;
         }
         if let Some(condition) = &rules.key_condition {
@@ -242,16 +242,15 @@ impl Verdict<'_> {
         }) && met.present & test.required == test.required
     }
 
-    /// Every key against `patternProperties`, `properties` and `additionalProperties`: how many
-    /// required declared names were met, or `None` when a value fails.
+    /// Every key against `patternProperties`, `properties` and `additionalProperties`, noting the
+    /// declared ones in `met`: whether every value passes.
     fn keys<'v>(
         &mut self,
         rules: &Rules,
         map: &'v Map<String, Value>,
         met: &mut Met<'v>,
         depth: usize,
-    ) -> Option<usize> {
-        let mut required_met = 0;
+    ) -> bool {
         // Where the next key is expected among `properties`: models mostly send the keys in the
         // order the schema declares them, so one comparison usually finds a key.
         let mut next = 0;
@@ -261,7 +260,7 @@ impl Verdict<'_> {
                 if pattern.is_match(key) {
                     matched = true;
                     if !self.child(*id, item, depth) {
-                        return None;
+                        return false;
                     }
                 }
             }
@@ -273,7 +272,6 @@ impl Verdict<'_> {
             let passed = match (index, rules.additional) {
                 (Some(index), _) => {
                     next = index + 1;
-                    required_met += usize::from(rules.required_flags[index]);
                     met.note(rules, index, item);
                     self.child(rules.properties[index].1, item, depth)
                 }
@@ -282,33 +280,30 @@ impl Verdict<'_> {
                 (None, None) => true,
             };
             if !passed {
-                return None;
+                return false;
             }
         }
-        Some(required_met)
+        true
     }
 
-    /// `properties` alone, by declared name: how many required ones were met, or `None` when a
-    /// value fails.
+    /// `properties` alone, by declared name, noting the ones sent in `met`: whether every value
+    /// passes.
     fn declared<'v>(
         &mut self,
         rules: &Rules,
         map: &'v Map<String, Value>,
         met: &mut Met<'v>,
         depth: usize,
-    ) -> Option<usize> {
-        let mut required_met = 0;
-        for (index, ((name, id), &required)) in rules.properties.iter().zip(&rules.required_flags).enumerate()
-        {
+    ) -> bool {
+        for (index, (name, id)) in rules.properties.iter().enumerate() {
             if let Some(item) = get(map, name) {
-                required_met += usize::from(required);
                 met.note(rules, index, item);
                 if !self.child(*id, item, depth) {
-                    return None;
+                    return false;
                 }
             }
         }
-        Some(required_met)
+        true
     }
 
     /// `propertyNames`, `minProperties`/`maxProperties`, `dependentRequired` and `dependentSchemas`.
@@ -352,7 +347,8 @@ impl Verdict<'_> {
 
 /// The declared properties an object sent, as the yes/no walk meets them.
 struct Met<'v> {
-    /// Bit `i` for the `i`th declared property (the first 64).
+    /// Bit `i` for the `i`th declared property, `i` taken modulo 64: exact for a node declaring
+    /// at most 64, the only ones whose bits ([`Rules::required_bits`] and the like) are read.
     present: u64,
     /// The values of the properties [`Rules::watched`] names, by the rank of their bit.
     values: [Option<&'v Value>; WATCHED_VALUES],
@@ -362,7 +358,7 @@ impl<'v> Met<'v> {
     /// Notes that the `index`th declared property was sent with `item`.
     #[inline(always)]
     fn note(&mut self, rules: &Rules, index: usize, item: &'v Value) {
-        let bit = u32::try_from(index).ok().and_then(|index| 1u64.checked_shl(index)).unwrap_or(0);
+        let bit = 1u64 << (index % 64);
         self.present |= bit;
         if rules.watched & bit != 0 {
             let rank = (rules.watched & (bit - 1)).count_ones() as usize;

@@ -173,3 +173,49 @@ fn dependent_required_by_bits_decides_as_the_walk_does() {
     assert!(!valid(&loose, json!({"at": 1})));
     assert!(valid(&loose, json!({"at": 1, "to": 1, "from": 1})));
 }
+
+#[test]
+fn a_node_declaring_more_than_64_properties_looks_names_up() {
+    // `p66`'s bit would be `p2`'s modulo 64.
+    let properties: serde_json::Map<String, Value> = (0..70).map(|i| (format!("p{i}"), json!({}))).collect();
+    let schema = json!({
+        "properties": properties,
+        "required": ["p1", "p67"],
+        "dependentRequired": {"p66": ["p10"]},
+        "if": {"required": ["p65"]},
+        "then": {"required": ["p3"]}
+    });
+    let rules = root(&schema);
+    assert_eq!((rules.required_bits, rules.dependent_bits.as_ref()), (None, None));
+    assert!(rules.key_condition.is_none());
+    assert!(valid(&schema, json!({"p1": 0, "p67": 0, "p2": 0})));
+    assert!(valid(&schema, json!({"p1": 0, "p67": 0, "p66": 0, "p10": 0, "p65": 0, "p3": 0})));
+    assert!(!valid(&schema, json!({"p1": 0, "p67": 0, "p66": 0})));
+    assert!(!valid(&schema, json!({"p1": 0, "p67": 0, "p65": 0})));
+    assert!(!valid(&schema, json!({"p1": 0, "p3": 0})));
+    assert!(!valid(&schema, json!({"p67": 0, "p65": 0, "p3": 0})));
+    // At 64, the bits are exact.
+    let properties: serde_json::Map<String, Value> = (0..64).map(|i| (format!("p{i}"), json!({}))).collect();
+    let schema = json!({"properties": properties, "required": ["p63"], "dependentRequired": {"p63": ["p0"]}});
+    assert_eq!(root(&schema).required_bits, Some(1 << 63));
+    assert!(valid(&schema, json!({"p63": 0, "p0": 0})));
+    assert!(!valid(&schema, json!({"p63": 0})));
+    assert!(!valid(&schema, json!({"p0": 0})));
+}
+
+#[test]
+fn required_declared_names_are_met_by_their_bits() {
+    let schema = search();
+    assert_eq!(root(&schema).required_bits, Some(1));
+    assert!(!valid(&schema, json!({"limit": 1})));
+    assert!(!valid(&schema, json!({"sort": "date", "from": "x"})));
+    let both = json!({"properties": {"a": {}, "b": {}}, "required": ["b", "a", "c"]});
+    assert_eq!(root(&both).required_bits, Some(0b11));
+    assert!(valid(&both, json!({"a": 1, "b": 2, "c": 3})));
+    assert!(!valid(&both, json!({"a": 1, "c": 3})));
+    assert!(!valid(&both, json!({"b": 1, "c": 3})));
+    assert!(!valid(&both, json!({"a": 1, "b": 2})));
+    // Through the walk by declared name (fewer declared than sent).
+    assert!(!valid(&both, json!({"a": 1, "c": 3, "d": 4})));
+    assert!(valid(&both, json!({"a": 1, "b": 2, "c": 3, "d": 4})));
+}
