@@ -13,6 +13,7 @@ mod keywords;
 mod limits;
 mod objects;
 mod tags;
+mod values;
 mod zod;
 
 use serde_json::Value;
