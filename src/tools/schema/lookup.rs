@@ -1,8 +1,6 @@
 //! What the yes/no walk derives from a node's keywords once they are all read, and the key
 //! comparisons it runs most: looking a key up among `properties`, a string in an `enum`.
 
-use serde_json::Value;
-
 use super::node::{head, NodeId, Rules, TypeSet};
 
 impl Rules {
@@ -27,13 +25,6 @@ impl Rules {
                 None => self.required_elsewhere.push(name.clone()),
             }
         }
-        let sign = |value: &Value| match value {
-            Value::String(text) => signature(text),
-            // No string has this signature: its bytes would be 0xFF, never in UTF-8.
-            _ => u32::MAX,
-        };
-        self.constant_sign = self.constant.as_ref().map_or(u32::MAX, sign);
-        self.value_signs = self.one_of_values.iter().flatten().map(sign).collect();
         self.required_bits = (self.properties.len() <= 64).then(|| {
             self.required_flags
                 .iter()

@@ -120,12 +120,6 @@ pub(super) struct Rules {
     /// Whether an `anyOf` or `oneOf` branch of this node has a [`Rules::tag`]: the yes/no walk then
     /// skips the branches an object's tag rules out.
     pub tagged_branches: bool,
-    /// The [`super::lookup::signature`] of `const` when it is a string (`u32::MAX`, no string's,
-    /// otherwise): the yes/no walk compares a string with it before comparing the two.
-    pub constant_sign: u32,
-    /// Per value of `enum`, the same: a string is compared only with the values whose signature
-    /// is its own.
-    pub value_signs: Vec<u32>,
     /// The declared names `required` holds, as bits of [`Rules::properties`] (bit `i` for the
     /// `i`th declared name), when the node declares at most 64: the yes/no walk notes the bits of
     /// the declared keys it meets and compares, instead of looking each name up. `None` past 64.

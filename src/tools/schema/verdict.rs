@@ -7,7 +7,7 @@ use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
 use super::conditions::WATCHED_VALUES;
-use super::lookup::{same_key, signature};
+use super::lookup::same_key;
 use super::node::{head, KeyTest, Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
@@ -95,29 +95,12 @@ impl Verdict<'_> {
 
     /// `const` and `enum`.
     fn allowed(&mut self, rules: &Rules, value: &Value) -> bool {
-        if let Value::String(text) = value {
-            // A string, the usual case: compared only with the allowed values whose signature
-            // (length, first and last byte, [`signature`]) is its own, as keys are looked up.
-            let sign = signature(text);
-            let same = |allowed: &Value| matches!(allowed, Value::String(t) if same_key(t, text));
-            if rules.constant.as_ref().is_some_and(|constant| rules.constant_sign != sign || !same(constant))
-            {
-                return false;
-            }
-            let Some(values) = &rules.one_of_values else { return true };
-            self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
-            return rules
-                .value_signs
-                .iter()
-                .zip(values)
-                .any(|(&allowed, value)| allowed == sign && same(value));
-        }
-        if rules.constant.as_ref().is_some_and(|constant| !same(constant, value)) {
+        if rules.constant.as_ref().is_some_and(|constant| !one_of(std::slice::from_ref(constant), value)) {
             return false;
         }
         let Some(values) = &rules.one_of_values else { return true };
         self.steps = self.steps.saturating_add(values.len() / VALUES_PER_STEP);
-        values.iter().any(|allowed| same(allowed, value))
+        one_of(values, value)
     }
 
     /// `$ref`, `allOf`, `anyOf`, `oneOf`, `not` and `if`/`then`/`else`, in the full check's order.
@@ -383,6 +366,14 @@ impl<'v> Met<'v> {
                 *slot = Some(item);
             }
         }
+    }
+}
+
+/// Whether `value` is one of `values` (`enum`); strings, the usual case, compared directly.
+fn one_of(values: &[Value], value: &Value) -> bool {
+    match value {
+        Value::String(text) => values.iter().any(|v| matches!(v, Value::String(t) if same_key(t, text))),
+        _ => values.iter().any(|v| same(v, value)),
     }
 }
 

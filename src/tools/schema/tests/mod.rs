@@ -13,7 +13,6 @@ mod keywords;
 mod limits;
 mod objects;
 mod tags;
-mod values;
 mod zod;
 
 use serde_json::Value;
