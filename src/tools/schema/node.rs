@@ -132,9 +132,6 @@ pub(super) struct Rules {
     /// `if`/`then`/`else` in this node's terms, when each of them only asks about keys it
     /// declares (`super::conditions`): the yes/no walk decides it from the keys it met.
     pub key_condition: Option<Box<KeyCondition>>,
-    /// The bits (as in [`Rules::dependent_bits`]) of the declared properties whose values
-    /// [`Rules::key_condition`] checks: the yes/no walk keeps those values as it meets them.
-    pub watched: u64,
 }
 
 /// An `if`, `then` or `else` that only asks about keys its parent node declares, in the parent's
@@ -143,8 +140,8 @@ pub(super) struct Rules {
 pub(super) struct KeyTest {
     /// The bits of the declared properties the sub-schema's `required` names.
     pub required: u64,
-    /// Per property the sub-schema has a schema for: where its value is kept (its rank among
-    /// [`Rules::watched`]'s bits) and that schema.
+    /// Per property the sub-schema has a schema for: its place among the parent's declared
+    /// properties, and that schema.
     pub checks: Vec<(usize, NodeId)>,
 }
 

@@ -6,7 +6,6 @@
 use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
-use super::conditions::WATCHED_VALUES;
 use super::lookup::same_key;
 use super::node::{head, KeyTest, Node, NodeId, Rules};
 use super::numbers::multiple_of;
@@ -191,9 +190,10 @@ impl Verdict<'_> {
     /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
     /// dependencies.
     fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
-        // Which declared properties were met (bit `i` for the `i`th, up to 64), and the values of
-        // the watched ones, for the keywords decided from them.
-        let mut met = Met { present: 0, values: [None; WATCHED_VALUES] };
+        // Which declared properties were sent: bit `i` for the `i`th, `i` taken modulo 64 (exact
+        // for a node declaring at most 64, the only ones whose bits, `Rules::required_bits` and
+        // the like, are read).
+        let mut present = 0;
         let passed = if !rules.keyed {
             // No key has a schema to pass (a `required`-only `then`, say), and no name is declared.
             true
@@ -203,12 +203,12 @@ impl Verdict<'_> {
         {
             // Only `properties`, fewer than the keys sent (an `if`, a `oneOf` branch's tag):
             // looking the declared names up costs less than looking every key up.
-            self.declared(rules, map, &mut met, depth)
+            self.declared(rules, map, &mut present, depth)
         } else {
-            self.keys(rules, map, &mut met, depth)
+            self.keys(rules, map, &mut present, depth)
         };
         let required_met = match rules.required_bits {
-            Some(bits) => met.present & bits == bits,
+            Some(bits) => present & bits == bits,
             // More than 64 declared properties: `required`'s declared names looked up one by one.
             None => rules
                 .properties
@@ -220,37 +220,48 @@ impl Verdict<'_> {
             return false;
         }
         if let Some(condition) = &rules.key_condition {
-            let branch =
-                if self.key_test(&condition.test, &met, depth) { &condition.then } else { &condition.other };
-            if branch.as_ref().is_some_and(|part| !self.key_test(part, &met, depth)) {
+            let branch = if self.key_test(rules, &condition.test, map, present, depth) {
+                &condition.then
+            } else {
+                &condition.other
+            };
+            if branch.as_ref().is_some_and(|part| !self.key_test(rules, part, map, present, depth)) {
                 return false;
             }
         }
-        !rules.object_extras || self.object_extras(rules, map, met.present, value, depth)
+        !rules.object_extras || self.object_extras(rules, map, present, value, depth)
     }
 
-    /// Whether the object passes an `if`, `then` or `else` about its keys (a [`KeyTest`]), from
-    /// the keys met; steps and depth counted as [`Self::check`] on that sub-schema counts them.
-    fn key_test(&mut self, test: &KeyTest, met: &Met<'_>, depth: usize) -> bool {
+    /// Whether `map` passes an `if`, `then` or `else` about its keys (a [`KeyTest`] of node
+    /// `rules`), from the keys `present`; steps and depth counted as [`Self::check`] on that
+    /// sub-schema counts them.
+    fn key_test(
+        &mut self,
+        rules: &Rules,
+        test: &KeyTest,
+        map: &Map<String, Value>,
+        present: u64,
+        depth: usize,
+    ) -> bool {
         self.steps += 1;
         if self.steps > MAX_STEPS || depth > MAX_DEPTH {
             return false;
         }
-        // The values first, then `required`, as the walk of the sub-schema goes.
-        test.checks.iter().all(|&(slot, id)| {
-            met.values.get(slot).copied().flatten().is_none_or(|item| self.child(id, item, depth + 1))
-        }) && met.present & test.required == test.required
+        // The values first, then `required`, as the walk of the sub-schema goes; a value is looked
+        // up only when its key was sent.
+        test.checks.iter().all(|&(index, id)| {
+            present & (1 << index) == 0
+                || rules
+                    .properties
+                    .get(index)
+                    .and_then(|(name, _)| get(map, name))
+                    .is_none_or(|item| self.child(id, item, depth + 1))
+        }) && present & test.required == test.required
     }
 
     /// Every key against `patternProperties`, `properties` and `additionalProperties`, noting the
-    /// declared ones in `met`: whether every value passes.
-    fn keys<'v>(
-        &mut self,
-        rules: &Rules,
-        map: &'v Map<String, Value>,
-        met: &mut Met<'v>,
-        depth: usize,
-    ) -> bool {
+    /// declared ones in `present` (bit `i` for the `i`th, modulo 64): whether every value passes.
+    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, present: &mut u64, depth: usize) -> bool {
         // Where the next key is expected among `properties`: models mostly send the keys in the
         // order the schema declares them, so one comparison usually finds a key.
         let mut next = 0;
@@ -272,7 +283,7 @@ impl Verdict<'_> {
             let passed = match (index, rules.additional) {
                 (Some(index), _) => {
                     next = index + 1;
-                    met.note(rules, index, item);
+                    *present |= 1 << (index % 64);
                     self.child(rules.properties[index].1, item, depth)
                 }
                 (None, _) if matched => true,
@@ -286,18 +297,12 @@ impl Verdict<'_> {
         true
     }
 
-    /// `properties` alone, by declared name, noting the ones sent in `met`: whether every value
-    /// passes.
-    fn declared<'v>(
-        &mut self,
-        rules: &Rules,
-        map: &'v Map<String, Value>,
-        met: &mut Met<'v>,
-        depth: usize,
-    ) -> bool {
+    /// `properties` alone, by declared name, noting the ones sent in `present` (as [`Self::keys`]):
+    /// whether every value passes.
+    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, present: &mut u64, depth: usize) -> bool {
         for (index, (name, id)) in rules.properties.iter().enumerate() {
             if let Some(item) = get(map, name) {
-                met.note(rules, index, item);
+                *present |= 1 << (index % 64);
                 if !self.child(*id, item, depth) {
                     return false;
                 }
@@ -342,30 +347,6 @@ impl Verdict<'_> {
             .dependent_schemas
             .iter()
             .all(|(present, id)| !has_key(map, present) || self.check(*id, value, depth))
-    }
-}
-
-/// The declared properties an object sent, as the yes/no walk meets them.
-struct Met<'v> {
-    /// Bit `i` for the `i`th declared property, `i` taken modulo 64: exact for a node declaring
-    /// at most 64, the only ones whose bits ([`Rules::required_bits`] and the like) are read.
-    present: u64,
-    /// The values of the properties [`Rules::watched`] names, by the rank of their bit.
-    values: [Option<&'v Value>; WATCHED_VALUES],
-}
-
-impl<'v> Met<'v> {
-    /// Notes that the `index`th declared property was sent with `item`.
-    #[inline(always)]
-    fn note(&mut self, rules: &Rules, index: usize, item: &'v Value) {
-        let bit = 1u64 << (index % 64);
-        self.present |= bit;
-        if rules.watched & bit != 0 {
-            let rank = (rules.watched & (bit - 1)).count_ones() as usize;
-            if let Some(slot) = self.values.get_mut(rank) {
-                *slot = Some(item);
-            }
-        }
     }
 }
 
