@@ -193,20 +193,20 @@ impl Verdict<'_> {
         // Which declared properties were sent: bit `i` for the `i`th, `i` taken modulo 64 (exact
         // for a node declaring at most 64, the only ones whose bits, `Rules::required_bits` and
         // the like, are read).
-        let mut present = 0;
-        let passed = if !rules.keyed {
+        let present = if !rules.keyed {
             // No key has a schema to pass (a `required`-only `then`, say), and no name is declared.
-            true
+            Some(0)
         } else if rules.pattern_properties.is_empty()
             && rules.additional.is_none()
             && rules.properties.len() < map.len()
         {
             // Only `properties`, fewer than the keys sent (an `if`, a `oneOf` branch's tag):
             // looking the declared names up costs less than looking every key up.
-            self.declared(rules, map, &mut present, depth)
+            self.declared(rules, map, depth)
         } else {
-            self.keys(rules, map, &mut present, depth)
+            self.keys(rules, map, depth)
         };
+        let Some(present) = present else { return false };
         let required_met = match rules.required_bits {
             Some(bits) => present & bits == bits,
             // More than 64 declared properties: `required`'s declared names looked up one by one.
@@ -216,7 +216,7 @@ impl Verdict<'_> {
                 .zip(&rules.required_flags)
                 .all(|((name, _), &required)| !required || has_key(map, name)),
         };
-        if !passed || !required_met || !rules.required_elsewhere.iter().all(|name| has_key(map, name)) {
+        if !required_met || !rules.required_elsewhere.iter().all(|name| has_key(map, name)) {
             return false;
         }
         if let Some(condition) = &rules.key_condition {
@@ -259,9 +259,11 @@ impl Verdict<'_> {
         }) && present & test.required == test.required
     }
 
-    /// Every key against `patternProperties`, `properties` and `additionalProperties`, noting the
-    /// declared ones in `present` (bit `i` for the `i`th, modulo 64): whether every value passes.
-    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, present: &mut u64, depth: usize) -> bool {
+    /// Every key against `patternProperties`, `properties` and `additionalProperties`: the
+    /// declared ones sent (bit `i` for the `i`th, modulo 64), or `None` when a value fails. (The
+    /// bits are returned, not written through a reference: kept in a register.)
+    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<u64> {
+        let mut present = 0;
         // Where the next key is expected among `properties`: models mostly send the keys in the
         // order the schema declares them, so one comparison usually finds a key.
         let mut next = 0;
@@ -271,7 +273,7 @@ impl Verdict<'_> {
                 if pattern.is_match(key) {
                     matched = true;
                     if !self.child(*id, item, depth) {
-                        return false;
+                        return None;
                     }
                 }
             }
@@ -283,7 +285,7 @@ impl Verdict<'_> {
             let passed = match (index, rules.additional) {
                 (Some(index), _) => {
                     next = index + 1;
-                    *present |= 1 << (index % 64);
+                    present |= 1 << (index % 64);
                     self.child(rules.properties[index].1, item, depth)
                 }
                 (None, _) if matched => true,
@@ -291,24 +293,25 @@ impl Verdict<'_> {
                 (None, None) => true,
             };
             if !passed {
-                return false;
+                return None;
             }
         }
-        true
+        Some(present)
     }
 
-    /// `properties` alone, by declared name, noting the ones sent in `present` (as [`Self::keys`]):
-    /// whether every value passes.
-    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, present: &mut u64, depth: usize) -> bool {
+    /// `properties` alone, by declared name: the ones sent (as [`Self::keys`]), or `None` when a
+    /// value fails.
+    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<u64> {
+        let mut present = 0;
         for (index, (name, id)) in rules.properties.iter().enumerate() {
             if let Some(item) = get(map, name) {
-                *present |= 1 << (index % 64);
+                present |= 1 << (index % 64);
                 if !self.child(*id, item, depth) {
-                    return false;
+                    return None;
                 }
             }
         }
-        true
+        Some(present)
     }
 
     /// `propertyNames`, `minProperties`/`maxProperties`, `dependentRequired` and `dependentSchemas`.
