@@ -17,6 +17,12 @@ usage: wasm_sizes.py sections FILE            section sizes, one `name bytes` li
                                               crate its name mentions (so an impl's method for its
                                               type's module), generic std code instantiated there
                                               is not counted (it is named for std)
+       wasm_sizes.py module FILE NAME            one module of keel (`keel::tools::schema`, its
+                                              submodules included, by function name as `modules`
+                                              counts; then with the generic code instantiated for
+                                              its types): functions, code bytes, and the marginal
+                                              gzip -9 bytes (the module gzipped with their bodies
+                                              replaced by `unreachable`, against it whole)
        wasm_sizes.py kinds FILE                   code per kind (serde deserialising, sorting, fmt,
                                               keel::web…), by function name, with each kind's
                                               marginal gzip -9 bytes: the module gzipped with that
@@ -593,6 +599,61 @@ def leb_bytes(value):
             return bytes(out)
 
 
+def without_bodies(buf, w, dropped):
+    """The module `buf` (weighed as `w`) without custom sections, the bodies of the functions
+    whose `dropped` flag is set made `unreachable`."""
+    bodies = b"".join(b"\x03\x00\x00\x0b" if dropped[i] else buf[s:e] for i, (s, e) in enumerate(w["spans"]))
+    payload = leb_bytes(len(w["spans"])) + bodies
+    out = bytearray(buf[:8])
+    for sid, _, start, _, end in sections(buf):
+        if sid == 10:
+            out += b"\x0a" + leb_bytes(len(payload)) + payload
+        elif sid != 0:
+            out += buf[start:end]
+    return bytes(out)
+
+
+def gz(data):
+    """gzip -9 bytes of `data`."""
+    return len(gzip.compress(data, 9, mtime=0))
+
+
+def keel_module(name):
+    """The module of keel a function name belongs to (`keel::tools::schema::verdict`), as
+    `modules` reads it, or None for a function keel does not define."""
+    text, defining, _ = describe(name)
+    if CRATE_LABELS.get(defining, defining) != "keel":
+        return None
+    match = re.search(r"keel((?:::[a-z_][a-z0-9_]*)*)", text)
+    return "keel" + (match.group(1) if match else "")
+
+
+def cmd_module(path, name):
+    buf = open(path, "rb").read()
+    w = weigh(path)
+    if not w["names"]:
+        sys.exit(f"{path} has no function names (a \"name\" section): build it with symbols")
+    defined, mentioned = [], []
+    for i in range(len(w["spans"])):
+        symbol = w["names"].get(w["imports"] + i, "")
+        module = keel_module(symbol)
+        defined.append(module is not None and (module == name or module.startswith(name + "::")))
+        # Generic code of other crates instantiated for the module's types (`drop_in_place`,
+        # `Vec<…>::clone`) names them: counted in the second row.
+        mentioned.append(defined[-1] or re.search(re.escape(name) + r"\b", describe(symbol)[0]) is not None)
+    whole = without_bodies(buf, w, [False] * len(defined))
+    whole_gz = gz(whole)
+    print(f"<!-- {path}: {len(whole)} bytes without custom sections, {whole_gz} gzip -9 -->\n")
+    print("| functions | count | code bytes | % of the module's bytes | marginal gzip -9 bytes | % of gzip |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows = [(f"defined in `{name}`", defined), (f"… or whose name mentions `{name}` (generic code for its types)", mentioned)]
+    for label, inside in rows:
+        code = sum(e - s for (s, e), held in zip(w["spans"], inside) if held)
+        marginal = whole_gz - gz(without_bodies(buf, w, inside))
+        print(f"| {label} | {sum(inside)} | {code} | {100 * code / len(whole):.1f} | {marginal} | "
+              f"{100 * marginal / whole_gz:.1f} |")
+
+
 def cmd_kinds(path):
     buf = open(path, "rb").read()
     w = weigh(path)
@@ -605,19 +666,7 @@ def cmd_kinds(path):
 
     def module(dropped):
         """The module without custom sections, the bodies of kind `dropped` made `unreachable`."""
-        bodies = b"".join(b"\x03\x00\x00\x0b" if kinds[i] == dropped else buf[s:e]
-                          for i, (s, e) in enumerate(w["spans"]))
-        payload = leb_bytes(len(w["spans"])) + bodies
-        out = bytearray(buf[:8])
-        for sid, _, start, _, end in sections(buf):
-            if sid == 10:
-                out += b"\x0a" + leb_bytes(len(payload)) + payload
-            elif sid != 0:
-                out += buf[start:end]
-        return bytes(out)
-
-    def gz(data):
-        return len(gzip.compress(data, 9, mtime=0))
+        return without_bodies(buf, w, [kind == dropped for kind in kinds])
 
     whole = module(None)
     whole_gz = gz(whole)
@@ -914,6 +963,8 @@ def main(argv):
     elif len(argv) >= 2 and argv[0] == "modules":
         options = dict(zip(argv[2::2], argv[3::2]))
         cmd_modules(argv[1], options.get("--crate", "keel"), int(options.get("--depth", 2)))
+    elif len(argv) == 3 and argv[0] == "module":
+        cmd_module(argv[1], argv[2])
     elif len(argv) == 2 and argv[0] == "kinds":
         cmd_kinds(argv[1])
     elif len(argv) in (3, 4) and argv[0] == "strip":

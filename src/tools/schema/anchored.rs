@@ -29,10 +29,10 @@ struct Atom {
     min: u32,
     /// Most repeats; `None` for no limit.
     max: Option<u32>,
-    /// The set's ASCII members, bit `c` for character `c` (`c` below 64 in the first word, the
-    /// rest in the second): most patterns and texts are ASCII, and a 64-bit shift is one
-    /// instruction where a 128-bit one takes ten.
-    ascii: [u64; 2],
+    /// The set's ASCII members, entry `c` for character `c`; entries 128 to 255 stay `false`:
+    /// most patterns and texts are ASCII, and a byte is then tested with one load. Any byte
+    /// indexes it without a bounds check, and a byte of a wider character is in no set.
+    ascii: [bool; 256],
     /// Whether every member is ASCII (a set of ASCII ranges, not negated): a run of the set is
     /// then a run of bytes, and any byte of a wider character ends it.
     ascii_only: bool,
@@ -41,19 +41,21 @@ struct Atom {
 impl Atom {
     fn new(ranges: Vec<(char, char)>, negated: bool, min: u32, max: Option<u32>) -> Atom {
         let ascii_only = !negated && ranges.iter().all(|&(_, high)| high.is_ascii());
-        let mut atom = Atom { ranges, negated, min, max, ascii: [0; 2], ascii_only };
+        let mut atom = Atom { ranges, negated, min, max, ascii: [false; 256], ascii_only };
         for byte in 0u8..128 {
             if atom.has_slowly(char::from(byte)) {
-                atom.ascii[usize::from(byte >> 6)] |= 1 << (byte & 63);
+                atom.ascii[usize::from(byte)] = true;
             }
         }
         atom
     }
 
-    /// Whether ASCII character `byte` (below 128) is in the set.
+    /// Whether ASCII character `byte` is in the set; `false` for any byte from 128 up (a byte of
+    /// a wider character, which an ASCII-only set cannot hold: others test those characters
+    /// whole).
     #[inline(always)]
     fn has_ascii(&self, byte: u8) -> bool {
-        self.ascii[usize::from(byte >> 6) & 1] & (1 << (byte & 63)) != 0
+        self.ascii[usize::from(byte)]
     }
 
     fn has(&self, c: char) -> bool {
@@ -149,8 +151,14 @@ impl Anchored {
             if atom.ascii_only {
                 let end = bytes.len().min(at.saturating_add(most));
                 let span = bytes.get(at..end).unwrap_or_default();
-                let run =
-                    span.iter().position(|&b| !(b.is_ascii() && atom.has_ascii(b))).unwrap_or(span.len());
+                // A byte from 128 up is in no ASCII-only set (`has_ascii`), so it ends the run.
+                let mut run = 0;
+                while let Some(&byte) = span.get(run) {
+                    if !atom.has_ascii(byte) {
+                        break;
+                    }
+                    run += 1;
+                }
                 if run < atom.min as usize {
                     return false;
                 }
@@ -202,7 +210,10 @@ impl Anchored {
         }
     }
 
-    /// The match with state sets of kind `S`; `None` when `S` ran out of room.
+    /// The match with state sets of kind `S`; `None` when `S` ran out of room. Never inlined:
+    /// its state sets would take stack room (and register saves) in [`Anchored::is_match`] even
+    /// when the greedy walk decides.
+    #[inline(never)]
     fn run<S: States>(&self, text: &str) -> Option<bool> {
         let n = self.atoms.len();
         let mut states = S::default();

@@ -47,6 +47,7 @@ pub(super) fn compile(root: &Value, formats: Formats) -> Result<Compiled, Schema
         }
     }
     super::tags::tag_alternatives(&mut compiler.nodes);
+    super::conditions::key_conditions(&mut compiler.nodes);
     Ok(Compiled { nodes: compiler.nodes, root: root_id })
 }
 

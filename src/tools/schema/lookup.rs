@@ -25,6 +25,21 @@ impl Rules {
                 None => self.required_elsewhere.push(name.clone()),
             }
         }
+        self.required_bits = (self.properties.len() <= 64).then(|| {
+            self.required_flags
+                .iter()
+                .enumerate()
+                .filter(|(_, &required)| required)
+                .fold(0, |bits, (i, _)| bits | 1 << i)
+        });
+        self.dependent_bits = self
+            .dependent_required
+            .iter()
+            .map(|(present, names)| {
+                let needed = names.iter().try_fold(0, |bits, name| Some(bits | self.property_bit(name)?));
+                Some((self.property_bit(present)?, needed?))
+            })
+            .collect();
         self.object_extras = self.property_names.is_some()
             || self.min_properties.is_some()
             || self.max_properties.is_some()
@@ -61,6 +76,15 @@ impl Rules {
             (object, head::OBJECT),
         ];
         self.head = bits.iter().filter(|(present, _)| *present).fold(0, |all, (_, bit)| all | bit);
+    }
+
+    /// The bit of property `name` in [`Rules::dependent_bits`] and the like: `1 << i` when it is
+    /// the `i`th declared name, `None` when it is not declared or the node declares more than 64.
+    pub fn property_bit(&self, name: &str) -> Option<u64> {
+        if self.properties.len() > 64 {
+            return None;
+        }
+        self.property_index(name).map(|index| 1u64 << index)
     }
 
     /// The schema of property `name`, if `properties` declares it.

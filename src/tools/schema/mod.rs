@@ -55,6 +55,7 @@ mod anchored;
 mod applicator_keywords;
 mod applicators;
 mod compile;
+mod conditions;
 mod describe;
 mod ecma;
 mod error;

@@ -120,6 +120,40 @@ pub(super) struct Rules {
     /// Whether an `anyOf` or `oneOf` branch of this node has a [`Rules::tag`]: the yes/no walk then
     /// skips the branches an object's tag rules out.
     pub tagged_branches: bool,
+    /// The declared names `required` holds, as bits of [`Rules::properties`] (bit `i` for the
+    /// `i`th declared name), when the node declares at most 64: the yes/no walk notes the bits of
+    /// the declared keys it meets and compares, instead of looking each name up. `None` past 64.
+    pub required_bits: Option<u64>,
+    /// `dependentRequired` as bits of [`Rules::properties`] (as [`Rules::required_bits`]), when
+    /// every name it holds is declared and the node declares at most 64: per entry, the key that
+    /// triggers it and the keys it requires. The yes/no walk tests them against the bits of the
+    /// keys it met while visiting them, instead of looking each name up again.
+    pub dependent_bits: Option<Vec<(u64, u64)>>,
+    /// `if`/`then`/`else` in this node's terms, when each of them only asks about keys it
+    /// declares (`super::conditions`): the yes/no walk decides it from the keys it met.
+    pub key_condition: Option<Box<KeyCondition>>,
+}
+
+/// An `if`, `then` or `else` that only asks about keys its parent node declares, in the parent's
+/// terms (`super::conditions`): the keys it requires, and the schemas it has for some keys' values.
+#[derive(Debug, Clone, Default)]
+pub(super) struct KeyTest {
+    /// The bits of the declared properties the sub-schema's `required` names.
+    pub required: u64,
+    /// Per property the sub-schema has a schema for: its place among the parent's declared
+    /// properties, and that schema.
+    pub checks: Vec<(usize, NodeId)>,
+}
+
+/// A node's `if`, `then` and `else`, each a [`KeyTest`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct KeyCondition {
+    /// `if`.
+    pub test: KeyTest,
+    /// `then`, when present.
+    pub then: Option<KeyTest>,
+    /// `else`, when present.
+    pub other: Option<KeyTest>,
 }
 
 /// The bits of [`Rules::head`].

@@ -7,7 +7,7 @@ use serde_json::{Map, Number, Value};
 
 use super::applicators::PAIRS_PER_STEP;
 use super::lookup::same_key;
-use super::node::{head, Node, NodeId, Rules};
+use super::node::{head, KeyTest, Node, NodeId, Rules};
 use super::numbers::multiple_of;
 use super::validate::{same, VALUES_PER_STEP};
 use super::{MAX_DEPTH, MAX_STEPS};
@@ -130,7 +130,9 @@ impl Verdict<'_> {
         if rules.not.is_some_and(|id| self.check(id, value, depth)) {
             return false;
         }
-        if let Some((test, then, other)) = rules.condition {
+        // A condition about keys is decided where the object's keys are visited (`Self::object`).
+        let about_keys = rules.key_condition.is_some() && value.is_object();
+        if let Some((test, then, other)) = rules.condition.filter(|_| !about_keys) {
             let branch = if self.check(test, value, depth) { then } else { other };
             if branch.is_some_and(|id| !self.check(id, value, depth)) {
                 return false;
@@ -188,38 +190,80 @@ impl Verdict<'_> {
     /// The object keywords: properties, patterns, unknown and missing keys, names, counts and
     /// dependencies.
     fn object(&mut self, rules: &Rules, map: &Map<String, Value>, value: &Value, depth: usize) -> bool {
-        let required_met = if !rules.keyed {
-            // No key has a schema to pass (a `required`-only `then`, say), and no required name
-            // is declared.
-            0
+        // Which declared properties were sent: bit `i` for the `i`th, `i` taken modulo 64 (exact
+        // for a node declaring at most 64, the only ones whose bits, `Rules::required_bits` and
+        // the like, are read).
+        let present = if !rules.keyed {
+            // No key has a schema to pass (a `required`-only `then`, say), and no name is declared.
+            Some(0)
         } else if rules.pattern_properties.is_empty()
             && rules.additional.is_none()
             && rules.properties.len() < map.len()
         {
             // Only `properties`, fewer than the keys sent (an `if`, a `oneOf` branch's tag):
             // looking the declared names up costs less than looking every key up.
-            match self.declared(rules, map, depth) {
-                Some(met) => met,
-                None => return false,
-            }
+            self.declared(rules, map, depth)
         } else {
-            match self.keys(rules, map, depth) {
-                Some(met) => met,
-                None => return false,
-            }
+            self.keys(rules, map, depth)
         };
-        if required_met != rules.required_declared
-            || !rules.required_elsewhere.iter().all(|name| has_key(map, name))
-        {
+        let Some(present) = present else { return false };
+        let required_met = match rules.required_bits {
+            Some(bits) => present & bits == bits,
+            // More than 64 declared properties: `required`'s declared names looked up one by one.
+            None => rules
+                .properties
+                .iter()
+                .zip(&rules.required_flags)
+                .all(|((name, _), &required)| !required || has_key(map, name)),
+        };
+        if !required_met || !rules.required_elsewhere.iter().all(|name| has_key(map, name)) {
             return false;
         }
-        !rules.object_extras || self.object_extras(rules, map, value, depth)
+        if let Some(condition) = &rules.key_condition {
+            let branch = if self.key_test(rules, &condition.test, map, present, depth) {
+                &condition.then
+            } else {
+                &condition.other
+            };
+            if branch.as_ref().is_some_and(|part| !self.key_test(rules, part, map, present, depth)) {
+                return false;
+            }
+        }
+        !rules.object_extras || self.object_extras(rules, map, present, value, depth)
     }
 
-    /// Every key against `patternProperties`, `properties` and `additionalProperties`: how many
-    /// required declared names were met, or `None` when a value fails.
-    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
-        let mut required_met = 0;
+    /// Whether `map` passes an `if`, `then` or `else` about its keys (a [`KeyTest`] of node
+    /// `rules`), from the keys `present`; steps and depth counted as [`Self::check`] on that
+    /// sub-schema counts them.
+    fn key_test(
+        &mut self,
+        rules: &Rules,
+        test: &KeyTest,
+        map: &Map<String, Value>,
+        present: u64,
+        depth: usize,
+    ) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || depth > MAX_DEPTH {
+            return false;
+        }
+        // The values first, then `required`, as the walk of the sub-schema goes; a value is looked
+        // up only when its key was sent.
+        test.checks.iter().all(|&(index, id)| {
+            present & (1 << index) == 0
+                || rules
+                    .properties
+                    .get(index)
+                    .and_then(|(name, _)| get(map, name))
+                    .is_none_or(|item| self.child(id, item, depth + 1))
+        }) && present & test.required == test.required
+    }
+
+    /// Every key against `patternProperties`, `properties` and `additionalProperties`: the
+    /// declared ones sent (bit `i` for the `i`th, modulo 64), or `None` when a value fails. (The
+    /// bits are returned, not written through a reference: kept in a register.)
+    fn keys(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<u64> {
+        let mut present = 0;
         // Where the next key is expected among `properties`: models mostly send the keys in the
         // order the schema declares them, so one comparison usually finds a key.
         let mut next = 0;
@@ -235,12 +279,13 @@ impl Verdict<'_> {
             }
             let index = match rules.properties.get(next) {
                 Some((name, _)) if same_key(name, key) => Some(next),
+                _ if rules.properties.is_empty() => None,
                 _ => rules.property_index(key),
             };
             let passed = match (index, rules.additional) {
                 (Some(index), _) => {
                     next = index + 1;
-                    required_met += usize::from(rules.required_flags[index]);
+                    present |= 1 << (index % 64);
                     self.child(rules.properties[index].1, item, depth)
                 }
                 (None, _) if matched => true,
@@ -251,22 +296,22 @@ impl Verdict<'_> {
                 return None;
             }
         }
-        Some(required_met)
+        Some(present)
     }
 
-    /// `properties` alone, by declared name: how many required ones were met, or `None` when a
+    /// `properties` alone, by declared name: the ones sent (as [`Self::keys`]), or `None` when a
     /// value fails.
-    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<usize> {
-        let mut required_met = 0;
-        for ((name, id), &required) in rules.properties.iter().zip(&rules.required_flags) {
+    fn declared(&mut self, rules: &Rules, map: &Map<String, Value>, depth: usize) -> Option<u64> {
+        let mut present = 0;
+        for (index, (name, id)) in rules.properties.iter().enumerate() {
             if let Some(item) = get(map, name) {
-                required_met += usize::from(required);
+                present |= 1 << (index % 64);
                 if !self.child(*id, item, depth) {
                     return None;
                 }
             }
         }
-        Some(required_met)
+        Some(present)
     }
 
     /// `propertyNames`, `minProperties`/`maxProperties`, `dependentRequired` and `dependentSchemas`.
@@ -274,6 +319,7 @@ impl Verdict<'_> {
         &mut self,
         rules: &Rules,
         map: &Map<String, Value>,
+        present: u64,
         value: &Value,
         depth: usize,
     ) -> bool {
@@ -290,10 +336,14 @@ impl Verdict<'_> {
         {
             return false;
         }
-        let dependent_ok = |(present, names): &(String, Vec<String>)| {
-            !has_key(map, present) || names.iter().all(|name| has_key(map, name))
+        let dependent_ok = match &rules.dependent_bits {
+            Some(bits) => bits.iter().all(|&(key, needed)| present & key == 0 || present & needed == needed),
+            None => rules
+                .dependent_required
+                .iter()
+                .all(|(key, names)| !has_key(map, key) || names.iter().all(|name| has_key(map, name))),
         };
-        if !rules.dependent_required.iter().all(dependent_ok) {
+        if !dependent_ok {
             return false;
         }
         rules

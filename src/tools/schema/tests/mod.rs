@@ -6,6 +6,7 @@ mod alternatives;
 mod anchored;
 mod applicators;
 mod compile_errors;
+mod conditions;
 mod ecma;
 mod formats;
 mod keywords;
