@@ -1,6 +1,6 @@
 //! The engine's own cost per step, natively, as a run and a session grow: per step at step 10,
 //! 100 and 1,000 of one run, and per step of a 10-step run after 10, 100 and 1,000 earlier runs in
-//! its session. An instant scripted model (a new call each step, then an answer) and an instant
+//! its session, and the run's end after those. An instant scripted model (a new call each step, then an answer) and an instant
 //! tool, the in-memory store, each configuration on its own store and session; a step's cost is
 //! the wall time from one model call to the next (prompt building, parsing, validation, the tool
 //! call, the commit). Prints medians and p95 side by side; asserts nothing.
@@ -76,8 +76,9 @@ impl Random for Half {
     }
 }
 
-/// Runs one task of `steps` calls in `session` on `store`; the cost of each step, step 1 first.
-fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> Vec<Duration> {
+/// Runs one task of `steps` calls in `session` on `store`; the cost of each step, step 1 first,
+/// and the run's end: from the model's answer to the run's result.
+fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> (Vec<Duration>, Duration) {
     let model = Rc::new(Scripted { steps, calls: RefCell::new(Vec::new()) });
     let effects = Effects {
         model: model.clone(),
@@ -95,9 +96,11 @@ fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> Vec<
     let agent = Agent::new(vec![spec], config).expect("a valid agent");
     let options = RunOptions { session: session.into(), run_id: Some(run_id.into()), ..Default::default() };
     let result = futures_executor::block_on(agent.run(&effects, "Look up every key.", options, &|_| {}));
+    let ended = Instant::now();
     assert!(result.turns.len() as u32 >= steps, "the run took every step: {:?}", result.reason);
     let calls = model.calls.borrow();
-    calls.windows(2).map(|w| w[1] - w[0]).collect()
+    let end = ended - *calls.last().expect("the model was called");
+    (calls.windows(2).map(|w| w[1] - w[0]).collect(), end)
 }
 
 /// A session of `runs` earlier 10-step runs, written straight to the store (what running them
@@ -157,7 +160,7 @@ fn main() {
     let mut at = [Vec::new(), Vec::new(), Vec::new()];
     for rep in 0..reps {
         let store = Rc::new(MemoryStore::new());
-        let costs = run(&store, &format!("long-{rep}"), &format!("long-{rep}"), 1_000);
+        let (costs, _) = run(&store, &format!("long-{rep}"), &format!("long-{rep}"), 1_000);
         for (i, step) in [10usize, 100, 1_000].into_iter().enumerate() {
             // Steps step-9 ..= step, each the cost from its model call to the next.
             at[i].extend_from_slice(&costs[step - 10..step]);
@@ -168,15 +171,24 @@ fn main() {
     }
     // A 10-step run per repetition after `earlier` runs, each on its own store and session;
     // steps 2..=10 are its samples (step 1 pays for reading the history).
+    // Its end too (the answer checked, the run record written), which reads what the model was
+    // given of the session: one sample per repetition.
+    let mut ends = Vec::new();
     for earlier in [10u32, 100, 1_000] {
         let mut samples = Vec::new();
+        let mut end_samples = Vec::new();
         for rep in 0..reps {
             let store = Rc::new(MemoryStore::new());
             let session = format!("after-{earlier}-{rep}");
             history(&store, &session, earlier);
-            let costs = run(&store, &session, &format!("new-{rep}"), 10);
+            let (costs, end) = run(&store, &session, &format!("new-{rep}"), 10);
             samples.extend_from_slice(&costs[1..10]);
+            end_samples.push(end);
         }
         report(&format!("after {earlier} earlier runs (steps 2-10)"), samples);
+        ends.push((earlier, end_samples));
+    }
+    for (earlier, samples) in ends {
+        report(&format!("run end after {earlier} earlier runs"), samples);
     }
 }

@@ -3,8 +3,8 @@
 
 mod support;
 
-use keel::engine::RunOptions;
-use keel::store::RunStatus;
+use keel::engine::{AgentConfig, RunOptions};
+use keel::store::{RunStatus, Store};
 use serde_json::json;
 use support::*;
 
@@ -75,4 +75,50 @@ fn the_history_is_the_sessions_exchanges_and_clearing_the_session_forgets_them()
     let requests = h.model.requests.borrow();
     let prompt = &requests.last().unwrap().messages[1].content;
     assert!(!prompt.contains("Earlier in this conversation"), "{prompt}");
+}
+
+/// A session's turn record for run `run`: a call of `get_weather` that observed `observation`.
+fn earlier_step(run: &str, step: u32, observation: &str) -> keel::store::TurnRecord {
+    keel::store::TurnRecord {
+        run_id: run.into(),
+        session: "chat".into(),
+        at_ms: 0,
+        turn: keel::engine::Turn {
+            step,
+            thought: "look".into(),
+            action: Some(keel::engine::Action { tool: "get_weather".into(), args: json!({"city": run}) }),
+            observation: observation.into(),
+            outcome: keel::engine::Outcome::Ok,
+            reply: None,
+        },
+        counts: None,
+        idempotency_key: None,
+    }
+}
+
+#[test]
+fn what_the_window_cannot_show_of_a_long_session_grounds_nothing() {
+    // The session's oldest run observed a code; 300 runs after it, the window (1,500 tokens) shows
+    // only the newest lines of the session's memory, so the model was never given the code.
+    let model = ScriptedModel::new([answer("The code was ZX-9183."), answer("The code was ZX-9183.")]);
+    let h = Harness::new(
+        model,
+        FakeTools::new(),
+        specs(),
+        AgentConfig { context_tokens: 1_500, grounding: true, ..classic() },
+    );
+    let put = |record| futures_executor::block_on(h.store.put_turn(&record)).unwrap();
+    put(earlier_step("old-0", 1, "Door code: ZX-9183."));
+    for r in 1..=300 {
+        put(earlier_step(&format!("old-{r}"), 1, &format!("{r}°C")));
+    }
+    let result = run_in(&h, "What was the door code?", "now");
+    let prompt = &h.model.requests.borrow()[0].messages;
+    assert!(prompt.iter().all(|m| !m.content.contains("ZX-9183")), "the window shows the oldest run");
+    assert!(
+        !result.success,
+        "a value only a line the model never saw holds is not grounded: {}",
+        result.answer
+    );
+    assert_eq!(result.ungrounded, ["ZX-9183"], "{:?}", result.turns);
 }

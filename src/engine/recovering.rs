@@ -261,7 +261,8 @@ impl RunState<'_> {
     /// without it, is the label; the one line of `text` that holds the label and one other token
     /// gives the fresh ref.
     fn moved(&self, value: &str, text: &str) -> Option<(String, String)> {
-        let earlier = super::memory::steps(&self.memory).chain(&self.turns).rev().filter(|t| t.worked());
+        let earlier =
+            super::memory::steps(self.shown_memory()).chain(&self.turns).rev().filter(|t| t.worked());
         let line = earlier.flat_map(|t| t.observation.lines()).find(|line| has_token(line, value))?;
         let label = line.replacen(value, "", 1).trim().to_string();
         if label.chars().filter(|c| c.is_alphanumeric()).count() < 3 {

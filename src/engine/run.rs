@@ -60,6 +60,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) record: RunRecord,
     /// The session's earlier runs: their tasks, steps and answers.
     pub(crate) memory: Vec<Remembered>,
+    /// Where in `memory` the lines a prompt of this run can show begin ([`Self::shown_memory`]).
+    pub(crate) memory_shown_from: usize,
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
@@ -192,6 +194,7 @@ impl<'a> RunState<'a> {
             log: FailureLog::new(&run_id, &record.session),
             record,
             memory: Vec::new(),
+            memory_shown_from: 0,
             turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
@@ -273,6 +276,17 @@ impl<'a> RunState<'a> {
             Ok((runs, turns)) => self.memory = Remembered::of_session(runs, turns, except),
             Err(e) => self.warn(None, format!("Could not read the session's history: {e}")),
         }
+        let shown =
+            super::prompt::shown_memory_lines(&self.memory, self.agent.counter.as_ref(), self.context_tokens);
+        self.memory_shown_from = self.memory.len() - shown;
+    }
+
+    /// The lines of the session's memory a prompt of this run can show: the newest, as many as fit
+    /// the window (the prompt's budget only shrinks as the run goes on). What the model was given
+    /// is read from these, not the whole session: the older lines were never shown to it, and a
+    /// session of a thousand runs would otherwise be read again at each check.
+    pub(crate) fn shown_memory(&self) -> &[Remembered] {
+        &self.memory[self.memory_shown_from..]
     }
 
     /// The number of the last step committed.

@@ -15,7 +15,7 @@ impl RunState<'_> {
     /// as the task is).
     pub(crate) fn asked_text(&self) -> String {
         let mut text = self.task.to_lowercase();
-        for asked in self.memory.iter().filter_map(|m| match m {
+        for asked in self.shown_memory().iter().filter_map(|m| match m {
             Remembered::Asked(task) => Some(task),
             _ => None,
         }) {
@@ -32,7 +32,7 @@ impl RunState<'_> {
     /// `download_report.csv`, refused as unseen, then answered "report.csv").
     pub(crate) fn seen_text(&self, args: bool) -> String {
         let mut seen = self.asked_text();
-        for turn in steps(&self.memory).chain(&self.turns) {
+        for turn in steps(self.shown_memory()).chain(&self.turns) {
             if turn.action.is_none() {
                 // A final answer, or a reply refused with its envelope (which quotes the reply):
                 // the model's own text, not a source.
@@ -57,7 +57,7 @@ impl RunState<'_> {
     /// (`unstated_numbers.rs`).
     pub(crate) fn worked_text(&self) -> String {
         let mut text = self.asked_text();
-        for turn in steps(&self.memory).chain(&self.turns) {
+        for turn in steps(self.shown_memory()).chain(&self.turns) {
             let Some(action) = &turn.action else { continue };
             if matches!(turn.outcome, Outcome::Ok | Outcome::Warning) {
                 text.push('\n');
@@ -80,7 +80,7 @@ impl RunState<'_> {
     /// failures: their envelopes are keel's words.
     pub(crate) fn results_text(&self) -> String {
         let mut text = self.asked_text();
-        for turn in steps(&self.memory).chain(&self.turns) {
+        for turn in steps(self.shown_memory()).chain(&self.turns) {
             let Some(action) = &turn.action else { continue };
             text.push('\n');
             text.push_str(&action.args.to_string().to_lowercase());

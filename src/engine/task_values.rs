@@ -228,7 +228,7 @@ impl RunState<'_> {
             found.extend(unit_left_behind(&asked, &self.task, args));
         }
         let results = || {
-            steps(&self.memory)
+            steps(self.shown_memory())
                 .chain(&self.turns)
                 .filter(|t| t.worked())
                 .map(|t| t.observation.as_str())

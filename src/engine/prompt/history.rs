@@ -138,6 +138,12 @@ impl Transcript {
     }
 }
 
+/// How many of `memory`'s newest lines a prompt of `budget` tokens can show at all (those whose
+/// shortest forms together fit it, as the prompt renders them): the older ones are never shown.
+pub(crate) fn shown_memory_lines(memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) -> usize {
+    MemoryLines::render(memory, counter, budget).lines.len()
+}
+
 impl MemoryLines {
     /// The newest lines whose shortest forms together fit `budget`, oldest first.
     pub(super) fn render(memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) -> MemoryLines {
