@@ -70,23 +70,27 @@ async function session(kind) {
   const wire = [];
   const agent = await agentOn(await storeOf(kind, db), 10, sizes, wire);
   const after = { 10: [], 100: [], 1000: [] };
+  // The runs' last steps apart: the answer and the run's end, which read the session.
+  const ends = { 10: [], 100: [], 1000: [] };
   const chars = { 10: [], 100: [], 1000: [] };
   const wired = { 10: [], 100: [], 1000: [] };
   const t0 = performance.now();
-  for (let earlier = 0; earlier < 1005; earlier++) {
+  for (let earlier = 0; earlier < 1010; earlier++) {
     sizes.length = 0;
     wire.length = 0;
     const run = await timedRun(agent, "Look up 9 items.", "grow");
-    const mark = [10, 100, 1000].find((k) => earlier >= k && earlier < k + 5);
+    const mark = [10, 100, 1000].find((k) => earlier >= k && earlier < k + 10);
     if (mark === undefined) continue;
-    after[mark].push(...pageSteps(run).steps.slice(1));
+    const steps = pageSteps(run).steps;
+    after[mark].push(...steps.slice(1));
+    ends[mark].push(steps.at(-1));
     chars[mark].push(...weigh(sizes.slice(1).map(([, c]) => c)));
     wired[mark].push(...weigh(wire.slice(1)));
   }
   const elapsedMs = performance.now() - t0;
   agent.dispose();
   if (kind !== "memory") await deleteDb(db);
-  return { after, chars, wired, elapsedMs };
+  return { after, ends, chars, wired, elapsedMs };
 }
 
 /** Everything above, in one page: `reps` long runs per store. */

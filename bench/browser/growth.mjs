@@ -65,6 +65,7 @@ const entry = {
         stepChars: byPoint(s.long.chars),
         stepWire: byPoint(s.long.wired),
         after: byPoint(s.session.after),
+        ends: byPoint(s.session.ends ?? {}),
         afterChars: byPoint(s.session.chars),
         afterWire: byPoint(s.session.wired),
         sessionMs: Math.round(s.session.elapsedMs),
@@ -89,6 +90,7 @@ function markdown(entries) {
   for (const kind of ["memory", "indexeddb"]) {
     for (const k of ["10", "100", "1000"]) rows.push([`${kind}: step ${k} of one run`, ...entries.map((e) => ms(e.stores[kind].step[k]))]);
     for (const k of ["10", "100", "1000"]) rows.push([`${kind}: after ${k} earlier runs`, ...entries.map((e) => ms(e.stores[kind].after[k]))]);
+    for (const k of ["10", "100", "1000"]) rows.push([`${kind}: a run's last step (answer, end) after ${k}`, ...entries.map((e) => ms(e.stores[kind].ends?.[k]))]);
   }
   rows.push(["floor: 2 postMessage round trips", ...entries.map((e) => ms(e.floor.roundTrips))]);
   rows.push(["floor: 2 round trips + one strict put", ...entries.map((e) => ms(e.floor.strictPut))]);
@@ -105,7 +107,8 @@ the page \`bench/browser/growth.js\`. An instant scripted model (\`custom\`, a n
 instant tool; the store in memory and in IndexedDB, each configuration on its own agent, database and
 sessions. Per step = from one \`stepStarted\` event to the next, on the page. *Step k of one run*: steps
 k-9..k of a 1,000-step run (990-999 for 1,000, the last being the answer). *After k earlier runs*: steps
-2-10 of the 5 ten-step runs after k earlier runs of the same session. Milliseconds, median / p95.
+2-10 of the 10 ten-step runs after k earlier runs of the same session (5 runs before 2026-11-27), and
+apart, those runs' last steps (the answer and the run's end). Milliseconds, median / p95.
 
 ${machine.join("\n")}
 
