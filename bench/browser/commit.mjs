@@ -12,12 +12,10 @@ import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
-import { serve } from "../../tests/e2e/server.mjs";
+import { inBenchPage } from "./bench-page.mjs";
 import { summary } from "./stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const HEADERS = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
 const { values: opts } = parseArgs({
   options: {
     build: { type: "string", multiple: true, default: ["pkg:this tree"] },
@@ -34,26 +32,11 @@ const builds = opts.build.map((spec) => {
 });
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 
-const server = await serve(ROOT, { headers: HEADERS });
-const browser = await launchChromium();
-const errors = [];
-let raw;
 const loadStart = load();
 const date = new Date().toISOString();
-try {
-  const page = await (await browser.newContext()).newPage();
-  collectErrors(page, errors);
-  await page.goto(`${server.url}/bench/browser/commit.html`);
-  await page.waitForFunction(() => window.benchLoaded === true);
-  raw = await page.evaluate((o) => window.benchCommit(o), { builds, runs: Number(opts.runs), warmup: Number(opts.warmup) });
-} finally {
-  await browser.close();
-  await server.close();
-}
-if (errors.length) {
-  process.stderr.write(`error: the bench page reported errors:\n${errors.join("\n")}\n`);
-  process.exit(1);
-}
+const raw = await inBenchPage(ROOT, "/bench/browser/commit.html", (page) =>
+  page.evaluate((o) => window.benchCommit(o), { builds, runs: Number(opts.runs), warmup: Number(opts.warmup) }),
+);
 
 const ms = (s) => (s ? `${s.median.toFixed(3)} / ${s.p95.toFixed(3)}` : "–");
 const row = (cells) => `| ${cells.join(" | ")} |`;

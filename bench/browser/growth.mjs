@@ -9,12 +9,10 @@ import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
-import { serve } from "../../tests/e2e/server.mjs";
+import { inBenchPage } from "./bench-page.mjs";
 import { summary } from "./stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const HEADERS = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
 const { values: opts } = parseArgs({
   options: {
     label: { type: "string", default: "this tree" },
@@ -31,25 +29,10 @@ const git = (args) => {
 };
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
-const server = await serve(ROOT, { headers: HEADERS });
-const browser = await launchChromium();
-const errors = [];
-let raw;
 const loadStart = load();
-try {
-  const page = await (await browser.newContext()).newPage();
-  collectErrors(page, errors);
-  await page.goto(`${server.url}/bench/browser/growth.html`);
-  await page.waitForFunction(() => window.benchLoaded === true);
-  raw = await page.evaluate((o) => window.benchGrowth(o), { reps: Number(opts.reps) });
-} finally {
-  await browser.close();
-  await server.close();
-}
-if (errors.length) {
-  process.stderr.write(`error: the bench page reported errors:\n${errors.join("\n")}\n`);
-  process.exit(1);
-}
+const raw = await inBenchPage(ROOT, "/bench/browser/growth.html", (page) =>
+  page.evaluate((o) => window.benchGrowth(o), { reps: Number(opts.reps) }),
+);
 const byPoint = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, summary(v)]));
 const entry = {
   label: opts.label,

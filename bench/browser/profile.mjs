@@ -15,12 +15,10 @@ import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { collectErrors, launchChromium } from "../../tests/e2e/browser.mjs";
-import { serve } from "../../tests/e2e/server.mjs";
+import { inBenchPage } from "./bench-page.mjs";
 import { summary } from "./stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const HEADERS = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
 const { values: opts } = parseArgs({
   options: {
     pkg: { type: "string", default: "pkg" },
@@ -72,55 +70,48 @@ function shares(profile) {
   };
 }
 
-const server = await serve(ROOT, { headers: HEADERS });
-const browser = await launchChromium();
-const errors = [];
 const loadStart = load();
-let out;
-try {
-  const page = await (await browser.newContext()).newPage();
-  collectErrors(page, errors);
-  const cdp = await page.context().newCDPSession(page);
-  // The worker's session, reached through the page's (non-flat) target messages.
-  let worker;
-  let next = 1;
-  const waiting = new Map();
+// The worker's DevTools session, reached through the page's (non-flat) target messages.
+let cdp;
+let worker;
+let next = 1;
+const waiting = new Map();
+const inWorker = (method, params = {}) =>
+  new Promise((ok) => {
+    const id = next++;
+    waiting.set(id, ok);
+    cdp.send("Target.sendMessageToTarget", { sessionId: worker, message: JSON.stringify({ id, method, params }) });
+  });
+const attach = async (page) => {
+  cdp = await page.context().newCDPSession(page);
   cdp.on("Target.attachedToTarget", (e) => e.targetInfo.type === "worker" && (worker = e.sessionId));
   cdp.on("Target.receivedMessageFromTarget", (e) => {
     const m = JSON.parse(e.message);
     waiting.get(m.id)?.(m.result);
     waiting.delete(m.id);
   });
-  const inWorker = (method, params = {}) =>
-    new Promise((ok) => {
-      const id = next++;
-      waiting.set(id, ok);
-      cdp.send("Target.sendMessageToTarget", { sessionId: worker, message: JSON.stringify({ id, method, params }) });
-    });
   await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-  await page.goto(`${server.url}/bench/browser/profile.html`);
-  await page.waitForFunction(() => window.benchLoaded === true);
-  await page.evaluate((d) => window.benchProfileSetup(d), `/${dir.slice(ROOT.length + 1)}`);
-  if (!worker) throw new Error("the agent's worker was not attached");
-  await page.evaluate((n) => window.benchProfileRuns(n), Number(opts.warmup));
-  const interval = Number(opts.interval);
-  for (const send of [(m, p) => cdp.send(m, p), inWorker]) {
-    await send("Profiler.enable", {});
-    await send("Profiler.setSamplingInterval", { interval });
-    await send("Profiler.start", {});
-  }
-  const steps = await page.evaluate((n) => window.benchProfileRuns(n), Number(opts.runs));
-  const pageProfile = (await cdp.send("Profiler.stop")).profile;
-  const workerProfile = (await inWorker("Profiler.stop")).profile;
-  out = { steps: summary(steps), page: shares(pageProfile), worker: shares(workerProfile) };
-} finally {
-  await browser.close();
-  await server.close();
-}
-if (errors.length) {
-  process.stderr.write(`error: the bench page reported errors:\n${errors.join("\n")}\n`);
-  process.exit(1);
-}
+};
+const out = await inBenchPage(
+  ROOT,
+  "/bench/browser/profile.html",
+  async (page) => {
+    await page.evaluate((d) => window.benchProfileSetup(d), `/${dir.slice(ROOT.length + 1)}`);
+    if (!worker) throw new Error("the agent's worker was not attached");
+    await page.evaluate((n) => window.benchProfileRuns(n), Number(opts.warmup));
+    const interval = Number(opts.interval);
+    for (const send of [(m, p) => cdp.send(m, p), inWorker]) {
+      await send("Profiler.enable", {});
+      await send("Profiler.setSamplingInterval", { interval });
+      await send("Profiler.start", {});
+    }
+    const steps = await page.evaluate((n) => window.benchProfileRuns(n), Number(opts.runs));
+    const pageProfile = (await cdp.send("Profiler.stop")).profile;
+    const workerProfile = (await inWorker("Profiler.stop")).profile;
+    return { steps: summary(steps), page: shares(pageProfile), worker: shares(workerProfile) };
+  },
+  attach,
+);
 const lines = [
   `${new Date().toISOString()}, ${dir.slice(ROOT.length + 1)}, ${opts.runs} runs, sampling every ${opts.interval} µs, load average ${loadStart} → ${load()}`,
   "",

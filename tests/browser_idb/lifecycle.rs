@@ -143,9 +143,7 @@ pub async fn writes_use_strict_or_relaxed_durability_per_record() {
     store.put_failure(&failure("r", "s", 2, None, ErrorCode::Timeout, 3)).await.unwrap();
     r.status = RunStatus::Failed;
     store.put_run(&r).await.unwrap();
-    let stop: js_sys::Function = js_sys::Reflect::get(&watch, &"stop".into()).unwrap().unchecked_into();
-    stop.call0(&JsValue::NULL).unwrap();
-    let log = json_of(&js_sys::Reflect::get(&watch, &"log".into()).unwrap());
+    let log = stopped(&watch);
     assert_eq!(
         log,
         json!([
@@ -180,9 +178,7 @@ pub async fn a_steps_turn_and_failures_are_one_transaction() {
     let step3 = StepWrite { turns: vec![turn("r", "s", 3, 5)], failures: vec![first.clone()] };
     store.put_step(&step3).await.unwrap();
     store.put_step(&StepWrite { turns: vec![turn("r", "s", 4, 6)], failures: Vec::new() }).await.unwrap();
-    let stop: js_sys::Function = js_sys::Reflect::get(&watch, &"stop".into()).unwrap().unchecked_into();
-    stop.call0(&JsValue::NULL).unwrap();
-    let log = json_of(&js_sys::Reflect::get(&watch, &"log".into()).unwrap());
+    let log = stopped(&watch);
     assert_eq!(
         log,
         json!([
@@ -220,4 +216,12 @@ pub async fn a_corrupt_record_is_skipped_and_counted() {
     assert_eq!(steps(&store.session_turns("s").await.unwrap()), [("r".to_string(), 1)]);
     assert_eq!(store.skipped(), 2);
     assert_eq!(store.export_session("s").await.unwrap().skipped, 2);
+}
+
+/// Stops a `watch_durability` watch and returns its log: each transaction's stores, durability and
+/// requests, in order.
+fn stopped(watch: &JsValue) -> Value {
+    let stop: js_sys::Function = js_sys::Reflect::get(watch, &"stop".into()).unwrap().unchecked_into();
+    stop.call0(&JsValue::NULL).unwrap();
+    json_of(&js_sys::Reflect::get(watch, &"log".into()).unwrap())
 }
