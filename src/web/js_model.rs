@@ -105,10 +105,9 @@ impl PageModel {
             // them that is the next message on (a compacted run's window moved on by a step).
             let (old, new) = (&sent[keep + 1..], &messages[keep + 1..]);
             if let Some(next) = new.first() {
-                skip = old.iter().position(|m| m == next).unwrap_or(0);
-                again = old[skip..].iter().zip(new).take_while(|(a, b)| a == b).count();
-                if again == 0 {
-                    skip = 0;
+                if let Some(at) = old.iter().position(|m| m == next) {
+                    skip = at;
+                    again = old[at..].iter().zip(new).take_while(|(a, b)| a == b).count();
                 }
             }
             tail.drain(1..1 + again);

@@ -24,18 +24,30 @@ use super::wire::Header;
 /// the text. Together: a step's events and its model or tool request are one message, not four to
 /// six (the page handles each message as a task of its own). A message waits at most for the work
 /// already queued in its turn before it leaves.
-struct PostMessage(Rc<Outbox>);
-
-/// The messages of the current turn, as JSON array text, and what posts them.
 struct Outbox {
     scope: DedicatedWorkerGlobalScope,
-    /// `[` and the turn's messages so far, comma-separated; empty when nothing waits.
+    /// `[` and the batch's messages so far, comma-separated; empty when nothing waits.
     text: RefCell<String>,
-    /// Posts `text` from a microtask; set once, when the worker starts.
-    flush: RefCell<Option<js_sys::Function>>,
+    /// Calls [`Outbox::flush`]; queued as a microtask by a batch's first message.
+    flush: js_sys::Function,
 }
 
 impl Outbox {
+    /// The worker's outbox; it lives as long as the worker.
+    fn new(scope: DedicatedWorkerGlobalScope) -> Rc<Outbox> {
+        Rc::new_cyclic(|outbox: &std::rc::Weak<Outbox>| {
+            let outbox = outbox.clone();
+            let flush = Closure::<dyn FnMut()>::new(move || {
+                if let Some(outbox) = outbox.upgrade() {
+                    outbox.flush();
+                }
+            });
+            let function = flush.as_ref().unchecked_ref::<js_sys::Function>().clone();
+            flush.forget();
+            Outbox { scope, text: RefCell::new(String::new()), flush: function }
+        })
+    }
+
     /// Posts what waits, if anything.
     fn flush(&self) {
         let mut text = std::mem::take(&mut *self.text.borrow_mut());
@@ -48,31 +60,12 @@ impl Outbox {
     }
 }
 
-impl PostMessage {
-    fn new(scope: DedicatedWorkerGlobalScope) -> PostMessage {
-        let outbox = Rc::new(Outbox { scope, text: RefCell::new(String::new()), flush: RefCell::new(None) });
-        let weak = Rc::downgrade(&outbox);
-        let flush = Closure::<dyn FnMut()>::new(move || {
-            if let Some(outbox) = weak.upgrade() {
-                outbox.flush();
-            }
-        });
-        *outbox.flush.borrow_mut() = Some(flush.as_ref().unchecked_ref::<js_sys::Function>().clone());
-        // The worker's transport lives as long as the worker.
-        flush.forget();
-        PostMessage(outbox)
-    }
-}
-
-impl Transport for PostMessage {
+impl Transport for Outbox {
     fn post(&self, message: &WorkerMessage) {
-        let outbox = &self.0;
-        let mut text = outbox.text.borrow_mut();
+        let mut text = self.text.borrow_mut();
         if text.is_empty() {
             text.push('[');
-            if let Some(flush) = outbox.flush.borrow().as_ref() {
-                outbox.scope.queue_microtask(flush);
-            }
+            self.scope.queue_microtask(&self.flush);
         } else {
             text.push(',');
         }
@@ -104,10 +97,9 @@ pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
     let scope: DedicatedWorkerGlobalScope = js_sys::global()
         .dyn_into()
         .map_err(|_| JsError::new("startWorker() must be called in a dedicated worker"))?;
-    let transport = PostMessage::new(scope.clone());
-    let outbox = transport.0.clone();
+    let outbox = Outbox::new(scope.clone());
     let host = WorkerHost::new(
-        Rc::new(transport),
+        outbox.clone(),
         Rc::new(WebClock::new()),
         Rc::new(WebRandom),
         Rc::new(wasm_bindgen_futures::spawn_local),
