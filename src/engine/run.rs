@@ -97,6 +97,9 @@ pub(crate) struct RunState<'a> {
     /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
     /// answer was no answer and a tool has answered.
     pub(crate) focus_answer: bool,
+    /// The answer the next step gives without asking the model (`thought_answer.rs`): the thought
+    /// of a call made again that gave the same result, when it states that result.
+    pub(crate) answer_from_thought: Option<String>,
     /// The tool whose call's arguments the next model call asks for alone (`focused_call.rs`): the
     /// last reply called it with an argument copied from the reply format's example.
     pub(crate) focus_call: Option<String>,
@@ -211,6 +214,7 @@ impl<'a> RunState<'a> {
             gave_up_warned: false,
             focus_answer: false,
             focus_call: None,
+            answer_from_thought: None,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
             runtime_text: String::new(),
@@ -373,6 +377,15 @@ impl<'a> RunState<'a> {
         if let Some(tool) = self.focus_call.take() {
             return self.focused_call_step(step, tool).await;
         }
+        // After a call made again whose thought states its result, the thought is the answer.
+        if let Some(answer) = self.answer_from_thought.take() {
+            self.warn(
+                Some(step),
+                "The model made a call again that gave the same result, and its thought states that result: the thought is taken as the answer, without asking the model again.".to_string(),
+            );
+            let reply = serde_json::json!({ "thought": "", "final_answer": answer }).to_string();
+            return self.final_step(step, String::new(), answer, reply).await;
+        }
         // After an answer that was no answer, the step asks for the answer alone, which has no
         // thought (`focused_answer.rs`).
         let focused = std::mem::take(&mut self.focus_answer);
@@ -420,24 +433,29 @@ impl<'a> RunState<'a> {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
                 let answer = self.answer_in_thought(step, &thought, answer);
-                let answer = match self.check_answer(step, &thought, &answer, &text).await {
-                    Verdict::Retry => return StepResult::Continue,
-                    Verdict::Accept => answer,
-                    Verdict::Replace(honest) => {
-                        let turn =
-                            Turn { reply: Some(text), ..Turn::final_answer(step, thought, honest.clone()) };
-                        self.commit(turn).await;
-                        return StepResult::Answer(honest);
-                    }
-                };
-                self.log.recover(None);
-                self.commit(Turn::final_answer(step, thought, answer.clone())).await;
-                StepResult::Answer(answer)
+                self.final_step(step, thought, answer, text).await
             }
             Step::Action { thought, tool, args } => {
                 self.call_step(step, thought, Action { tool, args }).await
             }
         }
+    }
+
+    /// A step that answers: the answer is checked, then committed as the run's last turn, or sent
+    /// back (`reply` is what the model wrote, kept with a refused or replaced answer).
+    async fn final_step(&mut self, step: u32, thought: String, answer: String, reply: String) -> StepResult {
+        let answer = match self.check_answer(step, &thought, &answer, &reply).await {
+            Verdict::Retry => return StepResult::Continue,
+            Verdict::Accept => answer,
+            Verdict::Replace(honest) => {
+                let turn = Turn { reply: Some(reply), ..Turn::final_answer(step, thought, honest.clone()) };
+                self.commit(turn).await;
+                return StepResult::Answer(honest);
+            }
+        };
+        self.log.recover(None);
+        self.commit(Turn::final_answer(step, thought, answer.clone())).await;
+        StepResult::Answer(answer)
     }
 
     /// A step that calls a tool: the call is checked, run, observed and committed.

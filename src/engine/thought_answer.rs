@@ -44,6 +44,21 @@ impl RunState<'_> {
         thought.trim().to_string()
     }
 
+    /// Whether the thought of a call made again that gave the same result as before is the
+    /// answer: it states a value that a result of this run gave (and the task does not hold), under
+    /// `grounding`. The model has its answer and wrote it in the wrong place, as with the
+    /// placeholder; the next step then answers with the thought, without asking the model again
+    /// (`RunState::answer_from_thought`), and the thought meets every answer check. Qwen did this
+    /// with 7 of its 17 calls made again after they had worked on the recovery bench (cb5166b:
+    /// "The EUR to USD exchange rate is 1.0842." beside `get_rate` sent again), each costing a
+    /// step and then a request for the answer alone. A call made again that gave something new is
+    /// progress (a status that moved on) and is not read this way.
+    pub(crate) fn thought_is_the_answer(&self, thought: &str) -> bool {
+        self.agent.config.grounding
+            && !placeholder(thought)
+            && states_a_result(thought, &self.returned_text(), &self.task.to_lowercase())
+    }
+
     /// A reply refused for answering with the reply format's placeholder, read as a final answer
     /// whose thought is the answer, when [`Self::answer_in_thought`] takes the thought.
     pub(crate) fn placeholder_reply_answered(&self, step: u32, error: &FormatError) -> Option<Parsed> {

@@ -126,13 +126,13 @@ impl RunState<'_> {
                 let observation = self.with_fix_notes(&spec.name, observation);
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
                 let result = digest(&json!([output.value, output.warnings]));
-                Ok(self.progress(key, &result, observation, outcome))
+                Ok(self.progress(key, &result, observation, outcome, thought))
             }
             Ok(ToolEnd::Advisory(envelope)) => {
                 self.call_worked(&spec.name);
                 self.warn(Some(step), format!("`{}`: {}", spec.name, envelope.message));
                 let result = digest(&json!([envelope.code.as_str(), envelope.message]));
-                Ok(self.progress(key, &result, self.show(&envelope), Outcome::Warning))
+                Ok(self.progress(key, &result, self.show(&envelope), Outcome::Warning, thought))
             }
             Ok(ToolEnd::Failed(mut envelope, attempt)) => {
                 add_other_forms(&mut envelope, &action.args);
@@ -163,29 +163,49 @@ impl RunState<'_> {
 
     /// A successful call's observation, or a failed step if the same call already gave the same
     /// result: repeating it learns nothing new, and unless a failed call waits for its fix or the
-    /// tool feeds another the next step asks for the answer alone.
+    /// tool feeds another the next step answers with `thought` or asks for the answer alone.
     fn progress(
         &mut self,
         key: &CallKey,
         result: &str,
         observation: String,
         outcome: Outcome,
+        thought: &str,
     ) -> (String, Outcome) {
         if self.repeats.succeeded(key, result) {
             self.spent_tools.clear();
-            (observation, outcome)
-        } else {
-            self.spent_tools.insert(key.tool.clone());
-            self.runtime_text.push_str(NO_PROGRESS);
-            if !self.unfixed.any() && !self.feeds_another(&key.tool) {
-                // The model has what the call gives, no failed call waits for its fix, and the
-                // tool lists nothing another call would take: it is asked for the answer alone
-                // (`focused_answer.rs`). With 48 distractor tools, Qwen got the booking reference,
-                // repeated the call, then called distractors until the step budget ran out.
+            if self.only_one_way(key) {
+                // Made again straight away, it could only give this again: it sits out until
+                // another call is made, as it would after that repeat. SmolLM2 sent
+                // `list_museums` again straight after it had worked, three times in one run.
+                self.spent_tools.insert(key.tool.clone());
+            }
+            return (observation, outcome);
+        }
+        self.spent_tools.insert(key.tool.clone());
+        self.runtime_text.push_str(NO_PROGRESS);
+        if !self.unfixed.any() && !self.feeds_another(&key.tool) {
+            // The model has what the call gives, no failed call waits for its fix, and the tool
+            // lists nothing another call would take: the next step answers with the thought when
+            // it states the result (`thought_answer.rs`), else asks for the answer alone
+            // (`focused_answer.rs`). With 48 distractor tools, Qwen got the booking reference,
+            // repeated the call, then called distractors until the step budget ran out.
+            if self.thought_is_the_answer(thought) {
+                self.answer_from_thought = Some(thought.trim().to_string());
+            } else {
                 self.focus_answer_next();
             }
-            (observation + NO_PROGRESS, Outcome::Failed)
         }
+        (observation + NO_PROGRESS, Outcome::Failed)
+    }
+
+    /// Whether `key` is a call of a tool without arguments that changes nothing (`readOnly` or
+    /// `idempotent`), made without arguments: the one call the tool can be, which made again with
+    /// nothing in between can tell nothing new. Tools with side effects are not included: `back`
+    /// or `next_page` made twice is two steps.
+    fn only_one_way(&self, key: &CallKey) -> bool {
+        let Some(spec) = self.agent.tools.get(&key.tool) else { return false };
+        spec.is_idempotent() && spec.takes_no_arguments() && *key == CallKey::new(&key.tool, &json!({}))
     }
 
     /// Runs one call to its end: each attempt under its timeout, transient failures retried.
