@@ -5,12 +5,14 @@
 //! A model call changes nothing, so it is sent while the write completes ([`RunState::beside_write`]);
 //! its reply is acted on only once the write is settled. Everything else waits for the write first
 //! (`settle_write` is the first thing each does): a tool call, a question to the page or the
-//! redactor, and every other write. A killed worker still loses at most the step under way and the
-//! one whose write had not completed: no tool has run, no answer was accepted and nothing was
-//! written after it. The page hears as it did when the engine waited at once: a write that fails is
-//! told when it has settled, then the next step's `stepStarted`, then that step's events (the text
-//! a streaming model sent meanwhile is held until then, [`HeldEvents`]). Only the page's own
-//! backend hears of the call earlier: its `modelCall` may come before `stepStarted`.
+//! redactor, and every other write. A worker killed meanwhile loses what it lost when the engine
+//! waited at once: the step whose write had not completed, and nothing was done after it (no tool
+//! run, no answer accepted, nothing else written). The page hears as it did then: a write that
+//! fails is told when it has settled, then the next step's `stepStarted`, then that step's events
+//! (the text a streaming model sent meanwhile is held until then, [`HeldEvents`]); a step is stored
+//! once the page has heard that the next one started. Only the model's backend hears of the call
+//! earlier: a page backend's `modelCall` may come before `stepStarted`, and so may the Prompt API's
+//! `modelDownload` progress, which its backend posts itself.
 //!
 //! The store makes a write's requests when its future is first polled (see [`Store`]), so the
 //! write is polled once where it starts. Nothing is awaited while it is in flight but the model
