@@ -1,7 +1,9 @@
 //! When a step's write happens against the rest of the loop: it starts when the step commits, the
-//! next prompt is built while the store completes it, and the model is asked only once it is
-//! stored, and the page told the next step started; a failing step's turn and failure go to the
-//! store as one write; a write that fails is told to the page before the next step starts.
+//! next prompt is built and the model asked while the store completes it, and the model's reply is
+//! acted on (a tool run, an answer accepted, the page told the next step started and what the model
+//! streamed) only once it is stored; a failing step's turn and failure go to the store as one
+//! write; a write that fails, even while the model call is in flight, is told to the page before
+//! the next step starts.
 
 mod support;
 
@@ -14,7 +16,8 @@ use std::task::{Context, Poll};
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use keel::engine::{
-    Agent, Effects, Event, Model, ModelReply, ModelRequest, ReplySink, RunOptions, RunResult, TokenCounter,
+    Agent, AgentConfig, Effects, Event, Model, ModelReply, ModelRequest, ReplySink, RunOptions, RunResult,
+    TokenCounter, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
 use keel::store::{FailureRecord, MemoryStore, RunRecord, StepWrite, Store, StoreError, TurnRecord};
@@ -43,11 +46,13 @@ impl Future for Later {
 }
 
 /// A memory store whose step writes complete a few polls after they start, and log both; the write
-/// of `fail_step` fails.
+/// of `fail_step` fails. It logs the run record's writes too.
 struct SlowStore {
     inner: MemoryStore,
     log: Log,
     fail_step: Option<u32>,
+    /// How many polls a step's write takes.
+    polls: u32,
     /// Every step write it was handed: how many turns and failures each held.
     steps: RefCell<Vec<(usize, usize)>>,
     /// Writes of single turns or failures, outside `put_step`.
@@ -56,10 +61,16 @@ struct SlowStore {
 
 impl SlowStore {
     fn new(log: &Log, fail_step: Option<u32>) -> Rc<SlowStore> {
+        SlowStore::taking(log, fail_step, 3)
+    }
+
+    /// The same, each step's write taking `polls` polls.
+    fn taking(log: &Log, fail_step: Option<u32>, polls: u32) -> Rc<SlowStore> {
         Rc::new(SlowStore {
             inner: MemoryStore::new(),
             log: log.clone(),
             fail_step,
+            polls,
             steps: RefCell::default(),
             single: Cell::new(0),
         })
@@ -68,6 +79,7 @@ impl SlowStore {
 
 impl Store for SlowStore {
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        self.log.borrow_mut().push("run record written".into());
         self.inner.put_run(run)
     }
     fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
@@ -83,7 +95,7 @@ impl Store for SlowStore {
             let n = step.turns.last().map_or(0, |t| t.turn.step);
             self.steps.borrow_mut().push((step.turns.len(), step.failures.len()));
             self.log.borrow_mut().push(format!("write {n} started"));
-            Later { polls: 3 }.await;
+            Later { polls: self.polls }.await;
             if self.fail_step == Some(n) {
                 self.log.borrow_mut().push(format!("write {n} failed"));
                 return Err(StoreError::Failed("the disk is gone".into()));
@@ -138,23 +150,49 @@ impl TokenCounter for LoggedCounter {
     }
 }
 
+/// The fake tools, logging each call by its step (from its idempotency key, `<run>:<step>`).
+struct LoggedTools {
+    inner: Rc<FakeTools>,
+    log: Log,
+}
+
+impl ToolHost for LoggedTools {
+    fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>> {
+        let step = call.idempotency_key.rsplit(':').next().unwrap_or_default();
+        self.log.borrow_mut().push(format!("tool called {step}"));
+        self.inner.call(call)
+    }
+}
+
 /// A run of `replies` over `store` and `tools`, every event logged beside the store's and the
 /// model's entries.
 fn run(log: &Log, replies: Vec<Reply>, store: Rc<SlowStore>, tools: Rc<FakeTools>) -> RunResult {
+    run_with(log, replies, store, tools, classic())
+}
+
+/// The same, with the agent's settings `config`.
+fn run_with(
+    log: &Log,
+    replies: Vec<Reply>,
+    store: Rc<SlowStore>,
+    tools: Rc<FakeTools>,
+    config: AgentConfig,
+) -> RunResult {
     let effects = Effects {
         model: Rc::new(LoggedModel { inner: ScriptedModel::new(replies), log: log.clone() }),
-        tools,
+        tools: Rc::new(LoggedTools { inner: tools, log: log.clone() }),
         store,
         clock: Rc::new(FakeClock::default()),
         random: Rc::new(FixedRandom(0.0)),
     };
-    let agent =
-        Agent::new(specs(), classic()).unwrap().with_token_counter(Rc::new(LoggedCounter(log.clone())));
+    let agent = Agent::new(specs(), config).unwrap().with_token_counter(Rc::new(LoggedCounter(log.clone())));
     let emit = |e: &Event| {
         let entry = match e {
             Event::StepStarted { step } => format!("step {step} started"),
             Event::Warning { step, message } => format!("warning {step:?}: {message}"),
             Event::Thought { step, .. } => format!("thought {step}"),
+            Event::Token { step, .. } => format!("token {step}"),
+            Event::FinalAnswer { .. } => "final answer".into(),
             _ => return,
         };
         log.borrow_mut().push(entry);
@@ -171,7 +209,7 @@ fn weather() -> Rc<FakeTools> {
 }
 
 #[test]
-fn the_next_prompt_is_built_while_the_step_is_written_and_the_next_step_starts_once_it_is_stored() {
+fn the_model_is_asked_while_the_step_is_written_and_its_reply_is_acted_on_once_it_is_stored() {
     let log = Log::default();
     let replies = vec![
         act("get_weather", json!({"city": "Paris"})),
@@ -184,12 +222,67 @@ fn the_next_prompt_is_built_while_the_step_is_written_and_the_next_step_starts_o
     for step in 1..=2 {
         let (started, stored) =
             (at(&log, &format!("write {step} started")), at(&log, &format!("write {step} stored")));
+        let next = step + 1;
         let built = log[started..stored].iter().any(|e| e == "prompt built");
-        assert!(built, "step {}'s prompt is built while step {step} is written: {log:#?}", step + 1);
-        assert!(stored < at(&log, &format!("model asked {}", step + 1)), "asked before stored: {log:#?}");
-        let next = at(&log, &format!("step {} started", step + 1));
-        assert!(stored < next, "the page hears the next step started once this one is stored: {log:#?}");
+        assert!(built, "step {next}'s prompt is built while step {step} is written: {log:#?}");
+        let asked = at(&log, &format!("model asked {next}"));
+        assert!(started < asked && asked < stored, "asked while step {step} is written: {log:#?}");
+        let announced = at(&log, &format!("step {next} started"));
+        assert!(stored < announced, "the page hears the next step started once this one is stored: {log:#?}");
+        let thought = at(&log, &format!("thought {next}"));
+        assert!(announced < thought, "the reply is told once the step started: {log:#?}");
     }
+    // Step 2's call has side effects: its intent (the run record) is written, and the tool run,
+    // once step 1 is stored; the answer is accepted once step 2 is.
+    let (stored, called) = (at(&log, "write 1 stored"), at(&log, "tool called 2"));
+    let intent = log[..called].iter().rposition(|e| e == "run record written").unwrap();
+    assert!(stored < intent && intent < called, "the intent is written after step 1: {log:#?}");
+    assert!(at(&log, "write 2 stored") < at(&log, "final answer"), "{log:#?}");
+}
+
+#[test]
+fn a_tool_runs_only_once_the_last_steps_write_is_stored_however_long_it_takes() {
+    let log = Log::default();
+    let replies = vec![
+        act("get_weather", json!({"city": "Paris"})),
+        act("get_weather", json!({"city": "Lyon"})),
+        answer("21 degrees"),
+    ];
+    let result = run(&log, replies, SlowStore::taking(&log, None, 40), weather());
+    assert!(result.success, "{}", result.answer);
+    let log = log.borrow();
+    // The model answered long before the write completed: only the write holds the tool back.
+    assert!(at(&log, "model asked 2") < at(&log, "write 1 stored"), "{log:#?}");
+    assert!(
+        at(&log, "write 1 stored") < at(&log, "tool called 2"),
+        "a tool ran before the last step was stored: {log:#?}"
+    );
+    assert!(at(&log, "write 2 stored") < at(&log, "final answer"), "{log:#?}");
+}
+
+#[test]
+fn what_the_model_streams_while_the_step_is_written_is_told_after_the_next_steps_start() {
+    let log = Log::default();
+    let second = act("get_weather", json!({"city": "Lyon"}));
+    let Reply::Text(second) = second else { unreachable!("act is a whole reply") };
+    let replies = vec![
+        act("get_weather", json!({"city": "Paris"})),
+        Reply::Stream(chunked(&second, 16), None),
+        answer("21 degrees"),
+    ];
+    let config = AgentConfig { stream: true, ..classic() };
+    let result = run_with(&log, replies, SlowStore::new(&log, None), weather(), config);
+    assert!(result.success, "{}", result.answer);
+    let log = log.borrow();
+    assert!(
+        at(&log, "model asked 2") < at(&log, "write 1 stored"),
+        "streamed while step 1 is written: {log:#?}"
+    );
+    let announced = at(&log, "step 2 started");
+    assert!(at(&log, "write 1 stored") < announced, "{log:#?}");
+    assert!(announced < at(&log, "token 2"), "step 2's text comes after its start: {log:#?}");
+    let tokens = log.iter().filter(|e| *e == "token 2").count();
+    assert_eq!(tokens, chunked(&second, 16).len(), "every chunk told once: {log:#?}");
 }
 
 #[test]
@@ -205,13 +298,38 @@ fn a_failing_steps_turn_and_failure_are_one_write() {
 }
 
 #[test]
-fn a_write_that_fails_is_told_before_the_next_step_starts_and_the_run_goes_on() {
+fn a_write_that_fails_while_the_model_is_asked_is_told_before_the_next_step_starts_and_the_run_goes_on() {
     let log = Log::default();
-    let replies = vec![act("get_weather", json!({"city": "Paris"})), answer("21 degrees")];
+    let replies = vec![
+        act("get_weather", json!({"city": "Paris"})),
+        act("get_weather", json!({"city": "Lyon"})),
+        answer("21 degrees"),
+    ];
     let result = run(&log, replies, SlowStore::new(&log, Some(1)), weather());
     assert!(result.success, "a lost record does not lose the run");
     let log = log.borrow();
+    let failed = at(&log, "write 1 failed");
+    assert!(at(&log, "model asked 2") < failed, "the write failed while the model was asked: {log:#?}");
     let warning = at(&log, "warning Some(1): Could not save step 1: storage failed: the disk is gone");
-    assert!(at(&log, "write 1 failed") < warning);
-    assert!(warning < at(&log, "step 2 started") && warning < at(&log, "model asked 2"), "{log:#?}");
+    assert!(failed < warning);
+    for after in ["step 2 started", "thought 2", "tool called 2"] {
+        assert!(warning < at(&log, after), "told before `{after}`: {log:#?}");
+    }
+}
+
+#[test]
+fn a_model_call_that_fails_for_good_while_the_step_is_written_stops_the_run_once_it_is_stored() {
+    let log = Log::default();
+    let gone = RawFailure::named("NotSupportedError", "the model is gone");
+    let replies = vec![act("get_weather", json!({"city": "Paris"})), Reply::Fail(gone)];
+    let store = SlowStore::new(&log, None);
+    let result = run(&log, replies, store.clone(), weather());
+    assert!(!result.success);
+    let log = log.borrow();
+    let stored = at(&log, "write 1 stored");
+    assert!(at(&log, "model asked 2") < stored, "{log:#?}");
+    assert!(stored < at(&log, "step 2 started"), "{log:#?}");
+    let last = log.iter().rposition(|e| e == "run record written").unwrap();
+    assert!(stored < last, "the run ends once step 1 is stored: {log:#?}");
+    assert_eq!(store.inner.export_session("default").turns.len(), 1);
 }

@@ -1,5 +1,5 @@
-//! Committing each step before the next model call, and ending a run: the forced final answer when
-//! a budget is spent, and the run record's last write.
+//! Committing each step before the next model reply is acted on, and ending a run: the forced
+//! final answer when a budget is spent, and the run record's last write.
 
 use crate::store::{EndReason, RunStatus, StepWrite, TurnRecord};
 
@@ -12,8 +12,8 @@ use super::{parse_step, Event, Outcome, Step, Turn};
 impl RunState<'_> {
     /// Ends the step: the turn is kept, shown to the page, and written (with the idempotency key of
     /// the tool call it ran, if any) with the failures it produced, in one write that is complete
-    /// before the next model call, so a killed worker loses at most the step under way; the next
-    /// prompt is built while it completes (`step_write.rs`). The run record is not written again:
+    /// before the next model reply is acted on, so a killed worker loses at most the step under
+    /// way; the next prompt is built, and the model asked, while it completes (`step_write.rs`). The run record is not written again:
     /// it is written when the run starts and when it ends, and while it runs its progress is its
     /// turns (stores report a `running` run's steps from them).
     pub(crate) async fn commit(&mut self, turn: Turn) {

@@ -13,7 +13,8 @@ use super::greedy_replies::request_key;
 use super::guard::{guarded, pause, Guarded};
 use super::model_stream::StepStream;
 use super::run::{RunState, Stop};
-use super::ReplySink;
+use super::step_write::HeldEvents;
+use super::{Event, ReplySink};
 use super::{ModelRequest, PromptInput, RetryDecision};
 
 /// What a model call asks for.
@@ -50,15 +51,19 @@ impl RunState<'_> {
             if let Some(window) = effects.model.context_window() {
                 self.context_tokens = self.context_tokens.min(window_budget(window));
             }
-            let request = self.request(ask, constrain);
-            // Built while the last step's write completed: it is stored before the model is asked
-            // (or the run stops).
-            self.settle_write().await;
-            let request = request?;
-            let stream = StepStream::new(step, self.emit);
+            // Built while the last step's write completes (`step_write.rs`).
+            let request = match self.request(ask, constrain) {
+                Ok(request) => request,
+                Err(stop) => {
+                    self.settle_write().await;
+                    return Err(stop);
+                }
+            };
             let greedy_key = effects.model.greedy().then(|| request_key(&request));
-            if let Some((first, text)) = greedy_key.and_then(|key| self.greedy_replies.get(key)) {
-                let text = text.to_string();
+            let again = greedy_key.and_then(|key| self.greedy_replies.get(key));
+            if let Some((first, text)) = again.map(|(first, text)| (first, text.to_string())) {
+                self.settle_write().await;
+                let stream = StepStream::new(step, self.emit);
                 self.warn(
                     Some(step),
                     format!(
@@ -72,10 +77,15 @@ impl RunState<'_> {
                 return Ok(text);
             }
             self.record.counts.model_calls += 1;
+            // The model is asked while the last step's write completes; its reply is acted on, and
+            // the text it streams told, once the write is settled and the step's start told.
+            let held = HeldEvents::new(self.emit);
+            let forward = |event: &Event| held.emit(event);
+            let stream = StepStream::new(step, &forward);
+            let cancel = self.cancel.clone();
             let call = effects.model.complete(&request, config.stream.then_some(&stream as &dyn ReplySink));
-            let raw = match guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &self.cancel)
-                .await
-            {
+            let call = guarded(call, effects.clock.as_ref(), Some(config.model_timeout_ms), &cancel);
+            let raw = match self.beside_write(call, &held).await {
                 Guarded::Done(Ok(reply)) => {
                     if let Some(usage) = reply.usage {
                         self.record.counts.prompt_tokens += u64::from(usage.prompt_tokens);

@@ -1,8 +1,8 @@
 //! Resuming a run that was cut off (a terminated worker, a reload, a crash) from the steps it had
 //! committed, or giving it up as interrupted.
 //!
-//! Each step is committed before the next model call (`finish.rs`), so a cut-off run lost at most
-//! the step under way. Resuming continues the same run id at the step after the last committed
+//! Each step is committed before the next model reply is acted on (`finish.rs`), so a cut-off run
+//! lost at most the step under way. Resuming continues the same run id at the step after the last committed
 //! one, with the committed turns as the run's history and the session's other turns as its
 //! memory. What was only in memory starts afresh: the failure log (the stored failures stay in the
 //! store; new ones get new ids, `<run>:<step>:…`, since their steps are new) and repeat detection.

@@ -120,7 +120,7 @@ pub(crate) struct RunState<'a> {
     /// when the step commits (`tool_turn.rs`, `finish.rs`).
     pub(crate) ran_key: Option<String>,
     /// The last step's write, started and not yet waited for (`step_write.rs`): settled before
-    /// anything but the next prompt's build.
+    /// anything but the next prompt's build and the model call, whose reply waits for it.
     pub(crate) pending_write: Option<super::step_write::PendingWrite<'a>>,
     /// A step begun while the last step's write was in flight: the page is told it started once
     /// that write is settled, so that `stepStarted` still follows the last step's storing.

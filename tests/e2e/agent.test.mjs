@@ -159,6 +159,35 @@ test("a run cut off by worker.terminate() is found and resumed from its last com
   assert.equal(r.again, 0, "no longer unfinished");
 });
 
+test("a model hanging while the last step is written: the worker terminated once the step started keeps every step before it", async () => {
+  const r = await scenario("resumeAfterTerminateInModel");
+  assert.deepEqual(r.unfinished, [{ id: r.cutRunId, status: "running", steps: 2 }]);
+  assert.deepEqual(r.before.turns.map((t) => t.step), [1, 2], "steps 1 and 2 were stored before step 3 was told");
+  assert.equal(r.firstStep, 3, "the resumed run starts at step 3");
+  assert.deepEqual(r.result, { answer: "resumed", success: true, steps: [1, 2, 3, 4] });
+});
+
+test("no tool runs, and no write begins, before every write begun earlier has completed (only the model is asked meanwhile)", async () => {
+  const { success, order } = await scenario("stepWriteOrder");
+  assert.equal(success, true);
+  const open = new Set();
+  let tools = 0;
+  for (const entry of order) {
+    const [what, n] = entry.split(" ");
+    if (what === "begin") {
+      assert.equal(open.size, 0, `${entry} began while transaction(s) ${[...open]} were in flight: ${order}`);
+      open.add(n);
+    } else if (what === "complete") open.delete(n);
+    else if (what === "abort") assert.fail(`transaction ${n} aborted: ${order}`);
+    else if (what === "toolCall") {
+      tools += 1;
+      assert.equal(open.size, 0, `a tool was called while transaction(s) ${[...open]} were in flight: ${order}`);
+    }
+  }
+  assert.equal(tools, 4, "look, look, pay, look");
+  assert.equal(open.size, 0, "every write completed");
+});
+
 test("a custom model that decodes greedily is not asked a request it already answered", async () => {
   const { declared, own, sampled, refused } = await scenario("greedyCustom");
   assert.equal(sampled.asked, 4, "asked again, the same request gets the same refused answer");

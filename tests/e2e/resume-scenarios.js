@@ -88,3 +88,74 @@ export async function writesPerStep() {
   agent.dispose();
   return { success: result.success, writes, stored };
 }
+
+/** What the worker saw, in order, from a worker that records it (write-count-hooks.js). */
+function writeOrder(worker) {
+  const channel = new MessageChannel();
+  const order = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
+  worker.postMessage({ type: "writeOrderProbe" }, [channel.port2]);
+  return order;
+}
+
+/**
+ * When each step's write completed against the calls the worker posted: read-only calls, one with
+ * side effects (its intent written before it runs) and an answer, from a worker that records its
+ * transactions' begin and complete and its posts (write-count-worker.js), in the order it saw them.
+ */
+export async function stepWriteOrder() {
+  const session = `order-${Math.random().toString(36).slice(2, 8)}`;
+  const worker = new Worker("/tests/e2e/write-count-worker.js", { type: "module", name: "keel" });
+  const agent = await Agent.create({
+    worker,
+    session,
+    model: { custom: script([act("look"), act("look"), act("pay"), act("look"), answer("paid")]) },
+    tools: [tool("look", async () => "ok", { readOnly: true }), tool("pay", async () => "paid")],
+  });
+  const result = await agent.run("Look twice, pay, look again.").result;
+  const order = await writeOrder(worker);
+  agent.dispose();
+  return { success: result.success, order };
+}
+
+/**
+ * A run whose model hangs when asked for step 3 (asked while step 2's write may still be in
+ * flight); its worker is terminated once the page has heard that step 3 started, and a new agent
+ * finds and resumes it.
+ */
+export async function resumeAfterTerminateInModel() {
+  const session = `resume-model-${Math.random().toString(36).slice(2, 8)}`;
+  const worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
+  const steps = [act("step"), act("step")];
+  let asked;
+  const third = new Promise((r) => (asked = r));
+  const first = await Agent.create({
+    worker,
+    session,
+    model: { custom: async () => (steps.length ? steps.shift() : (asked(), new Promise(() => {}))) },
+    tools: [tool("step", async () => "ok", { readOnly: true })],
+  });
+  const cut = first.run("Three steps.");
+  cut.result.catch(() => {});
+  for await (const e of cut) if (e.type === "stepStarted" && e.step === 3) break;
+  await third;
+  worker.terminate(); // what a killed tab leaves: no dispose, no last write
+  const second = await Agent.create({
+    session,
+    model: { custom: script([act("step"), answer("resumed")]) },
+    tools: [tool("step", async () => "ok", { readOnly: true })],
+  });
+  const before = await storedSession(session);
+  const unfinished = (await second.unfinishedRuns()).filter((r) => r.session === session);
+  const handle = second.resume(unfinished[0].id);
+  const events = [];
+  for await (const e of handle) events.push(e);
+  const result = await handle.result;
+  second.dispose();
+  return {
+    cutRunId: cut.runId,
+    unfinished: unfinished.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
+    before,
+    firstStep: events.find((e) => e.type === "stepStarted")?.step,
+    result: { answer: result.answer, success: result.success, steps: result.turns.map((t) => t.step) },
+  };
+}

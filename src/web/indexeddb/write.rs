@@ -1,7 +1,8 @@
 //! Writes: each record, or a step's records together (its turn and the failures it recorded), is
-//! one short read-write transaction, complete before the engine's next model call. Only IndexedDB
-//! requests are awaited inside, so the transaction never outlives the write. The requests are made
-//! when the write is first polled (the engine builds the next prompt while it completes).
+//! one short read-write transaction, complete before the engine acts on the next model reply. Only
+//! IndexedDB requests are awaited inside, so the transaction never outlives the write. The requests
+//! are made when the write is first polled (the engine builds the next prompt and asks the model
+//! while it completes).
 //!
 //! A run's first write of its record reads the record it replaces, the session's record and the
 //! session's newest turn, and puts the record and the session's; the store then keeps what it
