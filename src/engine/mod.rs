@@ -42,6 +42,7 @@ pub mod output;
 mod parrot;
 pub mod prompt;
 mod provenance;
+mod recall;
 mod recovering;
 mod recovery_call;
 mod repeats;
