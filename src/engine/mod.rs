@@ -43,6 +43,8 @@ mod parrot;
 pub mod prompt;
 mod provenance;
 mod recall;
+#[cfg(test)]
+mod recall_tests;
 mod recovering;
 mod recovery_call;
 mod repeats;

@@ -1,6 +1,8 @@
 //! An in-memory [`Store`]: for tests, the native demo, and pages that want no persistence.
 
 mod table;
+#[cfg(test)]
+mod tests;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
