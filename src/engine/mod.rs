@@ -33,6 +33,7 @@ mod guard;
 mod intent;
 mod latest_listed;
 mod memory;
+mod memory_text;
 mod misread;
 mod model_stream;
 mod model_turn;

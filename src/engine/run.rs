@@ -64,6 +64,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) memory: Vec<Remembered>,
     /// Where in `memory` the lines a prompt of this run can show begin ([`Self::shown_memory`]).
     pub(crate) memory_shown_from: usize,
+    /// Those lines' part of the texts the checks read, made once a run (`memory_text.rs`).
+    pub(crate) memory_text: super::memory_text::MemoryText,
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
@@ -197,6 +199,7 @@ impl<'a> RunState<'a> {
             record,
             memory: Vec::new(),
             memory_shown_from: 0,
+            memory_text: Default::default(),
             turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
@@ -285,6 +288,7 @@ impl<'a> RunState<'a> {
             }
         };
         self.memory_shown_from = self.memory.len() - lines.shown();
+        self.memory_text = Default::default();
         self.transcript.seed_memory(lines);
     }
 
