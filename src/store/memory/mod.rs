@@ -5,7 +5,6 @@ mod table;
 mod tests;
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
@@ -87,13 +86,13 @@ impl MemoryStore {
         found
     }
 
-    /// The turns of `session` whose run is not among its runs (at `places`), first written first.
-    fn orphans_of(&self, session: &str, places: &[usize]) -> Vec<TurnRecord> {
+    /// The turns of `session` whose run is not one of its runs, first written first.
+    fn orphans_of(&self, session: &str) -> Vec<TurnRecord> {
         let (runs, turns) = (self.runs.borrow(), self.turns.borrow());
-        let held: HashSet<&str> = places.iter().map(|&i| runs.items[i].id.as_str()).collect();
+        let held = |t: &TurnRecord| runs.at.get(&t.run_id).is_some_and(|&i| runs.items[i].session == session);
         let index = self.index.borrow();
         let orphans = index.session_turns(session).iter().map(|&i| &turns.items[i]);
-        orphans.filter(|t| !held.contains(t.run_id.as_str())).cloned().collect()
+        orphans.filter(|t| !held(t)).cloned().collect()
     }
 
     /// One run's record, if held.
@@ -197,7 +196,7 @@ impl Store for MemoryStore {
                 SavedRun { run, turns }
             })
             .collect();
-        let orphans = if start == 0 { self.orphans_of(session, &places) } else { Vec::new() };
+        let orphans = if start == 0 { self.orphans_of(session) } else { Vec::new() };
         future::ready(Ok(SessionTail { runs, more: start > 0, orphans })).boxed_local()
     }
 
