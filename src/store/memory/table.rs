@@ -2,7 +2,7 @@
 //! that reading a session (or its newest runs, or a run) costs what it holds, not what the store
 //! holds.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::hash::Hash;
 
 use crate::store::{RunRecord, RunStatus, TurnRecord};
@@ -58,8 +58,8 @@ pub(super) struct Index {
     session_turns: HashMap<String, Vec<usize>>,
     /// Per run id, its turns' places.
     run_turns: HashMap<String, Vec<usize>>,
-    /// The places of the runs marked `running`, first written first.
-    running: BTreeSet<usize>,
+    /// The places of the runs marked `running`, first written first (a few at any time).
+    running: Vec<usize>,
 }
 
 impl Index {
@@ -88,10 +88,14 @@ impl Index {
             let i = places.partition_point(|&j| (runs[j].started_ms, j) < key);
             places.insert(i, at);
         }
-        if run.status == RunStatus::Running {
-            self.running.insert(at);
-        } else {
-            self.running.remove(&at);
+        let i = self.running.partition_point(|&j| j < at);
+        let listed = self.running.get(i) == Some(&at);
+        match (run.status == RunStatus::Running, listed) {
+            (true, false) => self.running.insert(i, at),
+            (false, true) => {
+                self.running.remove(i);
+            }
+            _ => {}
         }
     }
 

@@ -7,10 +7,9 @@
 
 use std::collections::HashSet;
 
-use js_sys::Array;
 use serde_json::json;
-use wasm_bindgen::{JsCast, JsValue};
 
+use super::read::all;
 use super::tx::{from_js, idb_error, query, read_all, Tx};
 use super::IdbStore;
 use crate::store::layout::{self, KeyRange, RUNS, TURNS};
@@ -23,8 +22,7 @@ fn fail(doing: &'static str) -> impl Fn(idb::Error) -> StoreError {
 impl IdbStore {
     /// The runs among the `limit` records after the `skip` newest of `session`, newest first,
     /// with their turns; and once the walk reaches the session's start, the session's turns whose
-    /// run record it does not hold (their keys are read first, so only those turns are read whole).
-    /// Records that do not read back are skipped and counted.
+    /// run record it does not hold. Records that do not read back are skipped and counted.
     pub async fn tail_of_session(
         &self,
         session: &str,
@@ -94,33 +92,14 @@ async fn newest_runs(
     Ok((runs, false, skipped))
 }
 
-/// The turns of `session` whose run record it does not hold, in the order they were written: the
-/// keys of its runs and of its turns are read, then those turns alone.
+/// The turns of `session` whose run record it does not hold, in the order they were written. Read
+/// only by the page that reaches the session's start: a session whose runs all fit the window, or
+/// one read to its start anyway.
 async fn orphans(tx: &Tx, session: &str, skipped: &mut u32) -> Result<Vec<TurnRecord>, StoreError> {
-    let prefix = query(&KeyRange::prefix(&[json!(session)]))?;
-    let by_session = tx.store(RUNS)?.index(layout::RUNS_BY_SESSION).map_err(fail("open an index"))?;
-    let run_ids = by_session.get_all_keys(prefix.clone(), None).map_err(fail("read"))?;
-    let turn_index = tx.store(TURNS)?.index(layout::TURNS_BY_SESSION).map_err(fail("open an index"))?;
-    let turn_keys = turn_index.get_all_keys(prefix, None).map_err(fail("read"))?;
-    let held: HashSet<String> =
-        run_ids.await.map_err(fail("read"))?.iter().filter_map(JsValue::as_string).collect();
-    let turns = tx.store(TURNS)?;
-    let mut requests = Vec::new();
-    for key in turn_keys.await.map_err(fail("read"))? {
-        // A turn's primary key is `[runId, step]`.
-        let run_id = key.dyn_ref::<Array>().and_then(|k| k.get(0).as_string());
-        if run_id.is_some_and(|id| !held.contains(&id)) {
-            requests.push(turns.get(key).map_err(fail("read"))?);
-        }
-    }
-    let mut found = Vec::with_capacity(requests.len());
-    for request in requests {
-        if let Some(value) = request.await.map_err(fail("read"))? {
-            match from_js::<TurnRecord>(&value) {
-                Some(turn) => found.push(turn),
-                None => *skipped += 1,
-            }
-        }
-    }
-    Ok(found)
+    let prefix = KeyRange::prefix(&[json!(session)]);
+    let runs = all::<RunRecord>(tx, RUNS, Some(layout::RUNS_BY_SESSION), &prefix).await?;
+    let turns = all::<TurnRecord>(tx, TURNS, Some(layout::TURNS_BY_SESSION), &prefix).await?;
+    *skipped += runs.skipped + turns.skipped;
+    let held: HashSet<String> = runs.records.into_iter().map(|r| r.id).collect();
+    Ok(turns.records.into_iter().filter(|t| !held.contains(&t.run_id)).collect())
 }
