@@ -1,7 +1,7 @@
 //! The engine's own cost per step, natively, as a run and a session grow: per step at step 10,
-//! 100 and 1,000 of one run, and per step of a 10-step run after 10, 100 and 1,000 earlier runs in
-//! its session, and the run's end after those. An instant scripted model (a new call each step, then an answer) and an instant
-//! tool, the in-memory store, each configuration on its own store and session; a step's cost is
+//! 100 and 1,000 of one run, and per step of 10-step runs after 10, 100 and 1,000 earlier runs in
+//! their session, and those runs' starts and ends. An instant scripted model (a new call each
+//! step, then an answer) and an instant tool, the in-memory store, each configuration on its own store and session; a step's cost is
 //! the wall time from one model call to the next (prompt building, parsing, validation, the tool
 //! call, the commit). Prints medians and p95 side by side; asserts nothing.
 //!
@@ -18,7 +18,7 @@ use keel::engine::{
     ToolCall, ToolHost, ToolOutput, Turn,
 };
 use keel::errors::RawFailure;
-use keel::store::{MemoryStore, Store, TurnRecord};
+use keel::store::{EndReason, MemoryStore, RunCounts, RunRecord, RunStatus, Store, TurnRecord};
 use keel::tools::ToolSpec;
 use serde_json::json;
 
@@ -76,9 +76,16 @@ impl Random for Half {
     }
 }
 
-/// Runs one task of `steps` calls in `session` on `store`; the cost of each step, step 1 first,
-/// and the run's end: from the model's answer to the run's result.
-fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> (Vec<Duration>, Duration) {
+/// What one run cost: each step (step 1 first), its start (from the call to run to the first
+/// model call: reading the session) and its end (from the model's answer to the run's result).
+struct Costs {
+    steps: Vec<Duration>,
+    start: Duration,
+    end: Duration,
+}
+
+/// Runs one task of `steps` calls in `session` on `store`.
+fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> Costs {
     let model = Rc::new(Scripted { steps, calls: RefCell::new(Vec::new()) });
     let effects = Effects {
         model: model.clone(),
@@ -95,39 +102,69 @@ fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> (Vec
     let config = AgentConfig { max_steps: steps, ..AgentConfig::default() };
     let agent = Agent::new(vec![spec], config).expect("a valid agent");
     let options = RunOptions { session: session.into(), run_id: Some(run_id.into()), ..Default::default() };
+    let started = Instant::now();
     let result = futures_executor::block_on(agent.run(&effects, "Look up every key.", options, &|_| {}));
     let ended = Instant::now();
     assert!(result.turns.len() as u32 >= steps, "the run took every step: {:?}", result.reason);
     let calls = model.calls.borrow();
-    let end = ended - *calls.last().expect("the model was called");
-    (calls.windows(2).map(|w| w[1] - w[0]).collect(), end)
+    let (first, last) = (calls.first().expect("the model was called"), calls.last().expect("called"));
+    Costs {
+        steps: calls.windows(2).map(|w| w[1] - w[0]).collect(),
+        start: *first - started,
+        end: ended - *last,
+    }
 }
 
-/// A session of `runs` earlier 10-step runs, written straight to the store (what running them
-/// would leave behind, without the wait).
+/// A session of `runs` earlier 10-step runs, written straight to the store as running them would
+/// leave them (without the wait): each run's record, its 10 calls and its answer.
 fn history(store: &MemoryStore, session: &str, runs: u32) {
+    let write = |future: LocalBoxFuture<'_, Result<(), keel::store::StoreError>>| {
+        futures_executor::block_on(future).expect("memory store write")
+    };
     for r in 0..runs {
-        for step in 1..=10u32 {
-            let turn = Turn {
-                step,
-                thought: "look it up".into(),
-                action: Some(keel::engine::Action {
-                    tool: "lookup".into(),
-                    args: json!({"key": format!("k{step}")}),
-                }),
-                observation: format!("\"value of \\\"k{step}\\\" is 42\""),
-                outcome: keel::engine::Outcome::Ok,
-                reply: None,
+        let run_id = format!("old-{r}");
+        // Before the new run's start (`Clock0`), in order.
+        let started_ms = 1_600_000_000_000 + u64::from(r) * 1_000;
+        let answer = "the values were found".to_string();
+        let record = RunRecord {
+            id: run_id.clone(),
+            session: session.into(),
+            task: "Look up every key.".into(),
+            status: RunStatus::Succeeded,
+            started_ms,
+            ended_ms: Some(started_ms + 500),
+            answer: Some(answer.clone()),
+            reason: Some(EndReason::FinalAnswer),
+            counts: RunCounts { steps: 11, model_calls: 11, tool_calls: 10, ..RunCounts::default() },
+            pending_approval: None,
+            intent: None,
+        };
+        write(store.put_run(&record));
+        for step in 1..=11u32 {
+            let turn = if step == 11 {
+                Turn::final_answer(step, "done".into(), answer.clone())
+            } else {
+                Turn {
+                    step,
+                    thought: "look it up".into(),
+                    action: Some(keel::engine::Action {
+                        tool: "lookup".into(),
+                        args: json!({"key": format!("k{step}")}),
+                    }),
+                    observation: format!("\"value of \\\"k{step}\\\" is 42\""),
+                    outcome: keel::engine::Outcome::Ok,
+                    reply: None,
+                }
             };
             let record = TurnRecord {
-                run_id: format!("old-{r}"),
+                run_id: run_id.clone(),
                 session: session.into(),
-                at_ms: 0,
+                at_ms: started_ms + u64::from(step),
                 turn,
                 counts: None,
-                idempotency_key: Some(format!("old-{r}:{step}")),
+                idempotency_key: Some(format!("{run_id}:{step}")),
             };
-            futures_executor::block_on(store.put_turn(&record)).expect("memory store write");
+            write(store.put_turn(&record));
         }
     }
 }
@@ -160,7 +197,7 @@ fn main() {
     let mut at = [Vec::new(), Vec::new(), Vec::new()];
     for rep in 0..reps {
         let store = Rc::new(MemoryStore::new());
-        let (costs, _) = run(&store, &format!("long-{rep}"), &format!("long-{rep}"), 1_000);
+        let costs = run(&store, &format!("long-{rep}"), &format!("long-{rep}"), 1_000).steps;
         for (i, step) in [10usize, 100, 1_000].into_iter().enumerate() {
             // Steps step-9 ..= step, each the cost from its model call to the next.
             at[i].extend_from_slice(&costs[step - 10..step]);
@@ -169,26 +206,31 @@ fn main() {
     for (i, step) in [10, 100, 1_000].into_iter().enumerate() {
         report(&format!("step {step} of one run"), std::mem::take(&mut at[i]));
     }
-    // A 10-step run per repetition after `earlier` runs, each on its own store and session;
-    // steps 2..=10 are its samples (step 1 pays for reading the history).
-    // Its end too (the answer checked, the run record written), which reads what the model was
-    // given of the session: one sample per repetition.
-    let mut ends = Vec::new();
+    // Ten 10-step runs per repetition after `earlier` runs, each repetition on its own store and
+    // session: steps 2..=10 of each are samples, and apart, each run's start (reading the session
+    // into its memory) and its end (the answer checked, the run record written, the run's state
+    // dropped), one sample a run.
+    let mut edges = Vec::new();
     for earlier in [10u32, 100, 1_000] {
-        let mut samples = Vec::new();
-        let mut end_samples = Vec::new();
+        let (mut samples, mut starts, mut ends) = (Vec::new(), Vec::new(), Vec::new());
         for rep in 0..reps {
             let store = Rc::new(MemoryStore::new());
             let session = format!("after-{earlier}-{rep}");
             history(&store, &session, earlier);
-            let (costs, end) = run(&store, &session, &format!("new-{rep}"), 10);
-            samples.extend_from_slice(&costs[1..10]);
-            end_samples.push(end);
+            for n in 0..10 {
+                let costs = run(&store, &session, &format!("new-{rep}-{n}"), 10);
+                samples.extend_from_slice(&costs.steps[1..10]);
+                starts.push(costs.start);
+                ends.push(costs.end);
+            }
         }
         report(&format!("after {earlier} earlier runs (steps 2-10)"), samples);
-        ends.push((earlier, end_samples));
+        edges.push((earlier, starts, ends));
     }
-    for (earlier, samples) in ends {
-        report(&format!("run end after {earlier} earlier runs"), samples);
+    for (earlier, starts, _) in &edges {
+        report(&format!("run start after {earlier} earlier runs"), starts.clone());
+    }
+    for (earlier, _, ends) in edges {
+        report(&format!("run end after {earlier} earlier runs"), ends);
     }
 }

@@ -26,7 +26,7 @@ const MAX_RESULTS: usize = 6;
 /// Characters of one result the request quotes.
 const RESULT_CHARS: usize = 1_000;
 /// How many of the conversation's earlier questions the request quotes.
-const MAX_EXCHANGES: usize = 3;
+pub(crate) const MAX_EXCHANGES: usize = 3;
 /// Characters of an earlier question the request quotes.
 const EXCHANGE_CHARS: usize = 300;
 

@@ -34,8 +34,16 @@ fn file_name(token: &str) -> bool {
 /// hold, in order, each once, then the numbers it reads with another number's unit
 /// (`misread.rs`: "25 days" where the result says "13.5 days left of 25").
 pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
-    let mut known = numbers(seen);
-    known.dedup();
+    // Read from the whole of `seen` only for a value not found in it as it is written: most are
+    // (and a thought or an answer without such a value costs no scan of all the run has seen).
+    let known = std::cell::OnceCell::new();
+    let known = || {
+        known.get_or_init(|| {
+            let mut known = numbers(seen);
+            known.dedup();
+            known
+        })
+    };
     let mut out: Vec<String> = Vec::new();
     let mut flag = |value: &str| {
         if !out.iter().any(|v| v == value) {
@@ -50,15 +58,15 @@ pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
         let grounded = if !has_digit {
             false // an e-mail address or a file name that was never seen
         } else if let Some(n) = number(token) {
-            number_grounded(n, decimals(token), &known)
+            number_grounded(n, decimals(token), known())
         } else if let Some(n) = amount(token) {
-            number_grounded(n, decimals(token), &known)
+            number_grounded(n, decimals(token), known())
         } else if !token.chars().any(char::is_alphabetic) {
             // A date, a time, a phone number: each part seen (a 24-hour time may come from a
             // 12-hour one).
             token.split(|c: char| !c.is_ascii_digit()).filter(|p| !p.is_empty()).all(|part| {
                 let n: f64 = part.parse().unwrap_or(0.0);
-                n < 10.0 || known.contains(&n) || (n > 12.0 && n < 24.0 && known.contains(&(n - 12.0)))
+                n < 10.0 || known().contains(&n) || (n > 12.0 && n < 24.0 && known().contains(&(n - 12.0)))
             })
         } else {
             false // an id or a code that was never seen

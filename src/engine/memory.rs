@@ -36,24 +36,29 @@ impl Remembered {
     pub fn of_session(runs: Vec<RunRecord>, turns: Vec<TurnRecord>, except: Option<&str>) -> Vec<Remembered> {
         let mut memory = Vec::new();
         for (run, turns) in by_run(runs, turns) {
-            if run.as_ref().is_some_and(|r| Some(r.id.as_str()) == except) {
-                continue;
-            }
-            if let Some(run) = &run {
-                memory.push(Remembered::Asked(run.task.clone()));
-            }
-            let answered = turns.iter().any(|t| t.outcome == Outcome::Final);
-            memory.extend(turns.into_iter().map(Remembered::Step));
             match run {
-                Some(run) if !answered => {
-                    let cut_off = matches!(run.status, RunStatus::Running | RunStatus::Interrupted);
-                    let account = run.answer.filter(|_| !cut_off).unwrap_or_else(|| CUT_OFF.to_string());
-                    memory.push(Remembered::Ended(account));
-                }
-                _ => {}
+                Some(run) if Some(run.id.as_str()) == except => {}
+                Some(run) => memory.extend(Remembered::of_run(&run, turns)),
+                // Turns whose run record is gone: their steps alone.
+                None => memory.extend(turns.into_iter().map(Remembered::Step)),
             }
         }
         memory
+    }
+
+    /// One earlier run's lines: what was asked, its steps (`turns`, in step order) and, if none
+    /// of them answered, how it ended.
+    pub fn of_run(run: &RunRecord, turns: Vec<Turn>) -> Vec<Remembered> {
+        let mut lines = Vec::with_capacity(turns.len() + 2);
+        lines.push(Remembered::Asked(run.task.clone()));
+        let answered = turns.iter().any(|t| t.outcome == Outcome::Final);
+        lines.extend(turns.into_iter().map(Remembered::Step));
+        if !answered {
+            let cut_off = matches!(run.status, RunStatus::Running | RunStatus::Interrupted);
+            let account = run.answer.clone().filter(|_| !cut_off).unwrap_or_else(|| CUT_OFF.to_string());
+            lines.push(Remembered::Ended(account));
+        }
+        lines
     }
 }
 

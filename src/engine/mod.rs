@@ -33,6 +33,7 @@ mod guard;
 mod intent;
 mod latest_listed;
 mod memory;
+mod memory_text;
 mod misread;
 mod model_stream;
 mod model_turn;
@@ -42,6 +43,9 @@ pub mod output;
 mod parrot;
 pub mod prompt;
 mod provenance;
+mod recall;
+#[cfg(test)]
+mod recall_tests;
 mod recovering;
 mod recovery_call;
 mod repeats;

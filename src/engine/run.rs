@@ -14,6 +14,7 @@ use super::gave_up::says_not_done;
 use super::model_turn::Ask;
 use super::narrowing::Narrowings;
 use super::output::Repair;
+use super::prompt::MemoryLines;
 use super::recovering::UnfixedCalls;
 use super::save::Redaction;
 use super::value_forms::add_other_forms;
@@ -58,10 +59,13 @@ pub(crate) struct RunState<'a> {
     pub(crate) approvals: Approvals,
     pub(crate) task: String,
     pub(crate) record: RunRecord,
-    /// The session's earlier runs: their tasks, steps and answers.
+    /// The session's earlier runs, as far back as a prompt of this run can show (`recall.rs`):
+    /// their tasks, steps and answers.
     pub(crate) memory: Vec<Remembered>,
     /// Where in `memory` the lines a prompt of this run can show begin ([`Self::shown_memory`]).
     pub(crate) memory_shown_from: usize,
+    /// Those lines' part of the texts the checks read, made once a run (`memory_text.rs`).
+    pub(crate) memory_text: super::memory_text::MemoryText,
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
@@ -198,6 +202,7 @@ impl<'a> RunState<'a> {
             record,
             memory: Vec::new(),
             memory_shown_from: 0,
+            memory_text: Default::default(),
             turns,
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
@@ -269,20 +274,26 @@ impl<'a> RunState<'a> {
         self.finish(answer, false, stop.reason()).await
     }
 
-    /// Reads the session's earlier runs into `memory`, leaving out the run `except` (a resumed
-    /// run's own; a fresh run is not written yet, so it is not among them).
+    /// Reads the session's earlier runs into `memory` (as far back as a prompt of this run can
+    /// show, `recall.rs`), leaving out the run `except` (a resumed run's own; a fresh run is not
+    /// written yet, so it is not among them).
     pub(crate) async fn remember(&mut self, except: Option<&str>) {
-        let store = &self.effects.store;
-        let session = self.record.session.clone();
-        let read =
-            futures_util::future::try_join(store.session_runs(&session), store.session_turns(&session));
-        match read.await {
-            Ok((runs, turns)) => self.memory = Remembered::of_session(runs, turns, except),
-            Err(e) => self.warn(None, format!("Could not read the session's history: {e}")),
-        }
-        let shown =
-            super::prompt::shown_memory_lines(&self.memory, self.agent.counter.as_ref(), self.context_tokens);
-        self.memory_shown_from = self.memory.len() - shown;
+        let store = self.effects.store.as_ref();
+        let counter = self.agent.counter.as_ref();
+        let budget = self.context_tokens;
+        let lines = match super::recall::recall(store, &self.record.session, except, counter, budget).await {
+            Ok(recalled) => {
+                self.memory = recalled.memory;
+                recalled.lines
+            }
+            Err(e) => {
+                self.warn(None, format!("Could not read the session's history: {e}"));
+                MemoryLines::render(&self.memory, counter, budget)
+            }
+        };
+        self.memory_shown_from = self.memory.len() - lines.shown();
+        self.memory_text = Default::default();
+        self.transcript.seed_memory(lines);
     }
 
     /// The lines of the session's memory a prompt of this run can show: the newest, as many as fit

@@ -5,22 +5,27 @@ use crate::errors::{CallContext, ErrorCode};
 use crate::tools::ToolSpec;
 
 use super::facts::{id_like, iso_date, tokens};
-use super::memory::steps;
+use super::memory_text::Reading;
 use super::provenance::{producers, unseen, LISTING_WORDS};
 use super::run::RunState;
-use super::{Action, CallKey, Outcome, Remembered};
+use super::{Action, CallKey, Outcome};
 
 impl RunState<'_> {
     /// What the user asked, lowercased: the task and the session's earlier tasks (theirs to give,
     /// as the task is).
     pub(crate) fn asked_text(&self) -> String {
         let mut text = self.task.to_lowercase();
-        for asked in self.shown_memory().iter().filter_map(|m| match m {
-            Remembered::Asked(task) => Some(task),
-            _ => None,
-        }) {
-            text.push('\n');
-            text.push_str(&asked.to_lowercase());
+        text.push_str(self.memory_text.asked(self.shown_memory()));
+        text
+    }
+
+    /// [`Self::asked_text`], then what `reading` takes of every step (the session's remembered
+    /// ones, made once a run, then this run's: `memory_text.rs`).
+    fn read_text(&self, reading: Reading) -> String {
+        let mut text = self.asked_text();
+        text.push_str(self.memory_text.steps(self.shown_memory(), reading));
+        for turn in &self.turns {
+            reading.add(&mut text, turn);
         }
         text
     }
@@ -31,42 +36,14 @@ impl RunState<'_> {
     /// the tool refused or had no such thing for is the model's own guess (SmolLM2 clicked
     /// `download_report.csv`, refused as unseen, then answered "report.csv").
     pub(crate) fn seen_text(&self, args: bool) -> String {
-        let mut seen = self.asked_text();
-        for turn in steps(self.shown_memory()).chain(&self.turns) {
-            if turn.action.is_none() {
-                // A final answer, or a reply refused with its envelope (which quotes the reply):
-                // the model's own text, not a source.
-                continue;
-            }
-            seen.push('\n');
-            let worked = matches!(turn.outcome, Outcome::Ok | Outcome::Warning);
-            match &turn.action {
-                Some(action) if !worked => seen.push_str(&without_sent(&turn.observation, &action.args)),
-                _ => seen.push_str(&turn.observation.to_lowercase()),
-            }
-            if let (true, true, Some(action)) = (args, worked, &turn.action) {
-                seen.push('\n');
-                seen.push_str(&action.args.to_string().to_lowercase());
-            }
-        }
-        seen
+        self.read_text(Reading::Seen { args })
     }
 
     /// What the user asked and what the calls that worked sent and returned (the session's and this
     /// run's), lowercased: not the failures' envelopes, whose plans number their steps
     /// (`unstated_numbers.rs`).
     pub(crate) fn worked_text(&self) -> String {
-        let mut text = self.asked_text();
-        for turn in steps(self.shown_memory()).chain(&self.turns) {
-            let Some(action) = &turn.action else { continue };
-            if matches!(turn.outcome, Outcome::Ok | Outcome::Warning) {
-                text.push('\n');
-                text.push_str(&action.args.to_string().to_lowercase());
-                text.push('\n');
-                text.push_str(&turn.observation.to_lowercase());
-            }
-        }
-        text
+        self.read_text(Reading::Worked)
     }
 
     /// What this run's calls that worked returned, lowercased (`unrelated::off_the_results`).
@@ -79,17 +56,7 @@ impl RunState<'_> {
     /// arguments of every call and what the calls that worked returned (`unrelated.rs`). Not the
     /// failures: their envelopes are keel's words.
     pub(crate) fn results_text(&self) -> String {
-        let mut text = self.asked_text();
-        for turn in steps(self.shown_memory()).chain(&self.turns) {
-            let Some(action) = &turn.action else { continue };
-            text.push('\n');
-            text.push_str(&action.args.to_string().to_lowercase());
-            if matches!(turn.outcome, Outcome::Ok | Outcome::Warning) {
-                text.push('\n');
-                text.push_str(&turn.observation.to_lowercase());
-            }
-        }
-        text
+        self.read_text(Reading::Results)
     }
 
     /// The tools that produce `spec`'s ids: declared, or inferred (`provenance::producers`), or
@@ -172,20 +139,6 @@ impl RunState<'_> {
         let (observation, outcome) = self.refuse(step, action, key, ErrorCode::UnseenId, message, ctx);
         Some((observation, outcome))
     }
-}
-
-/// `observation` lowercased, with each string value of `args` (its message quotes them) blanked.
-fn without_sent(observation: &str, args: &serde_json::Value) -> String {
-    let mut text = observation.to_lowercase();
-    if let serde_json::Value::Object(args) = args {
-        for value in args.values().filter_map(serde_json::Value::as_str) {
-            let value = value.trim().to_lowercase();
-            if value.chars().count() >= 2 {
-                text = text.replace(&value, " ");
-            }
-        }
-    }
-    text
 }
 
 /// Whether a tool's name says it lists things: `list_orders`, `search_contacts`, `snapshot`.

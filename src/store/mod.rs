@@ -5,8 +5,9 @@
 //! natively: its [`layout`] (stores, indexes, migrations, key ranges), failure-log [`query`]
 //! plans, the [`retention`] policy, the [`session`] record and export, what it knows of a session
 //! a run [`held`] (so a step is written without reads, its turn alone), a session as a
-//! [`conversation`], and a run's [`otlp`] trace. A step's records are handed over together
-//! ([`StepWrite`]), so that a durable store puts them in one transaction.
+//! [`conversation`], the newest runs of a session a page at a time ([`SessionTail`]), and a run's
+//! [`otlp`] trace. A step's records are handed over together ([`StepWrite`]), so that a durable
+//! store puts them in one transaction.
 //!
 //! What a store is given can first be [`redact`]ed: secrets masked in the arguments and scrubbed
 //! from the text, by a declarative policy or the page's own function.
@@ -24,6 +25,7 @@ pub mod retention;
 pub mod session;
 mod stats;
 mod step;
+mod tail;
 
 use futures_util::future::LocalBoxFuture;
 
@@ -35,6 +37,7 @@ pub use records::{
 };
 pub use stats::{FailureBreakdown, FailureStats, NO_TOOL};
 pub use step::{put_each, StepWrite};
+pub use tail::SessionTail;
 
 /// A storage failure. The engine reports it as a warning and keeps running: losing a record is
 /// better than losing the run.
@@ -84,6 +87,26 @@ pub trait Store {
     /// conversation the next run remembers (what was asked, what came back).
     fn session_runs<'a>(&'a self, session: &'a str)
         -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>>;
+    /// A session's runs from the newest back, each with its turns: the runs among the `limit`
+    /// records after the `skip` newest (a record that does not read back is skipped), newest
+    /// first, and whether older ones remain. A run's start reads its memory a page at a time and
+    /// stops once the window is full (`engine::recall`), so what it reads is bounded by what its
+    /// prompt can show, not by the session. A store may give more than `limit`: the default reads
+    /// the whole session and gives every run from `skip` on.
+    fn session_tail<'a>(
+        &'a self,
+        session: &'a str,
+        skip: usize,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<SessionTail, StoreError>> {
+        let _ = limit;
+        Box::pin(async move {
+            let read =
+                futures_util::future::try_join(self.session_runs(session), self.session_turns(session));
+            let (runs, turns) = read.await?;
+            Ok(SessionTail::of_session(runs, turns, skip, None))
+        })
+    }
     /// Runs still marked `running`, oldest first: cut off by a terminated worker, a reload or a
     /// crash (or, in another tab, still under way). The engine writes a run's record when it starts
     /// and when it ends, so a store reports a running run's `counts.steps` from its committed

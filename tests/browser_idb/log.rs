@@ -292,3 +292,34 @@ pub async fn a_run_cut_off_before_its_end_is_counted_from_its_turns() {
     let exported = next.export_session("s").await.unwrap().session.unwrap();
     assert_eq!((exported.runs, exported.turns, exported.failures), (2, 4, 0));
 }
+
+pub async fn a_sessions_tail_pages_back_from_its_newest_run_as_its_whole_read_orders_them() {
+    let store = fresh("keel-test-tail", Retention::KEEP_ALL).await;
+    // Five runs of `chat`, two of them started together (`c` and `d`: the id breaks the tie),
+    // written out of order among another session's; a turn whose run record is gone.
+    for (id, started) in [("e", 50), ("a", 10), ("d", 30), ("b", 20), ("c", 30)] {
+        store.put_run(&ended(id, "chat", started)).await.unwrap();
+        store.put_run(&ended(&format!("other-{id}"), "other", started)).await.unwrap();
+    }
+    for (r, step) in [("a", 1), ("gone", 1), ("c", 2), ("c", 1), ("e", 1), ("other-a", 1)] {
+        let session = if r.starts_with("other") { "other" } else { "chat" };
+        store.put_turn(&turn(r, session, step, 60)).await.unwrap();
+    }
+    let runs = store.session_runs("chat").await.unwrap();
+    let turns = store.session_turns("chat").await.unwrap();
+    for (skip, limit) in [(0, 2), (2, 2), (4, 2), (0, 9), (1, 3), (7, 1)] {
+        let page = store.session_tail("chat", skip, limit).await.unwrap();
+        let whole = keel::store::SessionTail::of_session(runs.clone(), turns.clone(), skip, Some(limit));
+        assert_eq!(page, whole, "skip {skip}, limit {limit}");
+    }
+    let first = store.session_tail("chat", 0, 2).await.unwrap();
+    let ids: Vec<&str> = first.runs.iter().map(|s| s.run.id.as_str()).collect();
+    assert_eq!(ids, ["e", "d"], "newest first, the later id first of two started together");
+    assert!(first.more && first.orphans.is_empty());
+    let last = store.session_tail("chat", 4, 2).await.unwrap();
+    assert_eq!(last.runs.len(), 1);
+    assert!(!last.more);
+    assert_eq!(steps(&last.orphans), [("gone".to_string(), 1)], "the session's start has the turn of no run");
+    let c = store.session_tail("chat", 2, 1).await.unwrap();
+    assert_eq!(steps(&c.runs[0].turns), [("c".to_string(), 1), ("c".to_string(), 2)], "in step order");
+}

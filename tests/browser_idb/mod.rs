@@ -26,6 +26,7 @@ macro_rules! idb_browser_tests {
             a_run_and_a_session_export_whole,
             clearing_a_session_leaves_the_others,
             a_sessions_runs_and_history_come_in_start_order_and_clearing_forgets_them,
+            a_sessions_tail_pages_back_from_its_newest_run_as_its_whole_read_orders_them,
             retention_drops_runs_over_the_count_and_past_the_age_with_their_records,
             the_v1_fixture_upgrades_to_a_later_version_and_an_older_build_is_refused,
             versionchange_closes_the_connection_and_the_next_write_reopens_it,

@@ -60,12 +60,23 @@ pub(super) struct Latest {
 }
 
 /// Memory lines that could fit, oldest first, in full and summarised.
-pub(super) struct MemoryLines {
+pub(crate) struct MemoryLines {
     /// How many memory turns and which budget they were rendered for.
     key: Option<(usize, usize)>,
     pub(super) lines: Vec<[Piece; 2]>,
     /// Whether older lines were left out as too big to ever fit.
     pub(super) pruned: bool,
+}
+
+/// [`MemoryLines`] built from the newest line back, as a run's start reads its session
+/// (`engine::recall`): it knows when older lines can no longer be shown.
+pub(crate) struct NewestFirst {
+    budget: usize,
+    /// The lines kept so far, newest first.
+    lines: Vec<[Piece; 2]>,
+    /// Their shortest forms' tokens, added up.
+    least: usize,
+    pruned: bool,
 }
 
 /// The rendered history of one run, reused from one prompt to the next.
@@ -127,6 +138,12 @@ impl Transcript {
         assemble_fitted(input, counter, budget_tokens, &self.memory, &self.earlier, latest, base)
     }
 
+    /// The memory's lines as a run's start rendered them for its budget: the first prompt does
+    /// not render them again.
+    pub(crate) fn seed_memory(&mut self, lines: MemoryLines) {
+        self.memory = lines;
+    }
+
     fn sync_memory(&mut self, memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) {
         let fresh = match self.memory.key {
             Some((len, rendered_for)) => len == memory.len() && budget <= rendered_for,
@@ -138,29 +155,60 @@ impl Transcript {
     }
 }
 
-/// How many of `memory`'s newest lines a prompt of `budget` tokens can show at all (those whose
-/// shortest forms together fit it, as the prompt renders them): the older ones are never shown.
-pub(crate) fn shown_memory_lines(memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) -> usize {
-    MemoryLines::render(memory, counter, budget).lines.len()
+impl NewestFirst {
+    /// No lines yet, for a prompt of `budget` tokens.
+    pub(crate) fn new(budget: usize) -> NewestFirst {
+        NewestFirst { budget, lines: Vec::new(), least: 0, pruned: false }
+    }
+
+    /// Takes the line before those taken so far, rendered, if it and every newer line fit the
+    /// budget at their shortest; once one does not, it and every older line are left out.
+    pub(crate) fn push_older(&mut self, line: &Remembered, counter: &dyn TokenCounter) {
+        if self.pruned {
+            return;
+        }
+        let forms = memory_forms(line).map(|text| piece(text, counter));
+        self.least = self.least.saturating_add(forms[0].1.min(forms[1].1));
+        if self.least > self.budget {
+            self.pruned = true;
+        } else {
+            self.lines.push(forms);
+        }
+    }
+
+    /// Whether a line was left out: older lines could not be shown either.
+    pub(crate) fn full(&self) -> bool {
+        self.pruned
+    }
+
+    /// The tokens the lines taken take at their shortest.
+    pub(crate) fn least(&self) -> usize {
+        self.least
+    }
+
+    /// The lines taken, oldest first, for a memory of `len` lines.
+    pub(crate) fn finish(mut self, len: usize) -> MemoryLines {
+        self.lines.reverse();
+        MemoryLines { key: Some((len, self.budget)), lines: self.lines, pruned: self.pruned }
+    }
 }
 
 impl MemoryLines {
     /// The newest lines whose shortest forms together fit `budget`, oldest first.
-    pub(super) fn render(memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) -> MemoryLines {
-        let mut lines = Vec::new();
-        let mut least = 0usize;
-        let mut pruned = false;
+    pub(crate) fn render(memory: &[Remembered], counter: &dyn TokenCounter, budget: usize) -> MemoryLines {
+        let mut lines = NewestFirst::new(budget);
         for line in memory.iter().rev() {
-            let forms = memory_forms(line).map(|text| piece(text, counter));
-            least = least.saturating_add(forms[0].1.min(forms[1].1));
-            if least > budget {
-                pruned = true;
+            lines.push_older(line, counter);
+            if lines.full() {
                 break;
             }
-            lines.push(forms);
         }
-        lines.reverse();
-        MemoryLines { key: Some((memory.len(), budget)), lines, pruned }
+        lines.finish(memory.len())
+    }
+
+    /// How many lines can be shown: the memory's newest, the older ones never.
+    pub(crate) fn shown(&self) -> usize {
+        self.lines.len()
     }
 }
 

@@ -12,7 +12,7 @@ mod transcript;
 use super::{Message, Outcome, PastSteps, Remembered, Role, Turn};
 
 pub use build::{build_messages, ContextError, PromptInput};
-pub(crate) use history::shown_memory_lines;
 pub use history::Transcript;
+pub(crate) use history::{MemoryLines, NewestFirst};
 pub use tokens::{estimate, CharEstimate, TokenCounter, MESSAGE_OVERHEAD_TOKENS};
 pub(crate) use transcript::next_step_text;

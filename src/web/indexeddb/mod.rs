@@ -9,6 +9,7 @@
 //!   a full storage is pruned by the retention policy, harder each round, until the write fits;
 //! - `read`: the failure log (list by session / run / tool / code / time, stats, export), and
 //!   runs left `running` with their turns, for resume;
+//! - `tail`: a session's newest runs with their turns, a page at a time, for a run's memory;
 //! - `prune`: retention (on demand and every N writes) and clearing a session.
 //!
 //! Records are stored as their serde JSON, so the page can read them with plain IndexedDB calls.
@@ -18,6 +19,7 @@
 pub mod open;
 mod prune;
 mod read;
+mod tail;
 mod tx;
 mod write;
 
@@ -33,7 +35,7 @@ use crate::engine::CancelToken;
 use crate::store::held::HeldSession;
 use crate::store::layout::{Migration, MIGRATIONS};
 use crate::store::{
-    FailureRecord, IdbOptions, RunRecord, SavedRun, StepWrite, Store, StoreError, TurnRecord,
+    FailureRecord, IdbOptions, RunRecord, SavedRun, SessionTail, StepWrite, Store, StoreError, TurnRecord,
 };
 
 pub use open::delete_database;
@@ -185,6 +187,15 @@ impl Store for IdbStore {
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
         async move { self.runs_of_session(session).await.map(|found| found.records) }.boxed_local()
+    }
+
+    fn session_tail<'a>(
+        &'a self,
+        session: &'a str,
+        skip: usize,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<SessionTail, StoreError>> {
+        self.tail_of_session(session, skip, limit).boxed_local()
     }
 
     fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {

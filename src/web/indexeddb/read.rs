@@ -22,7 +22,7 @@ fn fail(doing: &'static str) -> impl Fn(idb::Error) -> StoreError {
 }
 
 /// Every record of `store` (or of its `index`) in `range`, in key order.
-async fn all<T: DeserializeOwned>(
+pub(super) async fn all<T: DeserializeOwned>(
     tx: &Tx,
     store: &str,
     index: Option<&str>,

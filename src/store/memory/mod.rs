@@ -1,8 +1,10 @@
 //! An in-memory [`Store`]: for tests, the native demo, and pages that want no persistence.
 
+mod table;
+#[cfg(test)]
+mod tests;
+
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::Hash;
 
 use futures_util::future::{self, LocalBoxFuture};
 use futures_util::FutureExt;
@@ -11,53 +13,18 @@ use super::conversation::{conversation, Exchange};
 use super::query::{FailureQuery, Order};
 use super::retention::Pruned;
 use super::session::{Export, SessionRecord};
-use super::{FailureRecord, RunRecord, RunStatus, SavedRun, Store, StoreError, TurnRecord};
+use super::{FailureRecord, RunRecord, SavedRun, SessionTail, Store, StoreError, TurnRecord};
+use table::{Index, Table};
 
-/// Keeps everything in memory, in insertion order, upserting by id.
+/// Keeps everything in memory, in insertion order, upserting by id, with each session's and each
+/// run's records indexed: reading a session's newest runs does not scan other sessions' records,
+/// nor its own older ones.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     runs: RefCell<Table<String, RunRecord>>,
     turns: RefCell<Table<(String, u32), TurnRecord>>,
     failures: RefCell<Table<String, FailureRecord>>,
-}
-
-/// Records in the order first written, and where each key's record is: a write costs the same
-/// however many records the store holds.
-#[derive(Debug)]
-struct Table<K, T> {
-    items: Vec<T>,
-    at: HashMap<K, usize>,
-}
-
-impl<K, T> Default for Table<K, T> {
-    fn default() -> Self {
-        Table { items: Vec::new(), at: HashMap::new() }
-    }
-}
-
-impl<K: Hash + Eq, T: Clone> Table<K, T> {
-    fn iter(&self) -> std::slice::Iter<'_, T> {
-        self.items.iter()
-    }
-
-    /// Replaces the record under `key`, else appends it.
-    fn upsert(&mut self, key: K, item: &T) {
-        match self.at.get(&key) {
-            Some(&i) => self.items[i] = item.clone(),
-            None => {
-                self.at.insert(key, self.items.len());
-                self.items.push(item.clone());
-            }
-        }
-    }
-
-    /// Drops the records `gone` picks; how many went.
-    fn remove(&mut self, gone: impl Fn(&T) -> bool, key: impl Fn(&T) -> K) -> u32 {
-        let before = self.items.len();
-        self.items.retain(|i| !gone(i));
-        self.at = self.items.iter().enumerate().map(|(i, item)| (key(item), i)).collect();
-        (before - self.items.len()) as u32
-    }
+    index: RefCell<Index>,
 }
 
 fn turn_key(turn: &TurnRecord) -> (String, u32) {
@@ -98,12 +65,46 @@ impl MemoryStore {
         found
     }
 
+    /// A session's runs in the order they started.
+    fn runs_of(&self, session: &str) -> Vec<RunRecord> {
+        let runs = self.runs.borrow();
+        self.index.borrow().session_runs(session).iter().map(|&i| runs.items[i].clone()).collect()
+    }
+
+    /// A session's turns, first written first.
+    fn turns_of(&self, session: &str) -> Vec<TurnRecord> {
+        let turns = self.turns.borrow();
+        self.index.borrow().session_turns(session).iter().map(|&i| turns.items[i].clone()).collect()
+    }
+
+    /// A run's turns in step order.
+    fn steps_of(&self, run_id: &str) -> Vec<TurnRecord> {
+        let turns = self.turns.borrow();
+        let mut found: Vec<TurnRecord> =
+            self.index.borrow().run_turns(run_id).iter().map(|&i| turns.items[i].clone()).collect();
+        crate::order::sort_by_key(&mut found, |t| t.turn.step);
+        found
+    }
+
+    /// The turns of `session` whose run is not one of its runs, first written first.
+    fn orphans_of(&self, session: &str) -> Vec<TurnRecord> {
+        let (runs, turns) = (self.runs.borrow(), self.turns.borrow());
+        let held = |t: &TurnRecord| runs.at.get(&t.run_id).is_some_and(|&i| runs.items[i].session == session);
+        let index = self.index.borrow();
+        let orphans = index.session_turns(session).iter().map(|&i| &turns.items[i]);
+        orphans.filter(|t| !held(t)).cloned().collect()
+    }
+
+    /// One run's record, if held.
+    fn run(&self, run_id: &str) -> Option<RunRecord> {
+        let runs = self.runs.borrow();
+        runs.at.get(run_id).map(|&i| runs.items[i].clone())
+    }
+
     /// One run as an export: its record, turns in step order, failures in time order.
     pub fn export_run(&self, run_id: &str) -> Export {
-        let runs = self.runs.borrow().iter().filter(|r| r.id == run_id).cloned().collect();
-        let mut turns: Vec<TurnRecord> =
-            self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();
-        crate::order::sort_by_key(&mut turns, |t| t.turn.step);
+        let runs = self.run(run_id).into_iter().collect();
+        let turns = self.steps_of(run_id);
         let failures =
             self.query_failures(&FailureQuery { order: Order::Oldest, ..FailureQuery::run(run_id) });
         Export { session: None, runs, turns, failures, skipped: 0 }
@@ -111,11 +112,8 @@ impl MemoryStore {
 
     /// A session as an export; its record is made up from what is held (no record is kept apart).
     pub fn export_session(&self, session: &str) -> Export {
-        let mut runs: Vec<RunRecord> =
-            self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
-        crate::order::sort_by_key(&mut runs, |r| r.started_ms);
-        let turns: Vec<TurnRecord> =
-            self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
+        let runs = self.runs_of(session);
+        let turns = self.turns_of(session);
         let failures =
             self.query_failures(&FailureQuery { order: Order::Oldest, ..FailureQuery::session(session) });
         let times = runs.iter().map(|r| r.started_ms).chain(turns.iter().map(|t| t.at_ms));
@@ -132,29 +130,32 @@ impl MemoryStore {
 
     /// A session's conversation, oldest exchange first (see [`conversation`]).
     pub fn history(&self, session: &str) -> Vec<Exchange> {
-        let runs = self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
-        let turns = self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
-        conversation(runs, turns)
+        conversation(self.runs_of(session), self.turns_of(session))
     }
 
     /// Deletes a session's runs, turns and failures; what went.
     pub fn clear_session(&self, session: &str) -> Pruned {
-        Pruned {
+        let pruned = Pruned {
             runs: self.runs.borrow_mut().remove(|r| r.session == session, |r| r.id.clone()),
             turns: self.turns.borrow_mut().remove(|t| t.session == session, turn_key),
             failures: self.failures.borrow_mut().remove(|f| f.session == session, |f| f.id.clone()),
-        }
+        };
+        *self.index.borrow_mut() = Index::of(&self.runs.borrow().items, &self.turns.borrow().items);
+        pruned
     }
 }
 
 impl Store for MemoryStore {
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        self.runs.borrow_mut().upsert(run.id.clone(), run);
+        let mut runs = self.runs.borrow_mut();
+        let (at, old) = runs.upsert(run.id.clone(), run);
+        self.index.borrow_mut().run_written(&runs.items, at, old.as_ref());
         future::ready(Ok(())).boxed_local()
     }
 
     fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        self.turns.borrow_mut().upsert(turn_key(turn), turn);
+        let (at, old) = self.turns.borrow_mut().upsert(turn_key(turn), turn);
+        self.index.borrow_mut().turn_written(at, turn, old.as_ref());
         future::ready(Ok(())).boxed_local()
     }
 
@@ -167,42 +168,56 @@ impl Store for MemoryStore {
         &'a self,
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<TurnRecord>, StoreError>> {
-        let turns = self.turns.borrow().iter().filter(|t| t.session == session).cloned().collect();
-        future::ready(Ok(turns)).boxed_local()
+        future::ready(Ok(self.turns_of(session))).boxed_local()
     }
 
     fn session_runs<'a>(
         &'a self,
         session: &'a str,
     ) -> LocalBoxFuture<'a, Result<Vec<RunRecord>, StoreError>> {
-        let mut runs: Vec<RunRecord> =
-            self.runs.borrow().iter().filter(|r| r.session == session).cloned().collect();
-        crate::order::sort_by_key(&mut runs, |r| r.started_ms);
-        future::ready(Ok(runs)).boxed_local()
+        future::ready(Ok(self.runs_of(session))).boxed_local()
+    }
+
+    fn session_tail<'a>(
+        &'a self,
+        session: &'a str,
+        skip: usize,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<SessionTail, StoreError>> {
+        let places = self.index.borrow().session_runs(session).to_vec();
+        let end = places.len().saturating_sub(skip);
+        let start = end.saturating_sub(limit);
+        let runs: Vec<SavedRun> = places[start..end]
+            .iter()
+            .rev()
+            .map(|&i| {
+                let run = self.runs.borrow().items[i].clone();
+                let turns = self.steps_of(&run.id);
+                SavedRun { run, turns }
+            })
+            .collect();
+        let orphans = if start == 0 { self.orphans_of(session) } else { Vec::new() };
+        future::ready(Ok(SessionTail { runs, more: start > 0, orphans })).boxed_local()
     }
 
     fn unfinished_runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>, StoreError>> {
-        let mut runs: Vec<RunRecord> =
-            self.runs.borrow().iter().filter(|r| r.status == RunStatus::Running).cloned().collect();
+        let mut runs: Vec<RunRecord> = {
+            let all = self.runs.borrow();
+            self.index.borrow().running().map(|i| all.items[i].clone()).collect()
+        };
         crate::order::sort_by_key(&mut runs, |r| r.started_ms);
         // A running run's record is written when it starts: its progress is its turns.
         let turns = self.turns.borrow();
+        let index = self.index.borrow();
         for run in &mut runs {
-            let steps = turns.iter().filter(|t| t.run_id == run.id).map(|t| t.turn.step).max();
+            let steps = index.run_turns(&run.id).iter().map(|&i| turns.items[i].turn.step).max();
             run.counts.steps = run.counts.steps.max(steps.unwrap_or(0));
         }
         future::ready(Ok(runs)).boxed_local()
     }
 
     fn load_run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<SavedRun>, StoreError>> {
-        let runs = self.runs.borrow();
-        let run = runs.at.get(run_id).map(|&i| runs.items[i].clone());
-        let saved = run.map(|run| {
-            let mut turns: Vec<TurnRecord> =
-                self.turns.borrow().iter().filter(|t| t.run_id == run_id).cloned().collect();
-            crate::order::sort_by_key(&mut turns, |t| t.turn.step);
-            SavedRun { run, turns }
-        });
+        let saved = self.run(run_id).map(|run| SavedRun { run, turns: self.steps_of(run_id) });
         future::ready(Ok(saved)).boxed_local()
     }
 }
