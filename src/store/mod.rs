@@ -63,8 +63,8 @@ pub enum StoreError {
 /// as it changes (a run's status, a failure's `recovered`).
 ///
 /// A write makes its requests when its future is first polled and resolves once they are stored:
-/// the engine polls a step's write ([`Store::put_step`]) once, builds the next prompt while the
-/// store completes it, and waits for it before the next model call.
+/// the engine polls a step's write ([`Store::put_step`]) once, builds the next prompt and asks the
+/// model while the store completes it, and waits for it before acting on the model's reply.
 pub trait Store {
     /// Writes a run record.
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
@@ -72,8 +72,8 @@ pub trait Store {
     fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
     /// Writes a failure record.
     fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
-    /// Writes what a step commits, its turn and its failures; the engine waits for it before the
-    /// next model call. A durable store writes them in one transaction, stored whole or not at
+    /// Writes what a step commits, its turn and its failures; the engine waits for it before it
+    /// acts on the next model reply. A durable store writes them in one transaction, stored whole or not at
     /// all; the default writes each record in turn ([`put_each`]).
     fn put_step<'a>(&'a self, step: &'a StepWrite) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         put_each(self, step)
