@@ -78,33 +78,20 @@ pub fn conversation(runs: Vec<RunRecord>, turns: Vec<TurnRecord>) -> Vec<Exchang
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::RunCounts;
+    use crate::store::{fixtures, RunCounts};
 
     fn run(id: &str, started_ms: u64, answer: Option<&str>) -> RunRecord {
+        let status = if answer.is_some() { RunStatus::Succeeded } else { RunStatus::Running };
         RunRecord {
-            id: id.into(),
-            session: "s".into(),
-            task: format!("task of {id}"),
-            status: if answer.is_some() { RunStatus::Succeeded } else { RunStatus::Running },
-            started_ms,
             ended_ms: answer.map(|_| started_ms + 5),
             answer: answer.map(str::to_string),
-            reason: None,
             counts: RunCounts { steps: u32::from(answer.is_some()) * 2, ..RunCounts::default() },
-            pending_approval: None,
-            intent: None,
+            ..fixtures::run(id, "s", started_ms, status)
         }
     }
 
     fn turn(run_id: &str, step: u32) -> TurnRecord {
-        TurnRecord {
-            run_id: run_id.into(),
-            session: "s".into(),
-            at_ms: 0,
-            turn: Turn::final_answer(step, String::new(), format!("{run_id}/{step}")),
-            counts: None,
-            idempotency_key: None,
-        }
+        fixtures::turn(run_id, "s", step, 0, format!("{run_id}/{step}"))
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! from the text, by a declarative policy or the page's own function.
 
 pub mod conversation;
+#[cfg(test)]
+mod fixtures;
 pub mod held;
 pub mod layout;
 mod memory;

@@ -61,34 +61,14 @@ impl SessionTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{RunCounts, RunStatus};
-    use crate::turn::Turn;
+    use crate::store::{fixtures, RunStatus};
 
     fn run(id: &str, started_ms: u64) -> RunRecord {
-        RunRecord {
-            id: id.into(),
-            session: "s".into(),
-            task: id.into(),
-            status: RunStatus::Succeeded,
-            started_ms,
-            ended_ms: None,
-            answer: None,
-            reason: None,
-            counts: RunCounts::default(),
-            pending_approval: None,
-            intent: None,
-        }
+        fixtures::run(id, "s", started_ms, RunStatus::Succeeded)
     }
 
     fn turn(run_id: &str, step: u32) -> TurnRecord {
-        TurnRecord {
-            run_id: run_id.into(),
-            session: "s".into(),
-            at_ms: 0,
-            turn: Turn::final_answer(step, String::new(), format!("{run_id}/{step}")),
-            counts: None,
-            idempotency_key: None,
-        }
+        fixtures::turn(run_id, "s", step, 0, format!("{run_id}/{step}"))
     }
 
     fn shape(tail: &SessionTail) -> Vec<(String, Vec<u32>)> {

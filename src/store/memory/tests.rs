@@ -4,8 +4,7 @@ use futures_util::FutureExt;
 
 use super::MemoryStore;
 use crate::order::sort_by_key;
-use crate::store::{RunCounts, RunRecord, RunStatus, SavedRun, SessionTail, Store, TurnRecord};
-use crate::turn::Turn;
+use crate::store::{fixtures, RunRecord, RunStatus, SavedRun, SessionTail, Store, TurnRecord};
 
 fn ready<T>(future: futures_util::future::LocalBoxFuture<'_, T>) -> T {
     future.now_or_never().expect("the memory store answers at once")
@@ -13,29 +12,13 @@ fn ready<T>(future: futures_util::future::LocalBoxFuture<'_, T>) -> T {
 
 fn run(id: u32, session: u32, started_ms: u64, status: RunStatus) -> RunRecord {
     RunRecord {
-        id: format!("r{id}"),
-        session: format!("s{session}"),
         task: format!("task {id}"),
-        status,
-        started_ms,
-        ended_ms: None,
-        answer: None,
-        reason: None,
-        counts: RunCounts::default(),
-        pending_approval: None,
-        intent: None,
+        ..fixtures::run(&format!("r{id}"), &format!("s{session}"), started_ms, status)
     }
 }
 
 fn turn(run: u32, session: u32, step: u32, n: u32) -> TurnRecord {
-    TurnRecord {
-        run_id: format!("r{run}"),
-        session: format!("s{session}"),
-        at_ms: u64::from(n),
-        turn: Turn::final_answer(step, String::new(), format!("write {n}")),
-        counts: None,
-        idempotency_key: None,
-    }
+    fixtures::turn(&format!("r{run}"), &format!("s{session}"), step, u64::from(n), format!("write {n}"))
 }
 
 /// What a scan of everything held gives for `session`: its runs by start (first written first
