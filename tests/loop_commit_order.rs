@@ -333,3 +333,22 @@ fn a_model_call_that_fails_for_good_while_the_step_is_written_stops_the_run_once
     assert!(stored < last, "the run ends once step 1 is stored: {log:#?}");
     assert_eq!(store.inner.export_session("default").turns.len(), 1);
 }
+
+#[test]
+fn an_answer_taken_from_a_thought_is_told_after_the_last_steps_write_and_the_steps_start() {
+    // A call made again with the same result, its thought stating it: the next step answers
+    // without a model call (`thought_answer.rs`), so nothing else waits for step 2's write.
+    let log = Log::default();
+    let call = json!({"city": "Paris"});
+    let again =
+        json!({"thought": "Paris is 21°C and sunny.", "action": {"tool": "get_weather", "args": call}});
+    let replies = vec![act("get_weather", call.clone()), Reply::Text(again.to_string())];
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Paris: 21°C, sunny"))]);
+    let result = run_with(&log, replies, SlowStore::new(&log, None), tools, AgentConfig::default());
+    assert_eq!(result.answer, "Paris is 21°C and sunny.", "{log:#?}");
+    let log = log.borrow();
+    let stored = at(&log, "write 2 stored");
+    assert!(stored < at(&log, "step 3 started"), "{log:#?}");
+    let warning = log.iter().position(|e| e.starts_with("warning Some(3)")).expect("the warning");
+    assert!(at(&log, "step 3 started") < warning, "{log:#?}");
+}

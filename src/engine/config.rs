@@ -48,6 +48,9 @@ pub struct AgentConfig {
     /// follow from those numbers by arithmetic): an answer that states others gets an
     /// `UNGROUNDED_ANSWER` envelope and one more step, and if the model persists the run ends
     /// unsuccessful. An answer that is no answer (`parrot.rs`, `unrelated.rs`) is refused the same way.
+    /// With it on, a thought that states a result is read as the answer where the model wrote it in
+    /// the wrong place: beside a placeholder answer, or beside a call made again that gave the same
+    /// result (`thought_answer.rs`); those thoughts meet the same checks.
     pub grounding: bool,
     /// Whether, after a final answer refused as no answer (a placeholder, keel's own words, words
     /// about none of the run) while a tool has answered, the next model call asks for the answer

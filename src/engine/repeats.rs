@@ -67,11 +67,6 @@ impl Repeats {
         }
     }
 
-    /// Whether this exact call already worked in this run.
-    pub fn worked(&self, key: &CallKey) -> bool {
-        self.results.contains_key(key)
-    }
-
     /// Records a success of `key` that returned a result with digest `result`. Returns whether
     /// the step made progress: false when this exact call already returned this exact result.
     pub fn succeeded(&mut self, key: &CallKey, result: &str) -> bool {

@@ -390,6 +390,9 @@ impl<'a> RunState<'a> {
         }
         // After a call made again whose thought states its result, the thought is the answer.
         if let Some(answer) = self.answer_from_thought.take() {
+            // No model call to overlap with the last step's write: it settles first, so the page
+            // hears of a failed write and of this step's start before the step's own events.
+            self.settle_write().await;
             self.warn(
                 Some(step),
                 "The model made a call again that gave the same result, and its thought states that result: the thought is taken as the answer, without asking the model again.".to_string(),

@@ -13,9 +13,21 @@
 use serde_json::Value;
 
 use super::facts::{seen_in, tokens};
+use super::gave_up::says_not_done;
+use super::grounding::ungrounded;
 use super::output::{FormatError, Parsed, Step};
 use super::parrot::placeholder;
 use super::run::RunState;
+
+/// Words of a thought that plans what comes next rather than answering.
+const PLANS: &[&str] =
+    &["next", "need", "will", "let me", "then", "check", "call", "again", "try", "first", "also"];
+
+/// Whether `thought` plans more than it states: a question, or a word of [`PLANS`].
+pub(crate) fn plans_more(thought: &str) -> bool {
+    let text = thought.to_lowercase();
+    text.contains('?') || PLANS.iter().any(|word| seen_in(&text, word))
+}
 
 /// Whether `thought` states a value of `returned` (this run's results, lowercased) that `task`
 /// (lowercased) does not hold: a token with a digit.
@@ -53,10 +65,16 @@ impl RunState<'_> {
     /// "The EUR to USD exchange rate is 1.0842." beside `get_rate` sent again), each costing a
     /// step and then a request for the answer alone. A call made again that gave something new is
     /// progress (a status that moved on) and is not read this way.
+    /// A thought that plans more ("Next I need the GBP rate") or says the task was not done is
+    /// not an answer, and one stating a value nothing gave is not taken either (it would use up
+    /// the model's one warning for an ungrounded answer): the request for the answer alone follows.
     pub(crate) fn thought_is_the_answer(&self, thought: &str) -> bool {
         self.agent.config.grounding
             && !placeholder(thought)
+            && !plans_more(thought)
+            && !says_not_done(thought)
             && states_a_result(thought, &self.returned_text(), &self.task.to_lowercase())
+            && ungrounded(thought, &self.seen_text(true)).is_empty()
     }
 
     /// A reply refused for answering with the reply format's placeholder, read as a final answer
@@ -99,5 +117,15 @@ mod tests {
             !states_a_result("You will get another one in 10 minutes.", returned, task),
             "10 was not returned"
         );
+    }
+
+    #[test]
+    fn a_thought_planning_more_is_told_from_one_stating_a_result() {
+        assert!(plans_more("EUR to USD is 1.0842. Next I need the GBP to USD rate."));
+        assert!(plans_more("The ticket is 4471; let me check it again."));
+        assert!(plans_more("Is 14 the count?"));
+        assert!(!plans_more("The EUR to USD exchange rate is 1.0842."));
+        assert!(!plans_more("I have 14 red chairs in stock."));
+        assert!(!plans_more("Smithsonion Castle opens 08:30 to 17:30 today."), "no word inside another");
     }
 }

@@ -174,12 +174,6 @@ impl RunState<'_> {
     ) -> (String, Outcome) {
         if self.repeats.succeeded(key, result) {
             self.spent_tools.clear();
-            if self.only_one_way(key) {
-                // Made again straight away, it could only give this again: it sits out until
-                // another call is made, as it would after that repeat. SmolLM2 sent
-                // `list_museums` again straight after it had worked, three times in one run.
-                self.spent_tools.insert(key.tool.clone());
-            }
             return (observation, outcome);
         }
         self.spent_tools.insert(key.tool.clone());
@@ -197,15 +191,6 @@ impl RunState<'_> {
             }
         }
         (observation + NO_PROGRESS, Outcome::Failed)
-    }
-
-    /// Whether `key` is a call of a tool without arguments that changes nothing (`readOnly` or
-    /// `idempotent`), made without arguments: the one call the tool can be, which made again with
-    /// nothing in between can tell nothing new. Tools with side effects are not included: `back`
-    /// or `next_page` made twice is two steps.
-    fn only_one_way(&self, key: &CallKey) -> bool {
-        let Some(spec) = self.agent.tools.get(&key.tool) else { return false };
-        spec.is_idempotent() && spec.takes_no_arguments() && *key == CallKey::new(&key.tool, &json!({}))
     }
 
     /// Runs one call to its end: each attempt under its timeout, transient failures retried.

@@ -165,12 +165,6 @@ impl ToolSpec {
             .unwrap_or_default()
     }
 
-    /// Whether its input schema declares no arguments (no `properties`, or none in them): a call
-    /// of it can only ever be made one way.
-    pub fn takes_no_arguments(&self) -> bool {
-        self.input_schema.get("properties").and_then(Value::as_object).is_none_or(|p| p.is_empty())
-    }
-
     /// Whether a call may simply be made again when its outcome is unknown: the tool is declared
     /// `idempotent` or `read_only`. Other tools get an intent stored before each call.
     pub fn is_idempotent(&self) -> bool {
