@@ -71,21 +71,13 @@ pub(crate) fn steps(memory: &[Remembered]) -> impl DoubleEndedIterator<Item = &T
 mod tests {
     use super::*;
     use crate::engine::Action;
-    use crate::store::RunCounts;
+    use crate::store::fixtures;
 
     fn run(id: &str, started_ms: u64, status: RunStatus, answer: Option<&str>) -> RunRecord {
         RunRecord {
-            id: id.into(),
-            session: "s".into(),
             task: format!("ask {id}"),
-            status,
-            started_ms,
-            ended_ms: None,
             answer: answer.map(str::to_string),
-            reason: None,
-            counts: RunCounts::default(),
-            pending_approval: None,
-            intent: None,
+            ..fixtures::run(id, "s", started_ms, status)
         }
     }
 

@@ -12,7 +12,7 @@ use super::prompt::{build_messages, CharEstimate, MemoryLines, PromptInput, Tran
 use super::recall::recall;
 use super::{Action, Outcome, Remembered, Turn};
 use crate::store::{
-    FailureRecord, MemoryStore, RunCounts, RunRecord, RunStatus, SessionTail, Store, StoreError, TurnRecord,
+    fixtures, FailureRecord, MemoryStore, RunRecord, RunStatus, SessionTail, Store, StoreError, TurnRecord,
 };
 use crate::tools::ToolSpec;
 
@@ -63,17 +63,9 @@ impl Store for Counting {
 
 fn record(id: &str, started_ms: u64, status: RunStatus, answer: Option<&str>) -> RunRecord {
     RunRecord {
-        id: id.into(),
-        session: "s".into(),
         task: format!("What is {id}?"),
-        status,
-        started_ms,
-        ended_ms: None,
         answer: answer.map(str::to_string),
-        reason: None,
-        counts: RunCounts::default(),
-        pending_approval: None,
-        intent: None,
+        ..fixtures::run(id, "s", started_ms, status)
     }
 }
 

@@ -14,7 +14,7 @@
 
 pub mod conversation;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 pub mod held;
 pub mod layout;
 mod memory;
