@@ -241,6 +241,31 @@ export function invention(ToolError) {
       expect: (a) => has(a, "2,230") || has(a, "2230"),
     },
     {
+      id: "two-part-task",
+      source: "demo, 2026-11-27",
+      fault: "a task with two parts: an answer to the first alone reads as done (SmolLM2 answered the demo's weather and left its newsletter and invoice, success: true)",
+      mechanism: "parts",
+      task: "What's the weather in Paris right now? Then tell me the total of my latest invoice.",
+      minSteps: 3,
+      tools: () => [
+        {
+          name: "get_weather",
+          description: "Current weather for a city.",
+          inputSchema: obj({ city: str("city name") }),
+          readOnly: true,
+          execute: ({ city }) => (/paris/i.test(city) ? "Paris: 18°C, light rain." : `No weather for '${city}'.`),
+        },
+        {
+          name: "list_invoices",
+          description: "The customer's invoices, newest first, with their totals.",
+          inputSchema: obj({}),
+          readOnly: true,
+          execute: () => "INV-2025-014 (2025-06-30): $1,250.00\nINV-2025-009 (2025-03-31): $980.00",
+        },
+      ],
+      expect: (a) => has(a, "18") && (has(a, "1,250") || has(a, "1250")),
+    },
+    {
       id: "unrecoverable-tempting",
       source: "issue 9",
       fault: "the only tool is down; the answer is a figure a model can make up: the run must end honestly",
