@@ -43,10 +43,7 @@ impl RunState<'_> {
     /// format's placeholder and the thought states a result's value (with `grounding` on, whose
     /// checks the thought then meets); the page is told with a warning.
     pub(crate) fn answer_in_thought(&self, step: u32, thought: &str, answer: String) -> String {
-        if !self.agent.config.grounding || !placeholder(&answer) || placeholder(thought) {
-            return answer;
-        }
-        if !states_a_result(thought, &self.returned_text(), &self.task.to_lowercase()) {
+        if !placeholder(&answer) || !self.thought_states_a_result(thought) {
             return answer;
         }
         self.warn(
@@ -56,24 +53,29 @@ impl RunState<'_> {
         thought.trim().to_string()
     }
 
-    /// Whether the thought of a call made again that gave the same result as before is the
-    /// answer: it states a value that a result of this run gave (and the task does not hold), under
-    /// `grounding`. The model has its answer and wrote it in the wrong place, as with the
-    /// placeholder; the next step then answers with the thought, without asking the model again
-    /// (`RunState::answer_from_thought`), and the thought meets every answer check. Qwen did this
-    /// with 7 of its 17 calls made again after they had worked on the recovery bench (cb5166b:
-    /// "The EUR to USD exchange rate is 1.0842." beside `get_rate` sent again), each costing a
-    /// step and then a request for the answer alone. A call made again that gave something new is
-    /// progress (a status that moved on) and is not read this way.
-    /// A thought that plans more ("Next I need the GBP rate") or says the task was not done is
-    /// not an answer, and one stating a value nothing gave is not taken either (it would use up
-    /// the model's one warning for an ungrounded answer): the request for the answer alone follows.
-    pub(crate) fn thought_is_the_answer(&self, thought: &str) -> bool {
+    /// Whether `thought` can stand for an answer the model wrote in the wrong place: under
+    /// `grounding`, it is no placeholder and states a value a result of this run gave.
+    fn thought_states_a_result(&self, thought: &str) -> bool {
         self.agent.config.grounding
             && !placeholder(thought)
-            && !plans_more(thought)
-            && !says_not_done(thought)
             && states_a_result(thought, &self.returned_text(), &self.task.to_lowercase())
+    }
+
+    /// Whether the thought of a call made again that gave the same result as before is the
+    /// answer ([`Self::thought_states_a_result`]); the next step then answers with it without
+    /// asking the model again (`RunState::answer_from_thought`), and it meets every answer check.
+    /// Qwen did this with 7 of its 17 calls made again after they had worked on the recovery bench
+    /// (cb5166b: "The EUR to USD exchange rate is 1.0842." beside `get_rate` sent again), each
+    /// costing a step and then a request for the answer alone. A call made again that gave
+    /// something new is progress (a status that moved on) and is not read this way.
+    ///
+    /// A thought that plans more ("Next I need the GBP rate") or says the task was not done is not
+    /// an answer, and one stating a value nothing gave is not taken either (it would use up the
+    /// model's one warning for an ungrounded answer): the request for the answer alone follows.
+    pub(crate) fn thought_is_the_answer(&self, thought: &str) -> bool {
+        !plans_more(thought)
+            && !says_not_done(thought)
+            && self.thought_states_a_result(thought)
             && ungrounded(thought, &self.seen_text(true)).is_empty()
     }
 

@@ -63,24 +63,15 @@ export async function resumeAfterTerminate() {
  * call, one that fails, another read-only call, a call of a tool with side effects, an answer.
  */
 export async function writesPerStep() {
-  const session = `writes-${Math.random().toString(36).slice(2, 8)}`;
-  const worker = new Worker("/tests/e2e/write-count-worker.js", { type: "module", name: "keel" });
-  const agent = await Agent.create({
-    worker,
-    session,
-    model: { custom: script([act("look"), act("miss"), act("look"), act("pay"), answer("paid")]) },
-    tools: [
-      tool("look", async () => "ok", { readOnly: true }),
-      tool("miss", async () => { throw new ToolError("No such record.", { code: "NOT_FOUND" }); }, { readOnly: true }),
-      tool("pay", async () => "paid"),
-    ],
-  });
+  const replies = [act("look"), act("miss"), act("look"), act("pay"), answer("paid")];
+  const { agent, worker, session } = await probedAgent("writes", replies, [
+    tool("look", async () => "ok", { readOnly: true }),
+    tool("miss", async () => { throw new ToolError("No such record.", { code: "NOT_FOUND" }); }, { readOnly: true }),
+    tool("pay", async () => "paid"),
+  ]);
   const result = await agent.run("Look twice, then pay.").result;
-  const channel = new MessageChannel();
-  const log = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
-  worker.postMessage({ type: "writeCountProbe" }, [channel.port2]);
   const writes = [[]];
-  for (const entry of await log) {
+  for (const entry of await probe(worker, "writeCountProbe")) {
     if (entry === "modelCall") writes.push([]);
     else writes.at(-1).push(entry);
   }
@@ -89,12 +80,21 @@ export async function writesPerStep() {
   return { success: result.success, writes, stored };
 }
 
-/** What the worker saw, in order, from a worker that records it (write-count-hooks.js). */
-function writeOrder(worker) {
+/** An agent of `replies` and `tools` on its own session, on a worker that records what it does
+ * (write-count-worker.js, write-count-hooks.js). */
+async function probedAgent(prefix, replies, tools) {
+  const session = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+  const worker = new Worker("/tests/e2e/write-count-worker.js", { type: "module", name: "keel" });
+  const agent = await Agent.create({ worker, session, model: { custom: script(replies) }, tools });
+  return { agent, worker, session };
+}
+
+/** What the recording worker answers to the probe message `type`: its log, in order. */
+function probe(worker, type) {
   const channel = new MessageChannel();
-  const order = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
-  worker.postMessage({ type: "writeOrderProbe" }, [channel.port2]);
-  return order;
+  const log = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
+  worker.postMessage({ type }, [channel.port2]);
+  return log;
 }
 
 /**
@@ -103,16 +103,13 @@ function writeOrder(worker) {
  * transactions' begin and complete and its posts (write-count-worker.js), in the order it saw them.
  */
 export async function stepWriteOrder() {
-  const session = `order-${Math.random().toString(36).slice(2, 8)}`;
-  const worker = new Worker("/tests/e2e/write-count-worker.js", { type: "module", name: "keel" });
-  const agent = await Agent.create({
-    worker,
-    session,
-    model: { custom: script([act("look"), act("look"), act("pay"), act("look"), answer("paid")]) },
-    tools: [tool("look", async () => "ok", { readOnly: true }), tool("pay", async () => "paid")],
-  });
+  const replies = [act("look"), act("look"), act("pay"), act("look"), answer("paid")];
+  const { agent, worker } = await probedAgent("order", replies, [
+    tool("look", async () => "ok", { readOnly: true }),
+    tool("pay", async () => "paid"),
+  ]);
   const result = await agent.run("Look twice, pay, look again.").result;
-  const order = await writeOrder(worker);
+  const order = await probe(worker, "writeOrderProbe");
   agent.dispose();
   return { success: result.success, order };
 }
