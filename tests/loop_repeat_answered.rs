@@ -4,7 +4,7 @@
 
 mod support;
 
-use keel::engine::{AgentConfig, Event, Outcome};
+use keel::engine::{AgentConfig, Event, Outcome, RunResult};
 use keel::tools::ToolSpec;
 use serde_json::json;
 use support::*;
@@ -30,6 +30,22 @@ fn rate_args() -> serde_json::Value {
 
 const TASK: &str = "What is the EUR to USD exchange rate?";
 
+/// Runs `script` on `task` with `get_rate` answering `rates` in turn, then the last one again.
+fn run_rates(
+    script: Vec<Reply>,
+    rates: &[&str],
+    config: AgentConfig,
+    task: &str,
+) -> (Harness, RunResult, Vec<Event>) {
+    let behaviours = rates.iter().map(|r| Behaviour::Ok(json!(r))).collect();
+    let tools = FakeTools::new().script("get_rate", behaviours);
+    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), config);
+    let (result, events) = h.run(task);
+    (h, result, events)
+}
+
+const RATE: &str = "1 EUR = 1.0842 USD";
+
 fn warned(events: &[Event], part: &str) -> bool {
     events.iter().any(|e| matches!(e, Event::Warning { message, .. } if message.contains(part)))
 }
@@ -40,9 +56,7 @@ fn a_call_made_again_with_its_result_in_the_thought_ends_with_the_thought_as_the
         act("get_rate", rate_args()),
         act_thinking("The EUR to USD exchange rate is 1.0842.", "get_rate", rate_args()),
     ];
-    let tools = FakeTools::new().script("get_rate", vec![Behaviour::Ok(json!("1 EUR = 1.0842 USD"))]);
-    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), AgentConfig::default());
-    let (result, events) = h.run(TASK);
+    let (h, result, events) = run_rates(script, &[RATE], AgentConfig::default(), TASK);
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "The EUR to USD exchange rate is 1.0842.");
     assert_eq!(h.model.requests.borrow().len(), 2, "no third request: the thought was the answer");
@@ -59,9 +73,7 @@ fn a_thought_stating_nothing_a_result_gave_gets_the_request_for_the_answer_alone
         act_thinking("I have what I need.", "get_rate", rate_args()),
         Reply::Text(json!({"final_answer": "1 EUR = 1.0842 USD"}).to_string()),
     ];
-    let tools = FakeTools::new().script("get_rate", vec![Behaviour::Ok(json!("1 EUR = 1.0842 USD"))]);
-    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), AgentConfig::default());
-    let (result, _) = h.run(TASK);
+    let (h, result, _) = run_rates(script, &[RATE], AgentConfig::default(), TASK);
     assert_eq!(result.answer, "1 EUR = 1.0842 USD");
     assert_eq!(h.model.requests.borrow().len(), 3);
 }
@@ -74,12 +86,7 @@ fn a_call_made_again_that_gave_something_new_is_progress_whatever_its_thought_sa
         act_thinking("The EUR to USD exchange rate is 1.0842.", "get_rate", rate_args()),
         answer("1 EUR = 1.0850 USD"),
     ];
-    let tools = FakeTools::new().script(
-        "get_rate",
-        vec![Behaviour::Ok(json!("1 EUR = 1.0842 USD")), Behaviour::Ok(json!("1 EUR = 1.0850 USD"))],
-    );
-    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), AgentConfig::default());
-    let (result, _) = h.run(TASK);
+    let (h, result, _) = run_rates(script, &[RATE, "1 EUR = 1.0850 USD"], AgentConfig::default(), TASK);
     assert_eq!(result.turns[1].outcome, Outcome::Ok);
     assert_eq!(result.answer, "1 EUR = 1.0850 USD");
     assert_eq!(h.model.requests.borrow().len(), 3);
@@ -92,10 +99,8 @@ fn without_grounding_the_thought_is_not_read_as_the_answer() {
         act_thinking("The EUR to USD exchange rate is 1.0842.", "get_rate", rate_args()),
         answer("1.0842"),
     ];
-    let tools = FakeTools::new().script("get_rate", vec![Behaviour::Ok(json!("1 EUR = 1.0842 USD"))]);
     let config = AgentConfig { grounding: false, focused_answer: false, ..AgentConfig::default() };
-    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), config);
-    let (result, _) = h.run(TASK);
+    let (h, result, _) = run_rates(script, &[RATE], config, TASK);
     assert_eq!(result.answer, "1.0842");
     assert_eq!(h.model.requests.borrow().len(), 3);
 }
@@ -109,9 +114,7 @@ fn a_thought_with_a_value_no_tool_gave_is_not_taken_and_uses_up_no_warning() {
         act_thinking("The rate is 1.0842, so 1 USD is 0.92 EUR.", "get_rate", rate_args()),
         Reply::Text(json!({"final_answer": "1 EUR = 1.0842 USD"}).to_string()),
     ];
-    let tools = FakeTools::new().script("get_rate", vec![Behaviour::Ok(json!("1 EUR = 1.0842 USD"))]);
-    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), AgentConfig::default());
-    let (result, events) = h.run(TASK);
+    let (h, result, events) = run_rates(script, &[RATE], AgentConfig::default(), TASK);
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "1 EUR = 1.0842 USD");
     assert_eq!(h.model.requests.borrow().len(), 3);
@@ -126,9 +129,12 @@ fn a_thought_that_plans_another_call_is_not_taken_as_the_answer() {
         act_thinking("EUR to USD is 1.0842. Next I need the GBP to USD rate.", "get_rate", rate_args()),
         Reply::Text(json!({"final_answer": "EUR to USD: 1.0842; GBP to USD was not looked up."}).to_string()),
     ];
-    let tools = FakeTools::new().script("get_rate", vec![Behaviour::Ok(json!("1 EUR = 1.0842 USD"))]);
-    let h = Harness::new(ScriptedModel::new(script), tools, rate_spec(), AgentConfig::default());
-    let (result, events) = h.run("What are the EUR to USD and the GBP to USD rates?");
+    let (h, result, events) = run_rates(
+        script,
+        &[RATE],
+        AgentConfig::default(),
+        "What are the EUR to USD and the GBP to USD rates?",
+    );
     assert!(!warned(&events, "the thought is taken as the answer"), "{events:?}");
     assert_eq!(h.model.requests.borrow().len(), 3, "the model was asked for its answer");
     assert_ne!(result.answer, "EUR to USD is 1.0842. Next I need the GBP to USD rate.");
