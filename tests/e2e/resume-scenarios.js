@@ -32,11 +32,26 @@ export async function resumeAfterTerminate() {
   await reached;
   await sleep(50);
   worker.terminate(); // what a killed tab leaves: no dispose, no last write
-  const second = await Agent.create({
-    session,
-    model: { custom: script([act("step"), answer("resumed")]) },
-    tools: [tool("step", async () => "ok"), tool("hang", async () => "ok", { idempotent: true })],
-  });
+  const resumed = await resumeCut(session, [tool("step", async () => "ok"), tool("hang", async () => "ok", { idempotent: true })]);
+  const { result } = resumed;
+  return {
+    cutRunId: cut.runId,
+    unfinished: resumed.unfinished,
+    before: resumed.before,
+    after: await storedSession(session),
+    firstStep: resumed.firstStep,
+    result: { runId: result.runId, answer: result.answer, success: result.success, steps: result.turns.map((t) => t.step) },
+    again: resumed.again,
+  };
+}
+
+/**
+ * A new agent on `session` finds the run a terminated worker cut off and resumes it (a step, then
+ * the answer): what was stored before, the unfinished runs it found, the first step it started,
+ * the resumed run's result, and how many runs are still unfinished after it.
+ */
+async function resumeCut(session, tools) {
+  const second = await Agent.create({ session, model: { custom: script([act("step"), answer("resumed")]) }, tools });
   const before = await storedSession(session);
   const unfinished = (await second.unfinishedRuns()).filter((r) => r.session === session);
   const handle = second.resume(unfinished[0].id);
@@ -46,12 +61,10 @@ export async function resumeAfterTerminate() {
   const again = (await second.unfinishedRuns()).filter((r) => r.session === session);
   second.dispose();
   return {
-    cutRunId: cut.runId,
-    unfinished: unfinished.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
     before,
-    after: await storedSession(session),
+    unfinished: unfinished.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
     firstStep: events.find((e) => e.type === "stepStarted")?.step,
-    result: { runId: result.runId, answer: result.answer, success: result.success, steps: result.turns.map((t) => t.step) },
+    result,
     again: again.length,
   };
 }
@@ -136,23 +149,13 @@ export async function resumeAfterTerminateInModel() {
   for await (const e of cut) if (e.type === "stepStarted" && e.step === 3) break;
   await third;
   worker.terminate(); // what a killed tab leaves: no dispose, no last write
-  const second = await Agent.create({
-    session,
-    model: { custom: script([act("step"), answer("resumed")]) },
-    tools: [tool("step", async () => "ok", { readOnly: true })],
-  });
-  const before = await storedSession(session);
-  const unfinished = (await second.unfinishedRuns()).filter((r) => r.session === session);
-  const handle = second.resume(unfinished[0].id);
-  const events = [];
-  for await (const e of handle) events.push(e);
-  const result = await handle.result;
-  second.dispose();
+  const resumed = await resumeCut(session, [tool("step", async () => "ok", { readOnly: true })]);
+  const { result } = resumed;
   return {
     cutRunId: cut.runId,
-    unfinished: unfinished.map((r) => ({ id: r.id, status: r.status, steps: r.counts.steps })),
-    before,
-    firstStep: events.find((e) => e.type === "stepStarted")?.step,
+    unfinished: resumed.unfinished,
+    before: resumed.before,
+    firstStep: resumed.firstStep,
     result: { answer: result.answer, success: result.success, steps: result.turns.map((t) => t.step) },
   };
 }
