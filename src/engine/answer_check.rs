@@ -1,7 +1,8 @@
 //! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
 //! the tool choice) is escalated when the model sends the same one again, and a final answer
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
-//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`) and a
+//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`), an
+//! answer leaving out a part of the task a tool never called would do (`task_parts.rs`) and a
 //! grounded answer that is not what the task asks for (`answer_shape.rs`); if the model persists,
 //! the run ends unsuccessful with an honest answer.
 
@@ -157,6 +158,9 @@ impl RunState<'_> {
             self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
             return Verdict::Retry;
         }
+        if let Some(verdict) = self.check_parts(step, thought, reply).await {
+            return verdict;
+        }
         if self.gives_up_on_a_result(answer) {
             // Once: a second answer saying so stands, and the run ends unsuccessful (`gave_up.rs`).
             self.gave_up_warned = true;
@@ -224,7 +228,8 @@ impl RunState<'_> {
     }
 
     /// Asks the next model call for the answer alone, when the agent does (`focusedAnswer`) and a
-    /// tool has answered (`focused_answer.rs`).
+    /// tool has answered (`focused_answer.rs`); while a part of the task is left to a tool never
+    /// called, for that tool's call alone instead (`task_parts.rs`, `focusedCall`).
     /// When the only results are listings another tool takes its ids from, and that tool has not
     /// answered yet, the next call asks for that tool's call alone instead (`focused_call.rs`):
     /// SmolLM2 listed the orders, answered with a placeholder, and its focused answer gave a total
@@ -232,6 +237,11 @@ impl RunState<'_> {
     pub(crate) fn focus_answer_next(&mut self) {
         if let Some(consumer) = self.consumer_waiting().filter(|_| self.agent.config.focused_call) {
             self.focus_call = Some(consumer);
+            return;
+        }
+        // A part of the task left to a tool never called: that call, not the answer (`task_parts.rs`).
+        if let Some((tool, _)) = self.task_part_left().filter(|_| self.agent.config.focused_call) {
+            self.focus_call = Some(tool);
             return;
         }
         self.focus_answer = self.agent.config.focused_answer && has_results(&self.turns);

@@ -56,6 +56,7 @@ mod save;
 mod seen;
 mod selection;
 mod step_write;
+mod task_parts;
 mod task_values;
 mod thought_answer;
 mod times_of_day;

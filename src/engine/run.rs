@@ -98,6 +98,9 @@ pub(crate) struct RunState<'a> {
     /// Whether an answer saying the task was not done already was sent back, a result at hand
     /// (`answer_check.rs`).
     pub(crate) gave_up_warned: bool,
+    /// Whether an answer leaving out a part of the task (a tool it names, never called) already
+    /// was sent back (`task_parts.rs`).
+    pub(crate) part_warned: bool,
     /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
     /// answer was no answer and a tool has answered.
     pub(crate) focus_answer: bool,
@@ -217,6 +220,7 @@ impl<'a> RunState<'a> {
             non_answer_warned: false,
             mismatch_warned: false,
             gave_up_warned: false,
+            part_warned: false,
             focus_answer: false,
             focus_call: None,
             answer_from_thought: None,

@@ -163,7 +163,8 @@ impl RunState<'_> {
 
     /// A successful call's observation, or a failed step if the same call already gave the same
     /// result: repeating it learns nothing new, and unless a failed call waits for its fix or the
-    /// tool feeds another the next step answers with `thought` or asks for the answer alone.
+    /// tool feeds another the next step answers with `thought` or asks for the answer alone (or,
+    /// with a part of the task left to a tool never called, for that call: `task_parts.rs`).
     fn progress(
         &mut self,
         key: &CallKey,
@@ -184,7 +185,7 @@ impl RunState<'_> {
             // it states the result (`thought_answer.rs`), else asks for the answer alone
             // (`focused_answer.rs`). With 48 distractor tools, Qwen got the booking reference,
             // repeated the call, then called distractors until the step budget ran out.
-            if self.thought_is_the_answer(thought) {
+            if self.thought_is_the_answer(thought) && self.task_part_left().is_none() {
                 self.answer_from_thought = Some(thought.trim().to_string());
             } else {
                 self.focus_answer_next();

@@ -1,0 +1,116 @@
+//! A part of the task left out (issue 9, no wrong success): a final answer given while a tool the
+//! task names was never called is sent back naming the tool, and the next model call asks for that
+//! tool's call alone (`task_parts.rs`).
+
+mod support;
+
+use keel::engine::{AgentConfig, Event, Outcome, RunResult};
+use keel::errors::ErrorCode;
+use keel::tools::ToolSpec;
+use serde_json::json;
+use support::*;
+
+const TASK: &str = "What's the weather in Paris right now? Then tell me the total of my latest invoice.";
+const WEATHER: &str = "Paris: 18°C, light rain.";
+const INVOICES: &str = "INV-2025-014 (2025-06-30): $1,250.00\nINV-2025-009 (2025-03-31): $980.00";
+/// Qwen's answer at e8c5218 (recovery bench two-part-task): the invoice part made up.
+const HALF: &str = "The weather in Paris is 18°C with light rain. The total of my latest invoice is 0.";
+const WHOLE: &str = "Paris: 18°C, light rain. Your latest invoice's total is $1,250.00.";
+
+fn specs() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new(
+            "get_weather",
+            "Current weather for a city.",
+            json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        )
+        .read_only(),
+        ToolSpec::new(
+            "list_invoices",
+            "The customer's invoices, newest first, with their totals.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .read_only(),
+    ]
+}
+
+fn paris() -> serde_json::Value {
+    json!({"city": "Paris"})
+}
+
+fn run(script: Vec<Reply>, config: AgentConfig) -> (Harness, RunResult, Vec<Event>) {
+    let tools = FakeTools::new()
+        .script("get_weather", vec![Behaviour::Ok(json!(WEATHER))])
+        .script("list_invoices", vec![Behaviour::Ok(json!(INVOICES))]);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs(), config);
+    let (result, events) = h.run(TASK);
+    (h, result, events)
+}
+
+/// The user message of the `index`th model request.
+fn asked(h: &Harness, index: usize) -> String {
+    let requests = h.model.requests.borrow();
+    requests[index].messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn an_answer_leaving_a_named_tool_uncalled_is_sent_back_and_that_call_asked_for() {
+    let script =
+        vec![act("get_weather", paris()), answer(HALF), Reply::Text("{}".to_string()), answer(WHOLE)];
+    let (h, result, events) = run(script, AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, WHOLE);
+    assert_eq!(h.tools.calls_to("list_invoices"), 1);
+    let refused = &result.turns[1];
+    assert_eq!(refused.outcome, Outcome::Failed);
+    assert!(refused.observation.contains("`list_invoices` has not been called"), "{}", refused.observation);
+    assert!(refused.observation.contains("'invoice'"), "{}", refused.observation);
+    assert!(events.iter().any(|e| matches!(e, Event::Failure { code: ErrorCode::AnswerMismatch, .. })));
+    let focused = asked(&h, 2);
+    assert!(focused.contains("Write the arguments of one call to the tool below"), "{focused}");
+    assert!(focused.contains("Tool: list_invoices"), "{focused}");
+    assert_eq!(h.model.requests.borrow().len(), 4);
+}
+
+#[test]
+fn without_grounding_the_half_answer_stands() {
+    let config = AgentConfig { grounding: false, ..AgentConfig::default() };
+    let (h, result, _) = run(vec![act("get_weather", paris()), answer(HALF)], config);
+    assert!(result.success);
+    assert_eq!(result.answer, HALF);
+    assert_eq!(h.tools.calls_to("list_invoices"), 0);
+}
+
+#[test]
+fn an_answer_with_every_named_tool_called_is_not_sent_back() {
+    let script = vec![act("get_weather", paris()), act("list_invoices", json!({})), answer(WHOLE)];
+    let (h, result, _) = run(script, AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(h.model.requests.borrow().len(), 3);
+}
+
+#[test]
+fn the_same_half_answer_again_ends_the_run_unsuccessful_naming_the_part() {
+    // Without the focused call the model gets one more whole step, and answers the same way.
+    let config = AgentConfig { focused_call: false, ..AgentConfig::default() };
+    let (h, result, _) = run(vec![act("get_weather", paris()), answer(HALF), answer(HALF)], config);
+    assert!(!result.success, "{}", result.answer);
+    assert!(result.answer.contains("`list_invoices` was never called"), "{}", result.answer);
+    assert!(!result.answer.contains(" is 0"), "the made-up part is not told as fact: {}", result.answer);
+    assert_eq!(h.tools.calls_to("list_invoices"), 0);
+}
+
+#[test]
+fn a_call_made_again_asks_for_the_part_left_not_for_the_answer() {
+    // The thought states the weather: without a part left it would be taken as the answer.
+    let again = Reply::Text(
+        json!({"thought": "It is 18°C with light rain in Paris.", "action": {"tool": "get_weather", "args": paris()}})
+            .to_string(),
+    );
+    let script = vec![act("get_weather", paris()), again, Reply::Text("{}".to_string()), answer(WHOLE)];
+    let (h, result, _) = run(script, AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, WHOLE);
+    assert_eq!(h.tools.calls_to("list_invoices"), 1);
+    assert!(asked(&h, 2).contains("Tool: list_invoices"), "{}", asked(&h, 2));
+}
