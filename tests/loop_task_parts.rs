@@ -114,3 +114,37 @@ fn a_call_made_again_asks_for_the_part_left_not_for_the_answer() {
     assert_eq!(h.tools.calls_to("list_invoices"), 1);
     assert!(asked(&h, 2).contains("Tool: list_invoices"), "{}", asked(&h, 2));
 }
+
+/// SmolLM2's focused answer at e8c5218: the older invoice's total for the latest.
+const OLDER: &str = "Paris: 18°C, light rain. Total: $980.00";
+
+#[test]
+fn an_answer_with_the_older_items_value_for_the_latest_is_sent_back_naming_the_latest() {
+    let script =
+        vec![act("get_weather", paris()), act("list_invoices", json!({})), answer(OLDER), answer(WHOLE)];
+    let (h, result, _) = run(script, AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, WHOLE);
+    let refused = &result.turns[2].observation;
+    assert!(
+        refused.contains("Your answer gives 980.00, listed for an item dated 2025-03-31, but the task asks for the latest one: \"INV-2025-014 (2025-06-30): $1,250.00\"."),
+        "{refused}"
+    );
+    // The next request is the focused answer, with the latest item as its last line.
+    let focused = asked(&h, 3);
+    assert!(focused.contains("Answer the user's question using only the tool results below"), "{focused}");
+    assert!(focused.ends_with("The latest of them: INV-2025-014 (2025-06-30): $1,250.00"), "{focused}");
+}
+
+#[test]
+fn the_older_items_value_again_ends_the_run_unsuccessful() {
+    let script =
+        vec![act("get_weather", paris()), act("list_invoices", json!({})), answer(OLDER), answer(OLDER)];
+    let (_, result, _) = run(script, AgentConfig::default());
+    assert!(!result.success, "{}", result.answer);
+    assert!(result.answer.contains("where the task asks for the latest one"), "{}", result.answer);
+    let off = AgentConfig { grounding: false, ..AgentConfig::default() };
+    let script = vec![act("get_weather", paris()), act("list_invoices", json!({})), answer(OLDER)];
+    let (_, result, _) = run(script, off);
+    assert!(result.success, "without grounding the older total stands: {}", result.answer);
+}

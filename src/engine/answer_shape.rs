@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::answer_check::Verdict;
 use super::facts::{decimals, number, seen_in, tokens};
+use super::latest_listed::{other_item, OtherItem};
 use super::narrowing::Narrowing;
 use super::run::RunState;
 use super::Outcome;
@@ -59,6 +60,9 @@ pub(crate) enum Mismatch {
     OneOfSeveral { given: String, tool: String, amounts: Vec<String>, sum: String },
     /// The answer gives `given` where the task asks for `asked`.
     OtherUnit { given: String, asked: String },
+    /// The answer gives a value of a listed item other than the one at the end the task asks for
+    /// (`latest_listed.rs`).
+    OtherItem(OtherItem),
 }
 
 impl Mismatch {
@@ -72,6 +76,10 @@ impl Mismatch {
             Mismatch::OtherUnit { given, asked } => {
                 format!("Your answer gives {given}, but the task asks for {asked}.")
             }
+            Mismatch::OtherItem(o) => format!(
+                "Your answer gives {}, listed for an item dated {}, but the task asks for the {} one: \"{}\".",
+                o.given, o.given_date, o.asked, o.best
+            ),
         }
     }
 
@@ -86,6 +94,10 @@ impl Mismatch {
                 format!("Call the tool again with the arguments that give {asked}, or convert the value from {given} to {asked}."),
                 format!("Then answer in {asked}."),
             ],
+            Mismatch::OtherItem(o) => vec![
+                format!("The {} one is \"{}\".", o.asked, o.best),
+                "Answer with its values, exactly as the result shows them.".to_string(),
+            ],
         }
     }
 
@@ -97,6 +109,10 @@ impl Mismatch {
                 amounts.join(", ")
             ),
             Mismatch::OtherUnit { given, asked } => format!("the answer gave {given} where the task asks for {asked}"),
+            Mismatch::OtherItem(o) => format!(
+                "the answer gave {}, listed for an item dated {}, where the task asks for the {} one (\"{}\")",
+                o.given, o.given_date, o.asked, o.best
+            ),
         }
     }
 }
@@ -275,7 +291,10 @@ pub(crate) fn mismatch<'a>(
     task: &str,
     results: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Option<Mismatch> {
-    one_of_several(answer, task, results).or_else(|| other_unit(answer, task))
+    let results: Vec<(&str, &str)> = results.collect();
+    one_of_several(answer, task, results.iter().copied())
+        .or_else(|| other_unit(answer, task))
+        .or_else(|| other_item(answer, task, results.iter().map(|(_, r)| *r)).map(Mismatch::OtherItem))
 }
 
 impl RunState<'_> {
@@ -310,8 +329,8 @@ impl RunState<'_> {
                 }
             }
         }
-        if matches!(found, Mismatch::OneOfSeveral { .. }) {
-            // The focused answer quotes the sum (`focused_answer.rs`).
+        if matches!(found, Mismatch::OneOfSeveral { .. } | Mismatch::OtherItem(_)) {
+            // The focused answer quotes the sum, or the item at the asked end (`focused_answer.rs`).
             self.focus_answer_next();
         }
         let hints = FailureHints { recovery: Some(recovery), ..Default::default() };

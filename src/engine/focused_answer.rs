@@ -47,21 +47,22 @@ pub(crate) fn has_results(turns: &[Turn]) -> bool {
 
 /// The focused request's messages: [`INSTRUCTIONS`], then the earlier questions of the
 /// conversation, the task (as the question), the newest distinct results of calls that worked
-/// (oldest first) and, when the task asks for amounts combined, their `sum` (`answer_shape.rs`),
+/// (oldest first) and `fact`, a line computed from them (`model_turn.rs`: the sum of amounts the
+/// task asks for combined, `answer_shape.rs`; the item at the end it asks for, `latest_listed.rs`),
 /// the oldest dropped until the estimate fits `budget_tokens` (the task and one result always
 /// stay).
 pub(crate) fn focused_messages(
     task: &str,
     memory: &[Remembered],
     turns: &[Turn],
-    sum: Option<&str>,
+    fact: Option<&str>,
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Vec<Message> {
     let mut results = result_lines(turns);
     let earlier = exchanges(memory);
     loop {
-        let messages = assemble(task, &earlier, &results, sum);
+        let messages = assemble(task, &earlier, &results, fact);
         if results.len() <= 1 || estimate(&messages, counter) <= budget_tokens {
             return messages;
         }
@@ -96,7 +97,7 @@ pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
     results
 }
 
-fn assemble(task: &str, earlier: &[String], results: &[String], sum: Option<&str>) -> Vec<Message> {
+fn assemble(task: &str, earlier: &[String], results: &[String], fact: Option<&str>) -> Vec<Message> {
     let mut user = String::new();
     if !earlier.is_empty() {
         user.push_str("Earlier in this conversation:\n");
@@ -104,8 +105,8 @@ fn assemble(task: &str, earlier: &[String], results: &[String], sum: Option<&str
         user.push_str("\n\n");
     }
     user.push_str(&format!("Question: {task}\n\nTool results:\n{}", results.join("\n")));
-    if let Some(sum) = sum {
-        user.push_str(&format!("\n\nComputed from them: {sum}"));
+    if let Some(fact) = fact {
+        user.push_str(&format!("\n\n{fact}"));
     }
     vec![Message::new(Role::System, INSTRUCTIONS), Message::new(Role::User, user)]
 }

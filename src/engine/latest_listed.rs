@@ -10,6 +10,12 @@
 //! later (earlier) date, the call contradicts the task (`CONTRADICTS_TASK`, refused once, as in
 //! `task_values.rs`); the plan names the item to send instead, and under constrained decoding the
 //! argument is held to it until a call of the tool works.
+//!
+//! The same reading judges an answer (under `grounding`): a value a result lists for another item
+//! than the one at the asked end, in an answer stating nothing of that one, gets an
+//! `ANSWER_MISMATCH` envelope naming the item (`answer_shape.rs`), and the focused answer carries
+//! that item as its last line (SmolLM2 answered "Total: $980.00", the older of two invoices, for
+//! "my latest invoice": recovery bench two-part-task, e8c5218).
 
 use serde_json::Value;
 
@@ -65,10 +71,12 @@ fn asked_end(task: &str) -> Option<(End, String)> {
     })
 }
 
-/// An item a result lists: its id and its ISO date (`YYYY-MM-DD`, compared as text).
+/// An item a result lists: its id and its ISO date (`YYYY-MM-DD`, compared as text), and its text
+/// (the line, or the line's part).
 struct Dated<'a> {
     id: &'a str,
     date: &'a str,
+    text: &'a str,
 }
 
 /// The items of a result that each carry one id and one ISO date: its lines, and a line's parts
@@ -83,7 +91,7 @@ fn dated_items(result: &str) -> Vec<Dated<'_>> {
             let dates: Vec<&str> = words.iter().copied().filter(|t| iso_date(t)).collect();
             let ids: Vec<&str> = words.iter().copied().filter(|t| id_like(t) && !iso_date(t)).collect();
             if let ([date], [id]) = (dates.as_slice(), ids.as_slice()) {
-                items.push(Dated { id, date });
+                items.push(Dated { id, date, text: part.trim() });
             }
         }
     }
@@ -111,11 +119,7 @@ pub(crate) fn not_the_asked_end<'a>(
             .find(|items| items.iter().any(|i| i.id.eq_ignore_ascii_case(sent)));
         let Some(items) = listing else { continue };
         let Some(chosen) = items.iter().find(|i| i.id.eq_ignore_ascii_case(sent)) else { continue };
-        let best = match end {
-            End::Latest => items.iter().max_by(|a, b| a.date.cmp(b.date)),
-            End::Earliest => items.iter().min_by(|a, b| a.date.cmp(b.date)),
-        };
-        if let Some(best) = best.filter(|b| b.date != chosen.date) {
+        if let Some(best) = at_end(&items, end).filter(|b| b.date != chosen.date) {
             found.push(Contradiction {
                 field: field.clone(),
                 sent: value.to_string(),
@@ -127,6 +131,80 @@ pub(crate) fn not_the_asked_end<'a>(
         }
     }
     found
+}
+
+/// The item of `items` at `end`.
+fn at_end<'b, 'a>(items: &'b [Dated<'a>], end: End) -> Option<&'b Dated<'a>> {
+    match end {
+        End::Latest => items.iter().max_by(|a, b| a.date.cmp(b.date)),
+        End::Earliest => items.iter().min_by(|a, b| a.date.cmp(b.date)),
+    }
+}
+
+/// The item the task asks for by its end, as a line for the focused answer ("The latest of them:
+/// INV-2025-014 (2025-06-30): $1,250.00"), when `task` asks for an end and a result lists two or
+/// more dated items with more than ids and dates. SmolLM2, asked for "the total of my latest
+/// invoice" with the focused answer, gave "$980.00", the older of two listed (recovery bench
+/// two-part-task, e8c5218).
+pub(crate) fn asked_end_line<'a>(task: &str, results: impl Iterator<Item = &'a str>) -> Option<String> {
+    let (end, phrase) = asked_end(task)?;
+    results.into_iter().find_map(|result| {
+        let items = dated_items(result);
+        let best = at_end(&items, end).filter(|_| items.len() > 1)?;
+        let more = tokens(best.text)
+            .into_iter()
+            .any(|t| !id_like(t) && !iso_date(t) && t.chars().any(|c| c.is_ascii_digit()));
+        more.then(|| format!("The {phrase} of them: {}", best.text))
+    })
+}
+
+/// A value of a grounded answer to a task asking for an end that a result lists for another item
+/// than the one at that end, while the answer states nothing of that one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct OtherItem {
+    /// The value the answer gives.
+    pub(crate) given: String,
+    /// The task's words for the end it asks for ("latest").
+    pub(crate) asked: String,
+    /// The date of the item the value belongs to.
+    pub(crate) given_date: String,
+    /// The item at the asked end, as the result lists it.
+    pub(crate) best: String,
+}
+
+/// The first value of `answer` (a token with a digit, not a date) that a result's dated items list
+/// for an item not at the end `task` asks for, when the answer states no value of the item at that
+/// end (`results`: each tool's latest result).
+pub(crate) fn other_item<'a>(
+    answer: &str,
+    task: &str,
+    results: impl Iterator<Item = &'a str>,
+) -> Option<OtherItem> {
+    let (end, phrase) = asked_end(task)?;
+    let task_lower = task.to_lowercase();
+    let stated: Vec<String> = tokens(answer)
+        .into_iter()
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()) && !iso_date(t) && !seen_in(&task_lower, t))
+        .map(str::to_lowercase)
+        .collect();
+    results.into_iter().find_map(|result| {
+        let items = dated_items(result);
+        let best = at_end(&items, end)?;
+        let best_text = best.text.to_lowercase();
+        if stated.iter().any(|v| seen_in(&best_text, v)) {
+            return None;
+        }
+        stated.iter().find_map(|value| {
+            let item =
+                items.iter().find(|i| i.date != best.date && seen_in(&i.text.to_lowercase(), value))?;
+            Some(OtherItem {
+                given: tokens(answer).into_iter().find(|t| t.eq_ignore_ascii_case(value))?.to_string(),
+                asked: phrase.clone(),
+                given_date: item.date.to_string(),
+                best: best.text.to_string(),
+            })
+        })
+    })
 }
 
 #[cfg(test)]
@@ -159,6 +237,43 @@ mod tests {
         assert!(
             not_the_asked_end("Total of my orders from last month?", || vec![ORDERS], &older).is_empty(),
             "`last month` is a span of time, not the last item"
+        );
+    }
+
+    const INVOICES: &str = "INV-2025-014 (2025-06-30): $1,250.00\nINV-2025-009 (2025-03-31): $980.00";
+    const TWO_PARTS: &str =
+        "What's the weather in Paris right now? Then tell me the total of my latest invoice.";
+
+    #[test]
+    fn an_answer_with_an_older_items_value_is_another_item() {
+        let results = || [INVOICES, "Paris: 18°C, light rain."].into_iter();
+        let found = other_item("Paris: 18°C, light rain. Total: $980.00", TWO_PARTS, results()).unwrap();
+        assert_eq!(found.given, "980.00");
+        assert_eq!(found.asked, "latest");
+        assert_eq!(found.given_date, "2025-03-31");
+        assert_eq!(found.best, "INV-2025-014 (2025-06-30): $1,250.00");
+        assert!(other_item("18°C. Your latest invoice is $1,250.00.", TWO_PARTS, results()).is_none());
+        assert!(
+            other_item("$1,250.00 (earlier: $980.00)", TWO_PARTS, results()).is_none(),
+            "an answer with the latest item's value may name others"
+        );
+        assert!(other_item("Total: $980.00", "What did INV-2025-009 come to?", results()).is_none());
+    }
+
+    #[test]
+    fn the_focused_answer_line_names_the_item_at_the_asked_end() {
+        assert_eq!(
+            asked_end_line(TWO_PARTS, [INVOICES].into_iter()).as_deref(),
+            Some("The latest of them: INV-2025-014 (2025-06-30): $1,250.00")
+        );
+        assert_eq!(
+            asked_end_line("What is the total of invoice INV-2025-009?", [INVOICES].into_iter()),
+            None
+        );
+        assert_eq!(
+            asked_end_line("My most recent order?", [ORDERS].into_iter()),
+            None,
+            "ids and dates alone: the item's detail is another tool's"
         );
     }
 

@@ -11,6 +11,7 @@ use super::focused_answer::{answer_schema, focused_messages};
 use super::focused_call::{arguments_schema, call_messages};
 use super::greedy_replies::request_key;
 use super::guard::{guarded, pause, Guarded};
+use super::latest_listed::asked_end_line;
 use super::model_stream::StepStream;
 use super::run::{RunState, Stop};
 use super::step_write::HeldEvents;
@@ -207,12 +208,14 @@ impl RunState<'_> {
             Ask::FinalOnly(reason) => Some(reason),
             Ask::AnswerAlone => {
                 let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
-                let sum = sum_asked(&self.task, results);
+                let fact = sum_asked(&self.task, results)
+                    .map(|sum| format!("Computed from them: {sum}"))
+                    .or_else(|| asked_end_line(&self.task, self.outputs.values().map(String::as_str)));
                 let messages = focused_messages(
                     &self.task,
                     &self.memory,
                     &self.turns,
-                    sum.as_deref(),
+                    fact.as_deref(),
                     agent.counter.as_ref(),
                     self.context_tokens,
                 );
