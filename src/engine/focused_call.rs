@@ -33,6 +33,9 @@ use super::{Message, Role, Turn};
 /// words.
 pub(crate) const INSTRUCTIONS: &str = "Write the arguments of one call to the tool below, to do the user's task. Take each value from the task or the tool results; never write a description or a name in angle brackets as a value. Reply with one JSON object holding the arguments.";
 
+/// What the request says of a tool that takes no arguments.
+const NO_ARGUMENTS: &str = "Arguments: none. Reply with {}.";
+
 /// Characters of an argument's description the request quotes.
 const DESCRIPTION_CHARS: usize = 200;
 
@@ -82,12 +85,11 @@ pub(crate) fn call_messages(
 ) -> Vec<Message> {
     let mut results = result_lines(turns);
     let earlier = exchanges(memory);
-    let tool = format!(
-        "Tool: {}: {}\nArguments:\n{}",
-        spec.name,
-        spec.description.trim(),
-        argument_lines(spec).join("\n")
-    );
+    let lines = argument_lines(spec);
+    // A tool without arguments says so: an empty list left Qwen to guess what to write.
+    let arguments =
+        if lines.is_empty() { NO_ARGUMENTS.to_string() } else { format!("Arguments:\n{}", lines.join("\n")) };
+    let tool = format!("Tool: {}: {}\n{arguments}", spec.name, spec.description.trim());
     loop {
         let mut user = String::new();
         if !earlier.is_empty() {
@@ -202,6 +204,20 @@ mod tests {
         let all = format!("{}{}", messages[0].content, user);
         assert!(!all.contains("<text>") && !all.contains("<target>"), "{all}");
         assert!(!user.contains("Tool results"), "no result yet, no results section: {user}");
+    }
+
+    #[test]
+    fn a_tool_without_arguments_is_said_to_take_none() {
+        let spec =
+            ToolSpec::new("list_invoices", "The invoices.", json!({"type": "object", "properties": {}}));
+        let messages = call_messages("My latest invoice?", &spec, &[], &[], &CharEstimate::default(), 8_000);
+        assert!(
+            messages[1]
+                .content
+                .ends_with("Tool: list_invoices: The invoices.\nArguments: none. Reply with {}."),
+            "{}",
+            messages[1].content
+        );
     }
 
     #[test]
