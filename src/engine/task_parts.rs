@@ -29,11 +29,13 @@ use super::answer_check::Verdict;
 use super::choice::Allowed;
 use super::run::RunState;
 
-/// Words of tool names that say what a tool does or how, not what it is about.
+/// Words of tool names that say what a tool does or how, not what it is about, and the verbs of
+/// keel's DOM tools that a task uses as other words ("what type of…", "go back", "press release").
 const GENERIC: &[&str] = &[
-    "access", "active", "browser", "call", "check", "create", "current", "data", "delete", "detail", "fetch",
-    "find", "info", "item", "latest", "list", "load", "lookup", "make", "name", "open", "page", "query",
-    "read", "remove", "search", "send", "show", "text", "tool", "update", "user", "value", "view",
+    "access", "active", "back", "browser", "call", "check", "create", "current", "data", "delete", "detail",
+    "fetch", "find", "info", "item", "latest", "list", "load", "lookup", "make", "name", "navigate", "open",
+    "page", "press", "query", "read", "remove", "scroll", "search", "select", "send", "show", "text", "tool",
+    "type", "update", "user", "value", "view",
 ];
 
 /// The fewest letters a word needs to say what a tool is about (`get`, `set`, `add`, `by` say not).
@@ -211,6 +213,14 @@ mod tests {
     fn generic_and_short_words_name_no_tool() {
         let specs = [tool("get_weather", &["city"]), tool("search_page", &[]), tool("set_tab", &[])];
         assert_eq!(left("Search the page for the weather, then set a tab.", &specs, &["get_weather"]), None);
+        let dom = [tool("snapshot", &[]), tool("type", &["ref", "text"]), tool("click", &["ref"])];
+        assert_eq!(left("What type of battery does the lamp take?", &dom, &["snapshot"]), None);
+        assert_eq!(
+            left("Click the Subscribe button and give me the code.", &dom, &["snapshot"])
+                .map(|(n, _)| n)
+                .as_deref(),
+            Some("click")
+        );
     }
 
     #[test]
