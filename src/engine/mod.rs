@@ -40,6 +40,7 @@ mod model_turn;
 mod narrowing;
 mod observation;
 pub mod output;
+mod own_names;
 mod parrot;
 pub mod prompt;
 mod provenance;

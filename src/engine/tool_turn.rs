@@ -136,6 +136,11 @@ impl RunState<'_> {
             }
             Ok(ToolEnd::Failed(mut envelope, attempt)) => {
                 add_other_forms(&mut envelope, &action.args);
+                if envelope.code == ErrorCode::NotFound {
+                    if let Some(step) = self.own_form_step(&spec.name, &action.args, thought) {
+                        envelope.recovery.insert(0, step);
+                    }
+                }
                 if envelope.code == ErrorCode::InvalidArgs {
                     self.narrow_to_other_forms(&spec.name, &action.args);
                 }
