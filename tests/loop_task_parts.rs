@@ -148,3 +148,49 @@ fn the_older_items_value_again_ends_the_run_unsuccessful() {
     let (_, result, _) = run(script, off);
     assert!(result.success, "without grounding the older total stands: {}", result.answer);
 }
+
+/// SmolLM2's answer at 565d6dd, both tools called: the weather, and keel's markup.
+const WEATHER_ONLY: &str = "Paris: 18°C, light rain.</thought>\n<recovery>\n<step n=";
+
+#[test]
+fn an_answer_stating_nothing_a_named_tool_returned_is_sent_back_with_its_result() {
+    let script = vec![
+        act("get_weather", paris()),
+        act("list_invoices", json!({})),
+        answer(WEATHER_ONLY),
+        Reply::Text(json!({"final_answer": WHOLE}).to_string()),
+    ];
+    let (h, result, _) = run(script, AgentConfig::default());
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, WHOLE);
+    let refused = &result.turns[2].observation;
+    assert!(
+        refused.contains("it asks about 'invoice', and states nothing `list_invoices` returned"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("`list_invoices` already returned: \"INV-2025-014 (2025-06-30): $1,250.00"),
+        "{refused}"
+    );
+    assert!(
+        asked(&h, 3).contains("Answer the user's question using only the tool results below"),
+        "the focused answer"
+    );
+}
+
+#[test]
+fn stating_nothing_of_it_again_ends_the_run_unsuccessful() {
+    let script = vec![
+        act("get_weather", paris()),
+        act("list_invoices", json!({})),
+        answer(WEATHER_ONLY),
+        Reply::Text(json!({"final_answer": "Paris: 18°C, light rain."}).to_string()),
+    ];
+    let (_, result, _) = run(script, AgentConfig::default());
+    assert!(!result.success, "{}", result.answer);
+    assert!(
+        result.answer.contains("the answer stated nothing `list_invoices` returned"),
+        "{}",
+        result.answer
+    );
+}

@@ -21,9 +21,9 @@ use super::unrelated::{off_the_results, unrelated};
 use super::{Outcome, Turn};
 
 /// How much of a tool's result an `UNGROUNDED_ANSWER` plan quotes.
-const QUOTED_RESULT_CHARS: usize = 300;
+pub(crate) const QUOTED_RESULT_CHARS: usize = 300;
 /// What a plan step that quotes a tool's result says before the quote.
-const QUOTING: &str = " already returned: \"";
+pub(crate) const QUOTING: &str = " already returned: \"";
 
 /// Whether a plan step quotes a tool's result: its words are the tool's, not keel's, for the
 /// parrot check (SmolLM2's focused answer "…Confirmation code: OD-7731" was refused as keel's own
@@ -175,7 +175,12 @@ impl RunState<'_> {
         }
         let values = ungrounded(answer, &self.seen_text(true));
         if values.is_empty() {
-            return self.check_shape(step, thought, answer, reply).await;
+            return match self.check_shape(step, thought, answer, reply).await {
+                Verdict::Accept => {
+                    self.check_part_stated(step, thought, answer, reply).await.unwrap_or(Verdict::Accept)
+                }
+                verdict => verdict,
+            };
         }
         if self.ungrounded_warned {
             self.ungrounded = values;

@@ -89,6 +89,29 @@ pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
     out
 }
 
+/// Whether `answer` states a value of `result` (lowercase): a token with a digit seen in it, or a
+/// number one arithmetic step from the amounts it lists (written with decimals or thousands
+/// separators: `$1,250.00`; not the parts of its dates and ids, from which arithmetic reaches
+/// nearly any small number), not a small count, and not a value of `task` (lowercase).
+pub(crate) fn states_from(answer: &str, result: &str, task: &str) -> bool {
+    let amounts = std::cell::OnceCell::new();
+    let amounts = || {
+        amounts.get_or_init(|| {
+            let listed = tokens(result).into_iter().filter(|t| decimals(t) > 0 || t.contains(','));
+            listed.filter_map(number).collect::<Vec<f64>>()
+        })
+    };
+    let valued = |t: &&str| t.chars().any(|c| c.is_ascii_digit()) && !seen_in(task, t);
+    tokens(answer).into_iter().filter(valued).any(|token| {
+        if seen_in(result, token) {
+            return true;
+        }
+        let Some(n) = number(token).or_else(|| amount(token)) else { return false };
+        let small_count = decimals(token) == 0 && n.abs() < 10.0;
+        !small_count && number_grounded(n, decimals(token), amounts())
+    })
+}
+
 /// A number with a unit or scale after it (`4.2M`, `10k`, `3pm`, `5kg`): its number.
 fn amount(token: &str) -> Option<f64> {
     let split = token.find(|c: char| c.is_alphabetic())?;
@@ -181,6 +204,17 @@ vacation days: 13.5";
             "what is the balance of account 7731?\nstep 2: the service is down.\n{\"account\":\"7731\"}";
         assert_eq!(check("The balance is $0.00.", twice), ["0.00"]);
         assert_eq!(check("The ratio is 1.00.", twice), ["1.00"]);
+    }
+
+    #[test]
+    fn an_answer_states_a_results_values_or_a_sum_of_them() {
+        let result = "inv-2025-014 (2025-06-30): $1,250.00\ninv-2025-009 (2025-03-31): $980.00";
+        assert!(states_from("Your latest invoice is $1,250.00.", result, ""));
+        assert!(states_from("They come to $2,230.00 together.", result, ""));
+        assert!(states_from("It is INV-2025-014.", result, ""));
+        assert!(!states_from("Paris: 18°C, light rain.", result, ""));
+        assert!(!states_from("You have 2 invoices.", result, ""), "a small count is no value of the result");
+        assert!(!states_from("The total of my latest invoice is 0.", result, ""));
     }
 
     #[test]

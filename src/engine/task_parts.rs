@@ -23,11 +23,15 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
+use crate::text::clip;
 use crate::tools::ToolSpec;
 
-use super::answer_check::Verdict;
+use super::answer_check::{Verdict, QUOTED_RESULT_CHARS, QUOTING};
 use super::choice::Allowed;
+use super::facts::tokens;
+use super::grounding::states_from;
 use super::run::RunState;
+use super::unrelated::content_words;
 
 /// Words of tool names that say what a tool does or how, not what it is about, and the verbs of
 /// keel's DOM tools that a task uses as other words ("what type of…", "go back", "press release").
@@ -117,6 +121,55 @@ pub(crate) fn part_left<'a>(
     })
 }
 
+/// A part of a task of several, left out of an answer that gives another: the first tool of
+/// `specs` the task names by a word whose tools that worked (`worked`: each tool's latest result,
+/// lowercase) returned values (a token with a digit) of which `answer` states none
+/// (`grounding::states_from`, or a word of its own in the result), while it states something of
+/// another part the task names; with that word. SmolLM2 called `list_invoices` and `get_weather`
+/// and answered "Paris: 18°C, light rain.</thought>…" (recovery bench two-part-task, 565d6dd,
+/// `success: true`). An answer about the one part of a task is not judged so: "cold" for a
+/// weather of -3°C is terse, not partial.
+pub(crate) fn part_unstated(
+    task: &str,
+    answer: &str,
+    specs: &[ToolSpec],
+    worked: &[(&str, String)],
+) -> Option<(String, String)> {
+    let asked: BTreeSet<String> = words(task).into_iter().collect();
+    let result_of = |name: &str| worked.iter().find(|(tool, _)| *tool == name).map(|(_, r)| r.as_str());
+    // The answer's own words, not the task's: "It is waiting for customer reply." states a status.
+    let task_words = content_words(task);
+    let task_lower = task.to_lowercase();
+    let said: Vec<String> = content_words(answer).into_iter().filter(|w| !task_words.contains(w)).collect();
+    let states = |result: &str| {
+        states_from(answer, result, &task_lower) || {
+            let returned = content_words(result);
+            said.iter().any(|w| returned.contains(w))
+        }
+    };
+    // Each part: the word, the first tool of it that worked, whether its results hold values, and
+    // whether the answer states any of them.
+    let mut parts: Vec<(String, &str, bool, bool)> = Vec::new();
+    for spec in specs.iter().filter(|s| result_of(&s.name).is_some()) {
+        for word in subject_words(&spec.name).into_iter().filter(|w| asked.contains(w)) {
+            if parts.iter().any(|(w, ..)| *w == word) {
+                continue;
+            }
+            let group = specs.iter().filter(|s| subject_words(&s.name).contains(&word));
+            let results: Vec<&str> = group.filter_map(|s| result_of(&s.name)).collect();
+            let valued =
+                results.iter().any(|r| tokens(r).iter().any(|t| t.chars().any(|c| c.is_ascii_digit())));
+            let stated = results.iter().any(|r| states(r));
+            parts.push((word, spec.name.as_str(), valued, stated));
+        }
+    }
+    if !parts.iter().any(|(.., stated)| *stated) {
+        return None;
+    }
+    let (word, tool, ..) = parts.into_iter().find(|(_, _, valued, stated)| *valued && !*stated)?;
+    Some((tool.to_string(), word))
+}
+
 impl RunState<'_> {
     /// The tool a part of the task is left to and the word the task names it by, under `grounding`,
     /// while the model may call any tool (`part_left`).
@@ -159,6 +212,51 @@ impl RunState<'_> {
         if self.agent.config.focused_call {
             self.focus_call = Some(tool);
         }
+        self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
+        Some(Verdict::Retry)
+    }
+
+    /// Sends back, once, a grounded answer stating nothing of what the tools of a part of the task
+    /// returned (`part_unstated`), quoting the result, and asks for the answer alone next
+    /// (`focusedAnswer`); an answer given so again ends the run unsuccessful. `None`: every part
+    /// the task names by a tool is stated.
+    pub(crate) async fn check_part_stated(
+        &mut self,
+        step: u32,
+        thought: &str,
+        answer: &str,
+        reply: &str,
+    ) -> Option<Verdict> {
+        if !self.agent.config.grounding {
+            return None;
+        }
+        let worked: Vec<(&str, String)> =
+            self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.to_lowercase())).collect();
+        let (tool, word) = part_unstated(&self.task, answer, self.agent.tools.specs(), &worked)?;
+        if self.part_warned {
+            self.answer_withheld = true;
+            let why = format!(
+                "the answer left out a part of it: the task asks about '{word}', and the answer stated nothing `{tool}` returned"
+            );
+            return Some(Verdict::Replace(self.honest_answer(&why)));
+        }
+        self.part_warned = true;
+        let message = format!(
+            "Your final_answer leaves out a part of the task: it asks about '{word}', and states nothing `{tool}` returned."
+        );
+        let result = self.outputs.get(&tool).map(|r| clip(r.trim(), QUOTED_RESULT_CHARS)).unwrap_or_default();
+        let hints = FailureHints {
+            causes: Some(vec!["The answer was given for one part of the task only.".to_string()]),
+            recovery: Some(vec![
+                format!("`{tool}`{QUOTING}{result}\""),
+                "Answer every part of the task, with the values exactly as the results show them."
+                    .to_string(),
+            ]),
+            ..Default::default()
+        };
+        let raw = RawFailure::message(message).with_hints(hints);
+        let envelope = self.envelope(ErrorCode::AnswerMismatch, &raw, None, CallContext::default());
+        self.focus_answer_next();
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Some(Verdict::Retry)
     }
@@ -220,6 +318,67 @@ mod tests {
                 .map(|(n, _)| n)
                 .as_deref(),
             Some("click")
+        );
+    }
+
+    #[test]
+    fn an_answer_stating_nothing_a_named_tool_returned_leaves_its_part() {
+        let specs = [tool("get_weather", &["city"]), tool("list_invoices", &[])];
+        let worked = [
+            ("get_weather", "paris: 18°c, light rain.".to_string()),
+            (
+                "list_invoices",
+                "inv-2025-014 (2025-06-30): $1,250.00\ninv-2025-009 (2025-03-31): $980.00".to_string(),
+            ),
+        ];
+        let unstated = |answer: &str| part_unstated(TWO_PARTS, answer, &specs, &worked);
+        assert_eq!(
+            unstated("Paris: 18°C, light rain.</thought>"),
+            Some(("list_invoices".to_string(), "invoice".to_string()))
+        );
+        assert_eq!(unstated("18°C and light rain; your latest invoice is $1,250.00."), None);
+        assert_eq!(
+            unstated("Your latest invoice is $1,250.00."),
+            Some(("get_weather".to_string(), "weather".to_string())),
+            "the weather part, stated by none of its values"
+        );
+        let orders = [tool("list_orders", &[]), tool("get_order", &["order_id"])];
+        let worked = [
+            ("list_orders", "ord-5521 (2025-09-02), ord-5310 (2025-08-14)".to_string()),
+            ("get_order", "ord-5521: 3 items, total $42.50".to_string()),
+        ];
+        let task = "What is the total of my most recent order?";
+        assert_eq!(
+            part_unstated(task, "It comes to $42.50.", &orders, &worked),
+            None,
+            "one tool of the word stated"
+        );
+        let ticket = [tool("get_ticket", &["id"])];
+        let status = [("get_ticket", "ticket 4471: waiting for customer reply".to_string())];
+        let task = "What is the status of support ticket 4471?";
+        assert_eq!(part_unstated(task, "It is waiting for a customer reply.", &ticket, &status), None);
+        assert_eq!(
+            part_unstated(task, "The ticket 4471 is closed.", &ticket, &status),
+            None,
+            "one part: an answer stating nothing of it is for the grounding check, not a part left"
+        );
+        let both = [tool("get_weather", &["city"]), tool("get_ticket", &["id"])];
+        let worked = [("get_weather", "oslo: -3°c".to_string()), ("get_ticket", status[0].1.clone())];
+        let task = "Weather in Oslo, and the status of ticket 4471?";
+        assert_eq!(
+            part_unstated(task, "Ticket 4471 is waiting for a customer reply.", &both, &worked),
+            Some(("get_weather".to_string(), "weather".to_string())),
+            "the task's own number states nothing the tool returned; the status states the other part"
+        );
+        assert_eq!(
+            part_unstated(task, "Cold; waiting for customer reply.", &both, &worked).map(|p| p.1),
+            Some("weather".into())
+        );
+        let words_only = [("get_weather", "sunny".to_string())];
+        assert_eq!(
+            part_unstated(TWO_PARTS, "Nice.", &specs, &words_only),
+            None,
+            "a result with no value to state"
         );
     }
 

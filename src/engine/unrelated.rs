@@ -30,7 +30,7 @@ const FILLER: &[&str] = &[
 
 /// The words of `text` that can carry content: lowercase runs of letters or digits, of at least
 /// 3 letters or with a digit, that are not [`FILLER`].
-fn content_words(text: &str) -> BTreeSet<String> {
+pub(crate) fn content_words(text: &str) -> BTreeSet<String> {
     // Inserted one by one: `collect()` into a BTreeSet sorts first, another copy of std's sort.
     let mut words = BTreeSet::new();
     words.extend(
