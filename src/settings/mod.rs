@@ -4,6 +4,7 @@
 //! read settings, so neither imports the other for it.
 
 mod read;
+pub mod tagged;
 
 pub use read::{read, SettingError};
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::engine::{Decision, Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
 use crate::errors::{KeelErrorCode, RawFailure};
+use crate::settings::tagged::Tagged;
 use crate::store::ApprovalRequest;
 
 use super::openai::ResponseFormat;
@@ -22,7 +23,8 @@ pub use super::wire::RequestId;
 /// `custom`, `openai` and `fallback` are built in this version; the other kinds are reserved so that
 /// the page and the worker already agree on their names, and the worker answers them with a clear
 /// `initFailed` (or, inside a fallback chain, moves past them with a warning).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize is by hand (below), without serde's `Content` buffering: see crate::settings::tagged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -71,6 +73,44 @@ pub enum ModelChoice {
         /// The chain, first choice first.
         chain: Vec<ModelChoice>,
     },
+}
+
+/// [`ModelChoice`] externally tagged, read from its `kind` and the rest ([`Tagged::read`]): the
+/// same variants, fields and serde attributes.
+#[derive(Deserialize)]
+#[serde(remote = "ModelChoice", rename_all = "camelCase", deny_unknown_fields)]
+enum ModelChoiceTwin {
+    Custom {
+        #[serde(default)]
+        greedy: bool,
+    },
+    PromptApi,
+    #[serde(rename_all = "camelCase")]
+    Openai {
+        base_url: String,
+        model: String,
+        #[serde(default)]
+        api_key: Option<String>,
+        #[serde(default)]
+        response_format: ResponseFormat,
+        #[serde(default = "streams")]
+        stream: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    Wllama { model_url: String },
+    Fallback { chain: Vec<ModelChoice> },
+}
+
+impl<'de> Deserialize<'de> for ModelChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const SHAPE: Tagged = Tagged {
+            tag: "kind",
+            expecting: "internally tagged enum ModelChoice",
+            variants: &["custom", "promptApi", "openai", "wllama", "fallback"],
+            aliases: &[],
+        };
+        SHAPE.read(d, ModelChoiceTwin::deserialize)
+    }
 }
 
 impl ModelChoice {
