@@ -38,7 +38,12 @@ impl Tagged {
         D: Deserializer<'de>,
     {
         let (index, content) = d.deserialize_any(self)?;
-        read(Variant { name: self.variants[index], content }).map_err(de::Error::custom)
+        read(self.variant(index, content)).map_err(de::Error::custom)
+    }
+
+    /// Variant `index` with its content, for the twin's `deserialize`.
+    pub fn variant(&self, index: usize, content: Value) -> Variant {
+        Variant { name: self.variants[index], content }
     }
 
     /// The tag and the rest, read: for a caller that reads some variants by hand.
@@ -158,9 +163,15 @@ impl Rest {
 impl<'de> VariantAccess<'de> for Rest {
     type Error = serde_json::Error;
 
-    /// A unit variant takes whatever came with it.
+    /// A unit variant takes whatever came with it in an object, and nothing after its tag in an
+    /// array (serde's sequence reader wants every element read).
     fn unit_variant(self) -> Result<(), Self::Error> {
-        Ok(())
+        match self.0 {
+            Value::Array(items) if !items.is_empty() => {
+                Err(de::Error::invalid_length(items.len(), &"0 elements in sequence"))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Self::Error> {

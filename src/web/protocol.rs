@@ -174,7 +174,8 @@ pub struct Run {
 }
 
 /// A decision on one call that waits for approval.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Deserialize by hand, without serde's `Content` buffering for `flatten` (protocol_read.rs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallDecision {
@@ -336,32 +337,6 @@ pub struct RedactValue {
     pub args: Value,
 }
 
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Wire {
-            id: RequestId,
-            ok: bool,
-            #[serde(default)]
-            error: Option<RawFailure>,
-            #[serde(flatten)]
-            payload: serde_json::Map<String, Value>,
-        }
-        let wire = Wire::deserialize(d)?;
-        match (wire.ok, wire.error) {
-            (true, _) => {
-                let payload = T::deserialize(Value::Object(wire.payload)).map_err(D::Error::custom)?;
-                Ok(Reply::ok(wire.id, payload))
-            }
-            (false, Some(error)) => Ok(Reply::failed(wire.id, error)),
-            (false, None) => Err(D::Error::custom("a reply said ok: false but carried no error")),
-        }
-    }
-}
-
 impl<T> Reply<T> {
     /// A success.
     pub fn ok(id: RequestId, payload: T) -> Self {
@@ -404,7 +379,8 @@ impl Reply<ModelText> {
 }
 
 /// A message from the page to the worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize by hand, without serde's `Content` buffering (protocol_read.rs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum PageMessage {
