@@ -24,10 +24,9 @@ pub struct Tagged {
     pub tag: &'static str,
     /// serde's name for the enum in "expected" messages.
     pub expecting: &'static str,
-    /// The variants' tags, as they are written and listed in "unknown variant" messages.
+    /// The variants' tags and their aliases (`final_answer` beside `finalAnswer`), in the order
+    /// serde lists them in "unknown variant" messages: the twin reads each spelling.
     pub variants: &'static [&'static str],
-    /// Other spellings read as a variant (`final_answer` for `finalAnswer`): (spelling, index).
-    pub aliases: &'static [(&'static str, usize)],
 }
 
 impl Tagged {
@@ -110,10 +109,7 @@ impl<'de> Visitor<'de> for VariantTag<'_> {
     }
 
     fn visit_str<E: de::Error>(self, tag: &str) -> Result<usize, E> {
-        let named = self.0.variants.iter().position(|v| *v == tag);
-        named
-            .or_else(|| self.0.aliases.iter().find(|(alias, _)| *alias == tag).map(|&(_, index)| index))
-            .ok_or_else(|| de::Error::unknown_variant(tag, self.0.variants))
+        self.0.variants.iter().position(|v| *v == tag).ok_or_else(|| de::Error::unknown_variant(tag, self.0.variants))
     }
 }
 

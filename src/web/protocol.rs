@@ -107,8 +107,7 @@ impl<'de> Deserialize<'de> for ModelChoice {
             tag: "kind",
             expecting: "internally tagged enum ModelChoice",
             variants: &["custom", "promptApi", "openai", "wllama", "fallback"],
-            aliases: &[],
-        };
+            };
         SHAPE.read(d, ModelChoiceTwin::deserialize)
     }
 }

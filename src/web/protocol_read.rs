@@ -72,7 +72,6 @@ const PAGE_MESSAGE: Tagged = Tagged {
         "warm",
         "dispose",
     ],
-    aliases: &[],
 };
 
 impl<'de> Deserialize<'de> for PageMessage {
