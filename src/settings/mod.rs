@@ -5,6 +5,7 @@
 
 mod read;
 pub mod tagged;
+mod tracked;
 
 pub use read::{read, SettingError};
 

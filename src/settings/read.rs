@@ -43,9 +43,9 @@ pub fn read<T: DeserializeOwned + Serialize>(
     at: &str,
     also_known: &[&str],
 ) -> Result<T, SettingError> {
-    let read: T = serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.inner().to_string();
-        let path = join(at, &e.path().to_string());
+    let read: T = super::tracked::deserialize(value).map_err(|(e, place)| {
+        let inner = e.to_string();
+        let path = join(at, &place);
         match unknown_key(&inner) {
             Some((key, mut known)) => {
                 known.extend(also_known.iter().map(|k| k.to_string()));
