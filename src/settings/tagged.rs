@@ -13,7 +13,9 @@
 use std::fmt;
 
 use serde::de::value::{SeqDeserializer, StrDeserializer};
-use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
@@ -32,7 +34,11 @@ pub struct Tagged {
 impl Tagged {
     /// Reads the tag and the rest, then the enum through `read` (the externally tagged twin's
     /// `deserialize`), given the variant's tag and its content.
-    pub fn read<'de, D, T>(&self, d: D, read: impl FnOnce(Variant) -> Result<T, serde_json::Error>) -> Result<T, D::Error>
+    pub fn read<'de, D, T>(
+        &self,
+        d: D,
+        read: impl FnOnce(Variant) -> Result<T, serde_json::Error>,
+    ) -> Result<T, D::Error>
     where
         D: Deserializer<'de>,
     {
@@ -109,7 +115,11 @@ impl<'de> Visitor<'de> for VariantTag<'_> {
     }
 
     fn visit_str<E: de::Error>(self, tag: &str) -> Result<usize, E> {
-        self.0.variants.iter().position(|v| *v == tag).ok_or_else(|| de::Error::unknown_variant(tag, self.0.variants))
+        self.0
+            .variants
+            .iter()
+            .position(|v| *v == tag)
+            .ok_or_else(|| de::Error::unknown_variant(tag, self.0.variants))
     }
 }
 

@@ -10,8 +10,8 @@ use std::fmt;
 
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, EnumAccess, Expected, IntoDeserializer, MapAccess, SeqAccess, Unexpected,
-    VariantAccess, Visitor,
+    self, DeserializeOwned, DeserializeSeed, EnumAccess, Expected, IntoDeserializer, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
 };
 use serde_json::{Error, Map, Value};
 
@@ -140,7 +140,9 @@ impl<'a, 'de> Tracked<'a, 'de> {
             Value::Object(fields) => {
                 let mut entries = fields.iter();
                 match (entries.next(), entries.next()) {
-                    (Some((variant, value)), None) => visitor.visit_enum(Variant { variant, value: Some(value), of: self }),
+                    (Some((variant, value)), None) => {
+                        visitor.visit_enum(Variant { variant, value: Some(value), of: self })
+                    }
                     _ => Err(de::Error::invalid_value(Unexpected::Map, &"map with a single key")),
                 }
             }
@@ -214,7 +216,11 @@ impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
         self.placed(self.enumeration(visitor))
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.placed(visitor.visit_newtype_struct(self))
     }
 
@@ -259,7 +265,11 @@ impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
         self.placed(read)
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.deserialize_unit(visitor)
     }
 
@@ -396,7 +406,10 @@ impl<'a, 'de> EnumAccess<'de> for Variant<'a, 'de> {
 
 impl<'de> Variant<'_, 'de> {
     /// Reads the content with `read`, placed under the variant's name.
-    fn content<T>(&self, read: impl FnOnce(Tracked<'_, 'de>, &'de Value) -> Result<T, Error>) -> Result<T, Error> {
+    fn content<T>(
+        &self,
+        read: impl FnOnce(Tracked<'_, 'de>, &'de Value) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let at = Chain::Key { parent: self.of.at, key: self.variant };
         let here = Tracked { value: self.value.unwrap_or(&Value::Null), at: &at, track: self.of.track };
         let read = match self.value {
@@ -431,15 +444,23 @@ impl<'de> VariantAccess<'de> for Variant<'_, 'de> {
         self.content(|here, value| match value {
             Value::Array(items) if items.is_empty() => visitor.visit_unit(),
             Value::Array(items) => here.seq(items, visitor),
-            _ if self.value.is_none() => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"tuple variant")),
+            _ if self.value.is_none() => {
+                Err(de::Error::invalid_type(Unexpected::UnitVariant, &"tuple variant"))
+            }
             other => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
         })
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.content(|here, value| match value {
             Value::Object(fields) => here.map(fields, visitor),
-            _ if self.value.is_none() => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"struct variant")),
+            _ if self.value.is_none() => {
+                Err(de::Error::invalid_type(Unexpected::UnitVariant, &"struct variant"))
+            }
             other => Err(de::Error::invalid_type(unexpected(other), &"struct variant")),
         })
     }

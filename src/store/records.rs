@@ -67,10 +67,17 @@ enum EndReasonTwin {
     #[serde(alias = "final_answer")]
     FinalAnswer,
     #[serde(alias = "max_steps")]
-    MaxSteps { steps: u32 },
+    MaxSteps {
+        steps: u32,
+    },
     #[serde(alias = "consecutive_failures")]
-    ConsecutiveFailures { failures: u32 },
-    Fatal { code: ErrorCode, message: String },
+    ConsecutiveFailures {
+        failures: u32,
+    },
+    Fatal {
+        code: ErrorCode,
+        message: String,
+    },
     Cancelled,
     Interrupted,
 }

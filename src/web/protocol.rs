@@ -97,8 +97,12 @@ enum ModelChoiceTwin {
         stream: bool,
     },
     #[serde(rename_all = "camelCase")]
-    Wllama { model_url: String },
-    Fallback { chain: Vec<ModelChoice> },
+    Wllama {
+        model_url: String,
+    },
+    Fallback {
+        chain: Vec<ModelChoice>,
+    },
 }
 
 impl<'de> Deserialize<'de> for ModelChoice {
@@ -107,7 +111,7 @@ impl<'de> Deserialize<'de> for ModelChoice {
             tag: "kind",
             expecting: "internally tagged enum ModelChoice",
             variants: &["custom", "promptApi", "openai", "wllama", "fallback"],
-            };
+        };
         SHAPE.read(d, ModelChoiceTwin::deserialize)
     }
 }

@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::protocol::{
-    CallDecision, Flag, Init, ModelText, NeedsApprovalValue, PageMessage, RedactValue, Reply, RequestId, Run, ToolValue,
+    CallDecision, Flag, Init, ModelText, NeedsApprovalValue, PageMessage, RedactValue, Reply, RequestId, Run,
+    ToolValue,
 };
 use crate::engine::Decision;
 use crate::errors::RawFailure;
