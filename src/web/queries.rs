@@ -129,8 +129,12 @@ pub(crate) trait FailureLog {
 }
 
 /// JSON of a stored record type; these serialise infallibly (string keys, finite numbers).
+/// Written as text and read back, which gives the `Value` `to_value` gives: the record types then
+/// need one serializer in the module (their text one, which the worker's messages and the IndexedDB
+/// writes use), not a `Value` one beside it (bench/results/wasm-size.md).
 fn to_json(value: impl Serialize) -> Result<Value, StoreError> {
-    serde_json::to_value(value).map_err(|e| StoreError::Failed(format!("could not write the answer: {e}")))
+    let fail = |e: serde_json::Error| StoreError::Failed(format!("could not write the answer: {e}"));
+    serde_json::from_str(&serde_json::to_string(&value).map_err(fail)?).map_err(fail)
 }
 
 /// The stats answer (`agent.failureStats`): the breakdown under the names the page uses.
