@@ -149,23 +149,36 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
 
 impl<T: serde::de::DeserializeOwned> Reply<T> {
     fn from_fields(fields: Map<String, Value>) -> Result<Reply<T>, serde_json::Error> {
-        let (mut id, mut ok, mut error) = (None, None, None);
-        let mut payload = Map::new();
-        for (key, value) in fields {
-            match key.as_str() {
-                "id" => id = Some(RequestId::deserialize(value)?),
-                "ok" => ok = Some(bool::deserialize(value)?),
-                "error" => error = Option::<RawFailure>::deserialize(value)?,
-                _ => {
-                    payload.insert(key, value);
-                }
+        match reply_fields(fields)? {
+            (id, Ok(payload)) => {
+                Ok(Reply::Ok { id, ok: Flag, payload: T::deserialize(Value::Object(payload))? })
+            }
+            (id, Err(error)) => Ok(Reply::failed(id, error)),
+        }
+    }
+}
+
+/// A reply's `id`, and its payload's fields (`ok: true`) or its error (`ok: false`): the part of
+/// [`Reply::from_fields`] that is the same for every payload type.
+fn reply_fields(
+    fields: Map<String, Value>,
+) -> Result<(RequestId, Result<Map<String, Value>, RawFailure>), serde_json::Error> {
+    let (mut id, mut ok, mut error) = (None, None, None);
+    let mut payload = Map::new();
+    for (key, value) in fields {
+        match key.as_str() {
+            "id" => id = Some(RequestId::deserialize(value)?),
+            "ok" => ok = Some(bool::deserialize(value)?),
+            "error" => error = Option::<RawFailure>::deserialize(value)?,
+            _ => {
+                payload.insert(key, value);
             }
         }
-        let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
-        match (ok.ok_or_else(|| de::Error::missing_field("ok"))?, error) {
-            (true, _) => Ok(Reply::Ok { id, ok: Flag, payload: T::deserialize(Value::Object(payload))? }),
-            (false, Some(error)) => Ok(Reply::failed(id, error)),
-            (false, None) => Err(de::Error::custom("a reply said ok: false but carried no error")),
-        }
+    }
+    let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
+    match (ok.ok_or_else(|| de::Error::missing_field("ok"))?, error) {
+        (true, _) => Ok((id, Ok(payload))),
+        (false, Some(error)) => Ok((id, Err(error))),
+        (false, None) => Err(de::Error::custom("a reply said ok: false but carried no error")),
     }
 }
