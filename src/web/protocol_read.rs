@@ -158,11 +158,12 @@ impl<T: serde::de::DeserializeOwned> Reply<T> {
     }
 }
 
-/// A reply's `id`, and its payload's fields (`ok: true`) or its error (`ok: false`): the part of
-/// [`Reply::from_fields`] that is the same for every payload type.
-fn reply_fields(
-    fields: Map<String, Value>,
-) -> Result<(RequestId, Result<Map<String, Value>, RawFailure>), serde_json::Error> {
+/// A reply's payload's fields (`ok: true`) or its error (`ok: false`).
+type Answer = Result<Map<String, Value>, RawFailure>;
+
+/// A reply's `id`, and its payload's fields or its error: the part of [`Reply::from_fields`] that
+/// is the same for every payload type.
+fn reply_fields(fields: Map<String, Value>) -> Result<(RequestId, Answer), serde_json::Error> {
     let (mut id, mut ok, mut error) = (None, None, None);
     let mut payload = Map::new();
     for (key, value) in fields {
