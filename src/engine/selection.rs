@@ -157,7 +157,9 @@ pub fn select(
     // The offered tools the query is about: it shares a word with their name or description. A tool
     // found only by an argument name (`merge_pull_request`'s `number` in "the order number") is no
     // reason to offer what lists its things as well.
-    let asked: BTreeSet<String> = rank::words(query).into_iter().collect();
+    // Inserted one by one: `collect()` into a BTreeSet sorts first, another copy of std's sort.
+    let mut asked: BTreeSet<String> = BTreeSet::new();
+    asked.extend(rank::words(query));
     let about = |t: &ToolSpec| {
         let mut words = rank::words(&t.name);
         words.extend(rank::words(&t.description));

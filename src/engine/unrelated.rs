@@ -76,7 +76,8 @@ pub(crate) fn off_the_results(answer: &str, task: &str, results: &str) -> bool {
     }
     let asked = content_words(task);
     // What the results say beyond the task's own words: an answer must name some of it.
-    let fresh: BTreeSet<&String> = returned.iter().filter(|w| !asked.contains(*w)).collect();
+    let mut fresh: BTreeSet<&String> = BTreeSet::new();
+    fresh.extend(returned.iter().filter(|w| !asked.contains(*w)));
     if said.iter().any(|w| fresh.contains(w)) {
         return false;
     }

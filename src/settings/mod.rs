@@ -4,6 +4,8 @@
 //! read settings, so neither imports the other for it.
 
 mod read;
+pub mod tagged;
+mod tracked;
 
 pub use read::{read, SettingError};
 

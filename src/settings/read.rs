@@ -43,27 +43,8 @@ pub fn read<T: DeserializeOwned + Serialize>(
     at: &str,
     also_known: &[&str],
 ) -> Result<T, SettingError> {
-    let read: T = serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.inner().to_string();
-        let path = join(at, &e.path().to_string());
-        match unknown_key(&inner) {
-            Some((key, mut known)) => {
-                known.extend(also_known.iter().map(|k| k.to_string()));
-                // Inside an internally tagged enum (`{kind: "openai", …}`) the path stops short of
-                // the key.
-                let path = if path.ends_with(&key) { path } else { format!("{path}.{key}") };
-                let suggestion =
-                    closest(&key, known.iter().map(String::as_str)).first().map(|s| s.to_string());
-                let hint = match &suggestion {
-                    Some(near) => format!("did you mean `{near}`?"),
-                    None if known.is_empty() => "it takes no keys".to_string(),
-                    None => format!("known keys: {}", known.join(", ")),
-                };
-                SettingError { path, message: format!("unknown key ({hint})"), unknown_key: true, suggestion }
-            }
-            None => SettingError { path, message: plain(&inner), unknown_key: false, suggestion: None },
-        }
-    })?;
+    let read: T =
+        super::tracked::deserialize(value).map_err(|(e, place)| setting_error(&e, &place, at, also_known))?;
     // What `T` reads as an object must have been one, not an array read by position. Only a value
     // holding an array can be one: the rest skip writing `T` back (an `init` reads its config so).
     if has_array(value) {
@@ -74,6 +55,29 @@ pub fn read<T: DeserializeOwned + Serialize>(
         }
     }
     Ok(read)
+}
+
+/// serde's error at `place` in the page's terms: one function for every type [`read`] reads, not a
+/// copy in each.
+fn setting_error(error: &serde_json::Error, place: &str, at: &str, also_known: &[&str]) -> SettingError {
+    let inner = error.to_string();
+    let path = join(at, place);
+    match unknown_key(&inner) {
+        Some((key, mut known)) => {
+            known.extend(also_known.iter().map(|k| k.to_string()));
+            // Inside an internally tagged enum (`{kind: "openai", …}`) the path stops short of
+            // the key.
+            let path = if path.ends_with(&key) { path } else { format!("{path}.{key}") };
+            let suggestion = closest(&key, known.iter().map(String::as_str)).first().map(|s| s.to_string());
+            let hint = match &suggestion {
+                Some(near) => format!("did you mean `{near}`?"),
+                None if known.is_empty() => "it takes no keys".to_string(),
+                None => format!("known keys: {}", known.join(", ")),
+            };
+            SettingError { path, message: format!("unknown key ({hint})"), unknown_key: true, suggestion }
+        }
+        None => SettingError { path, message: plain(&inner), unknown_key: false, suggestion: None },
+    }
 }
 
 /// Whether `value` is or holds an array, at any depth.

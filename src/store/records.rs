@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{ErrorCode, FailureClass};
+use crate::settings::tagged::Tagged;
 use crate::turn::Turn;
 
 /// Where a run stands.
@@ -25,7 +26,8 @@ pub enum RunStatus {
 
 /// Why a run ended. `kind` is camelCase like the rest of the wire; records stored by earlier
 /// builds spelt it snake_case (`final_answer`), and those still read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Deserialize by hand (below), without serde's `Content` buffering: see crate::settings::tagged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum EndReason {
@@ -55,6 +57,50 @@ pub enum EndReason {
     Cancelled,
     /// The run was cut off and given up rather than resumed.
     Interrupted,
+}
+
+/// [`EndReason`] externally tagged, read from its `kind` and the rest ([`Tagged::read`]): the
+/// same variants, fields and serde attributes.
+#[derive(Deserialize)]
+#[serde(remote = "EndReason", rename_all = "camelCase")]
+enum EndReasonTwin {
+    #[serde(alias = "final_answer")]
+    FinalAnswer,
+    #[serde(alias = "max_steps")]
+    MaxSteps {
+        steps: u32,
+    },
+    #[serde(alias = "consecutive_failures")]
+    ConsecutiveFailures {
+        failures: u32,
+    },
+    Fatal {
+        code: ErrorCode,
+        message: String,
+    },
+    Cancelled,
+    Interrupted,
+}
+
+impl<'de> Deserialize<'de> for EndReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const SHAPE: Tagged = Tagged {
+            tag: "kind",
+            expecting: "internally tagged enum EndReason",
+            variants: &[
+                "finalAnswer",
+                "final_answer",
+                "maxSteps",
+                "max_steps",
+                "consecutiveFailures",
+                "consecutive_failures",
+                "fatal",
+                "cancelled",
+                "interrupted",
+            ],
+        };
+        SHAPE.read(d, EndReasonTwin::deserialize)
+    }
 }
 
 impl EndReason {

@@ -32,6 +32,7 @@ pub mod model_source;
 pub mod models;
 pub mod openai;
 pub mod protocol;
+mod protocol_read;
 pub mod queries;
 pub mod redact_hook;
 pub mod rpc;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::engine::{Decision, Event, ModelReply, ModelRequest, RunResult, ToolOutput, Usage};
 use crate::errors::{KeelErrorCode, RawFailure};
+use crate::settings::tagged::Tagged;
 use crate::store::ApprovalRequest;
 
 use super::openai::ResponseFormat;
@@ -22,7 +23,8 @@ pub use super::wire::RequestId;
 /// `custom`, `openai` and `fallback` are built in this version; the other kinds are reserved so that
 /// the page and the worker already agree on their names, and the worker answers them with a clear
 /// `initFailed` (or, inside a fallback chain, moves past them with a warning).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize is by hand (below), without serde's `Content` buffering: see crate::settings::tagged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -71,6 +73,47 @@ pub enum ModelChoice {
         /// The chain, first choice first.
         chain: Vec<ModelChoice>,
     },
+}
+
+/// [`ModelChoice`] externally tagged, read from its `kind` and the rest ([`Tagged::read`]): the
+/// same variants, fields and serde attributes.
+#[derive(Deserialize)]
+#[serde(remote = "ModelChoice", rename_all = "camelCase", deny_unknown_fields)]
+enum ModelChoiceTwin {
+    Custom {
+        #[serde(default)]
+        greedy: bool,
+    },
+    PromptApi,
+    #[serde(rename_all = "camelCase")]
+    Openai {
+        base_url: String,
+        model: String,
+        #[serde(default)]
+        api_key: Option<String>,
+        #[serde(default)]
+        response_format: ResponseFormat,
+        #[serde(default = "streams")]
+        stream: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    Wllama {
+        model_url: String,
+    },
+    Fallback {
+        chain: Vec<ModelChoice>,
+    },
+}
+
+impl<'de> Deserialize<'de> for ModelChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const SHAPE: Tagged = Tagged {
+            tag: "kind",
+            expecting: "internally tagged enum ModelChoice",
+            variants: &["custom", "promptApi", "openai", "wllama", "fallback"],
+        };
+        SHAPE.read(d, ModelChoiceTwin::deserialize)
+    }
 }
 
 impl ModelChoice {
@@ -134,7 +177,8 @@ pub struct Run {
 }
 
 /// A decision on one call that waits for approval.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Deserialize by hand, without serde's `Content` buffering for `flatten` (protocol_read.rs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallDecision {
@@ -296,32 +340,6 @@ pub struct RedactValue {
     pub args: Value,
 }
 
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Wire {
-            id: RequestId,
-            ok: bool,
-            #[serde(default)]
-            error: Option<RawFailure>,
-            #[serde(flatten)]
-            payload: serde_json::Map<String, Value>,
-        }
-        let wire = Wire::deserialize(d)?;
-        match (wire.ok, wire.error) {
-            (true, _) => {
-                let payload = T::deserialize(Value::Object(wire.payload)).map_err(D::Error::custom)?;
-                Ok(Reply::ok(wire.id, payload))
-            }
-            (false, Some(error)) => Ok(Reply::failed(wire.id, error)),
-            (false, None) => Err(D::Error::custom("a reply said ok: false but carried no error")),
-        }
-    }
-}
-
 impl<T> Reply<T> {
     /// A success.
     pub fn ok(id: RequestId, payload: T) -> Self {
@@ -364,7 +382,8 @@ impl Reply<ModelText> {
 }
 
 /// A message from the page to the worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize by hand, without serde's `Content` buffering (protocol_read.rs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum PageMessage {

@@ -24,13 +24,15 @@ use super::protocol::{protocol_failure, QueryValue, Reply, RequestId, WorkerMess
 use super::rpc::Rpc;
 use super::spawn::Spawner;
 use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
+use crate::settings::tagged::Tagged;
 use crate::store::otlp::run_to_otlp;
 use crate::store::query::FailureQuery;
 use crate::store::retention::Pruned;
 use crate::store::{FailureBreakdown, FailureStats, MemoryStore, StoreError};
 
 /// What the page asks of the failure log (`query.kind` and its arguments, camelCase).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize by hand (below), without serde's `Content` buffering: see crate::settings::tagged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -73,6 +75,53 @@ pub enum StoreQuery {
     ApplyRetention,
 }
 
+/// [`StoreQuery`] externally tagged, read from its `kind` and the rest ([`Tagged::read`]): the
+/// same variants, fields and serde attributes.
+#[derive(Deserialize)]
+#[serde(remote = "StoreQuery", rename_all = "camelCase")]
+enum StoreQueryTwin {
+    Failures(FailureQuery),
+    Stats(FailureQuery),
+    #[serde(rename_all = "camelCase")]
+    ExportRun {
+        run_id: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    ExportRunOtlp {
+        run_id: String,
+    },
+    ExportSession {
+        session: String,
+    },
+    History {
+        session: String,
+    },
+    ClearSession {
+        session: String,
+    },
+    ApplyRetention,
+}
+
+impl<'de> Deserialize<'de> for StoreQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const SHAPE: Tagged = Tagged {
+            tag: "kind",
+            expecting: "internally tagged enum StoreQuery",
+            variants: &[
+                "failures",
+                "stats",
+                "exportRun",
+                "exportRunOtlp",
+                "exportSession",
+                "history",
+                "clearSession",
+                "applyRetention",
+            ],
+        };
+        SHAPE.read(d, StoreQueryTwin::deserialize)
+    }
+}
+
 /// A store that answers [`StoreQuery`]s with plain JSON values.
 pub(crate) trait FailureLog {
     /// The answer to `query`, as the `value` of its `queryResult`.
@@ -80,8 +129,12 @@ pub(crate) trait FailureLog {
 }
 
 /// JSON of a stored record type; these serialise infallibly (string keys, finite numbers).
+/// Written as text and read back, which gives the `Value` `to_value` gives: the record types then
+/// need one serializer in the module (their text one, which the worker's messages and the IndexedDB
+/// writes use), not a `Value` one beside it (bench/results/wasm-size.md).
 fn to_json(value: impl Serialize) -> Result<Value, StoreError> {
-    serde_json::to_value(value).map_err(|e| StoreError::Failed(format!("could not write the answer: {e}")))
+    let fail = |e: serde_json::Error| StoreError::Failed(format!("could not write the answer: {e}"));
+    serde_json::from_str(&serde_json::to_string(&value).map_err(fail)?).map_err(fail)
 }
 
 /// The stats answer (`agent.failureStats`): the breakdown under the names the page uses.

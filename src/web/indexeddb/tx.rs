@@ -182,7 +182,14 @@ pub(super) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, StoreEr
 }
 
 /// A stored value as `T`, or `None` when it is not one (corrupt, foreign, or from a newer layout).
+/// Read through a `Value`, as the page's messages are: the records' types then need one
+/// deserializer in the module, not a text reader of their own beside it (bench/results/wasm-size.md).
 pub(super) fn from_js<T: DeserializeOwned>(value: &JsValue) -> Option<T> {
+    T::deserialize(stored_json(value)?).ok()
+}
+
+/// A stored value as JSON: once for every record type, not a copy in each `from_js`.
+fn stored_json(value: &JsValue) -> Option<Value> {
     let text = js_sys::JSON::stringify(value).ok()?.as_string()?;
     serde_json::from_str(&text).ok()
 }

@@ -1,0 +1,201 @@
+//! Internally tagged enums (`{"kind": "openai", …}`) read without serde's `Content` buffering.
+//!
+//! serde's derive reads an internally tagged enum by buffering the whole object into its private
+//! `Content` tree, then reading the variant from that: one more deserializer, instantiated for
+//! every type inside every such enum (tens of KB of wasm, bench/results/wasm-size.md). Here the
+//! object is read into a `serde_json::Value` instead, which the crate reads everywhere anyway, and
+//! the variant from that, through an externally tagged twin of the enum (`#[serde(remote = …)]`)
+//! handed the variant's name. What is accepted and every error's text are serde's: the tag is read
+//! where serde reads it (so its errors carry the same position or path), the variant's errors come
+//! from its fields as serde's do, a unit variant ignores what comes with it, and an array is read
+//! as the tag followed by the variant's fields in order.
+
+use std::fmt;
+
+use serde::de::value::{SeqDeserializer, StrDeserializer};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
+use serde::forward_to_deserialize_any;
+use serde_json::{Map, Value};
+
+/// An internally tagged enum as the page writes it: the tag's key, the variants' tags, and what
+/// serde's derive says it expects (`internally tagged enum ModelChoice`).
+pub struct Tagged {
+    /// The tag's key (`kind`, `type`).
+    pub tag: &'static str,
+    /// serde's name for the enum in "expected" messages.
+    pub expecting: &'static str,
+    /// The variants' tags and their aliases (`final_answer` beside `finalAnswer`), in the order
+    /// serde lists them in "unknown variant" messages: the twin reads each spelling.
+    pub variants: &'static [&'static str],
+}
+
+impl Tagged {
+    /// Reads the tag and the rest, then the enum through `read` (the externally tagged twin's
+    /// `deserialize`), given the variant's tag and its content.
+    pub fn read<'de, D, T>(
+        &self,
+        d: D,
+        read: impl FnOnce(Variant) -> Result<T, serde_json::Error>,
+    ) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        let (index, content) = d.deserialize_any(self)?;
+        read(self.variant(index, content)).map_err(de::Error::custom)
+    }
+
+    /// Variant `index` with its content, for the twin's `deserialize`.
+    pub fn variant(&self, index: usize, content: Value) -> Variant {
+        Variant { name: self.variants[index], content }
+    }
+
+    /// The tag and the rest, read: for a caller that reads some variants by hand.
+    pub fn split<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &Tagged {
+    type Value = (usize, Value);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let Some(index) = seq.next_element_seed(VariantTag(self))? else {
+            return Err(de::Error::missing_field(self.tag));
+        };
+        let mut rest = Vec::new();
+        while let Some(value) = seq.next_element::<Value>()? {
+            rest.push(value);
+        }
+        Ok((index, Value::Array(rest)))
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut index = None;
+        let mut rest = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == self.tag {
+                if index.is_some() {
+                    return Err(de::Error::duplicate_field(self.tag));
+                }
+                index = Some(map.next_value_seed(VariantTag(self))?);
+            } else {
+                let value = map.next_value::<Value>()?;
+                rest.insert(key, value);
+            }
+        }
+        match index {
+            Some(index) => Ok((index, Value::Object(rest))),
+            None => Err(de::Error::missing_field(self.tag)),
+        }
+    }
+}
+
+/// The tag's value, read as serde reads a variant's name: its index in the variants.
+struct VariantTag<'a>(&'a Tagged);
+
+impl<'de> DeserializeSeed<'de> for VariantTag<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for VariantTag<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, tag: &str) -> Result<usize, E> {
+        self.0
+            .variants
+            .iter()
+            .position(|v| *v == tag)
+            .ok_or_else(|| de::Error::unknown_variant(tag, self.0.variants))
+    }
+}
+
+/// One variant, by its tag, with what came with it: read by the externally tagged twin.
+pub struct Variant {
+    name: &'static str,
+    content: Value,
+}
+
+impl<'de> Deserializer<'de> for Variant {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_enum(self)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl<'de> EnumAccess<'de> for Variant {
+    type Error = serde_json::Error;
+    type Variant = Rest;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Rest), Self::Error> {
+        let name: StrDeserializer<serde_json::Error> = de::IntoDeserializer::into_deserializer(self.name);
+        Ok((seed.deserialize(name)?, Rest(self.content)))
+    }
+}
+
+/// What came with the tag, read as serde reads an internally tagged variant's content: the fields
+/// after the tag of an array through serde's own sequence reader, whose length errors are the ones
+/// serde gives ("expected 5 elements in sequence").
+pub struct Rest(Value);
+
+impl Rest {
+    fn read<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        match self.0 {
+            Value::Array(items) => SeqDeserializer::new(items.into_iter()).deserialize_any(visitor),
+            other => other.deserialize_any(visitor),
+        }
+    }
+}
+
+impl<'de> VariantAccess<'de> for Rest {
+    type Error = serde_json::Error;
+
+    /// A unit variant takes whatever came with it in an object, and nothing after its tag in an
+    /// array (serde's sequence reader wants every element read).
+    fn unit_variant(self) -> Result<(), Self::Error> {
+        match self.0 {
+            Value::Array(items) if !items.is_empty() => {
+                Err(de::Error::invalid_length(items.len(), &"0 elements in sequence"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Self::Error> {
+        match self.0 {
+            Value::Array(items) => seed.deserialize(SeqDeserializer::new(items.into_iter())),
+            other => seed.deserialize(other),
+        }
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Self::Error> {
+        self.read(visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.read(visitor)
+    }
+}

@@ -1,0 +1,185 @@
+//! How the page's messages are read: [`PageMessage`], [`CallDecision`] and [`Reply`] by hand,
+//! without serde's `Content` buffering (an internally tagged enum, `flatten`), which costs a second
+//! deserializer for every type inside them (see [`crate::settings::tagged`]). The message is read
+//! into a `Value` with its tag where serde reads it, then each part from that `Value`; what is
+//! accepted and every error's text are what serde's derives gave.
+
+use serde::de::{self, Deserializer, MapAccess, Unexpected, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::protocol::{
+    CallDecision, Flag, Init, ModelText, NeedsApprovalValue, PageMessage, RedactValue, Reply, RequestId, Run,
+    ToolValue,
+};
+use crate::engine::Decision;
+use crate::errors::RawFailure;
+use crate::settings::tagged::Tagged;
+
+/// [`PageMessage`] externally tagged, less `decide` (its fields are flattened: read by hand): the
+/// same variants, fields and serde attributes.
+#[derive(Deserialize)]
+#[serde(remote = "PageMessage", rename_all = "camelCase")]
+enum PageMessageTwin {
+    Init(Init),
+    Run(Run),
+    #[serde(rename_all = "camelCase")]
+    Cancel {
+        run_id: String,
+    },
+    ToolResult(Reply<ToolValue>),
+    ModelResult(Reply<ModelText>),
+    ModelChunk {
+        id: RequestId,
+        text: String,
+    },
+    RedactResult(Reply<RedactValue>),
+    NeedsApprovalResult(Reply<NeedsApprovalValue>),
+    PendingApprovals {
+        id: RequestId,
+    },
+    Query {
+        id: RequestId,
+        query: Value,
+    },
+    UnfinishedRuns {
+        id: RequestId,
+    },
+    Ping {
+        id: RequestId,
+    },
+    Warm,
+    Dispose,
+}
+
+/// The message's `type` tags, in [`PageMessage`]'s order.
+const PAGE_MESSAGE: Tagged = Tagged {
+    tag: "type",
+    expecting: "internally tagged enum PageMessage",
+    variants: &[
+        "init",
+        "run",
+        "cancel",
+        "toolResult",
+        "modelResult",
+        "modelChunk",
+        "redactResult",
+        "needsApprovalResult",
+        "decide",
+        "pendingApprovals",
+        "query",
+        "unfinishedRuns",
+        "ping",
+        "warm",
+        "dispose",
+    ],
+};
+
+impl<'de> Deserialize<'de> for PageMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (index, content) = PAGE_MESSAGE.split(d)?;
+        let read = match PAGE_MESSAGE.variants[index] {
+            "decide" => decide(content),
+            _ => PageMessageTwin::deserialize(PAGE_MESSAGE.variant(index, content)),
+        };
+        read.map_err(de::Error::custom)
+    }
+}
+
+/// `decide`: its `id`, then the [`CallDecision`] flattened beside it, as serde reads a struct
+/// variant with a flattened field (the field named first, the flattened one from the rest).
+fn decide(content: Value) -> Result<PageMessage, serde_json::Error> {
+    let Value::Object(mut fields) = content else {
+        return Err(de::Error::invalid_type(Unexpected::Seq, &"struct variant PageMessage::Decide"));
+    };
+    let id = match fields.shift_remove("id") {
+        Some(id) => RequestId::deserialize(id)?,
+        None => return Err(de::Error::missing_field("id")),
+    };
+    Ok(PageMessage::Decide { id, decision: CallDecision::from_fields(fields)? })
+}
+
+impl CallDecision {
+    /// Its `callId`, then the [`Decision`] flattened beside it from the rest.
+    fn from_fields(mut fields: Map<String, Value>) -> Result<CallDecision, serde_json::Error> {
+        let call_id = match fields.shift_remove("callId") {
+            Some(call_id) => String::deserialize(call_id)?,
+            None => return Err(de::Error::missing_field("callId")),
+        };
+        Ok(CallDecision { call_id, decision: Decision::deserialize(Value::Object(fields))? })
+    }
+}
+
+/// An object's entries, for a type read by hand from them; `expecting` is what serde's derive
+/// says the type expects.
+struct Fields(&'static str);
+
+impl<'de> Visitor<'de> for Fields {
+    type Value = Map<String, Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut fields = Map::new();
+        while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            fields.insert(key, value);
+        }
+        Ok(fields)
+    }
+}
+
+impl<'de> Deserialize<'de> for CallDecision {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let fields = d.deserialize_map(Fields("struct CallDecision"))?;
+        CallDecision::from_fields(fields).map_err(de::Error::custom)
+    }
+}
+
+/// A reply's `id`, `ok` and `error` in the order they came (a wrong one fails when it is met),
+/// then the missing ones, then the payload from the other keys: what a struct with a flattened
+/// payload did.
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let fields = d.deserialize_map(Fields("struct Wire"))?;
+        Reply::from_fields(fields).map_err(de::Error::custom)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Reply<T> {
+    fn from_fields(fields: Map<String, Value>) -> Result<Reply<T>, serde_json::Error> {
+        match reply_fields(fields)? {
+            (id, Ok(payload)) => {
+                Ok(Reply::Ok { id, ok: Flag, payload: T::deserialize(Value::Object(payload))? })
+            }
+            (id, Err(error)) => Ok(Reply::failed(id, error)),
+        }
+    }
+}
+
+/// A reply's payload's fields (`ok: true`) or its error (`ok: false`).
+type Answer = Result<Map<String, Value>, RawFailure>;
+
+/// A reply's `id`, and its payload's fields or its error: the part of [`Reply::from_fields`] that
+/// is the same for every payload type.
+fn reply_fields(fields: Map<String, Value>) -> Result<(RequestId, Answer), serde_json::Error> {
+    let (mut id, mut ok, mut error) = (None, None, None);
+    let mut payload = Map::new();
+    for (key, value) in fields {
+        match key.as_str() {
+            "id" => id = Some(RequestId::deserialize(value)?),
+            "ok" => ok = Some(bool::deserialize(value)?),
+            "error" => error = Option::<RawFailure>::deserialize(value)?,
+            _ => {
+                payload.insert(key, value);
+            }
+        }
+    }
+    let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
+    match (ok.ok_or_else(|| de::Error::missing_field("ok"))?, error) {
+        (true, _) => Ok((id, Ok(payload))),
+        (false, Some(error)) => Ok((id, Err(error))),
+        (false, None) => Err(de::Error::custom("a reply said ok: false but carried no error")),
+    }
+}
