@@ -194,3 +194,17 @@ fn stating_nothing_of_it_again_ends_the_run_unsuccessful() {
         result.answer
     );
 }
+
+#[test]
+fn calls_only_of_tools_the_agent_lacks_leave_the_answer_to_the_tool_choice() {
+    // The e2e resume scenario's shape: the only calls name no tool the agent has.
+    let config = AgentConfig {
+        tool_choice: Some(keel::engine::ToolChoice::Auto),
+        recover_before_answer: false,
+        ..AgentConfig::default()
+    };
+    let script = vec![act("get_wether", paris()), answer("Sorry, no luck with Paris today.")];
+    let (h, result, _) = run(script, config);
+    assert_eq!(result.answer, "Sorry, no luck with Paris today.", "{:#?}", result.turns);
+    assert_eq!(h.model.requests.borrow().len(), 2, "not sent back for a part left");
+}

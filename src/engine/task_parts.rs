@@ -177,8 +177,15 @@ impl RunState<'_> {
         if !self.agent.config.grounding || self.allowed() != Allowed::Any {
             return None;
         }
-        let called: Vec<&str> =
-            self.turns.iter().filter_map(|t| t.action.as_ref()).map(|a| a.tool.as_str()).collect();
+        // Calls of tools the agent has: before one, the tool choice decides (as `choice.rs` reads it).
+        let tools = &self.agent.tools;
+        let called: Vec<&str> = self
+            .turns
+            .iter()
+            .filter_map(|t| t.action.as_ref())
+            .map(|a| a.tool.as_str())
+            .filter(|name| tools.get(name).is_some())
+            .collect();
         let (spec, word) = part_left(&self.task, self.agent.tools.specs(), &called)?;
         Some((spec.name.clone(), word))
     }

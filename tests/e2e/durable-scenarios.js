@@ -94,7 +94,9 @@ export async function startLiveRun(db) {
   live.worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
   const hold = tool("hold", () => (holding(), new Promise(() => {})), { idempotent: true });
   live.agent = await agentOn(db, [act("step"), act("hold")], [hold], { agent: { worker: live.worker } });
-  const run = live.agent.run("Hold on.");
+  // A task naming no tool: the other tab's script answers without calling `hold` again, which a
+  // task naming it ("Hold on.") would send back as a part left (task_parts.rs).
+  const run = live.agent.run("Wait for me.");
   run.result.catch(() => {});
   await held;
   return run.runId;
