@@ -81,6 +81,14 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The words of `text` as a set, filled by insert: `collect()` into a BTreeSet sorts first, another
+/// copy of std's sort in the module (bench/results/wasm-size.md).
+fn word_set(text: &str) -> BTreeSet<String> {
+    let mut set = BTreeSet::new();
+    set.extend(words(text));
+    set
+}
+
 /// The words of a tool's name that say what it is about.
 fn subject_words(name: &str) -> Vec<String> {
     words(name)
@@ -109,7 +117,7 @@ pub(crate) fn part_left<'a>(
     if called.is_empty() {
         return None;
     }
-    let asked: BTreeSet<String> = words(task).into_iter().collect();
+    let asked = word_set(task);
     let mut covered = BTreeSet::new();
     for spec in specs.iter().filter(|s| called.contains(&s.name.as_str())) {
         covered_by(spec, &mut covered);
@@ -135,7 +143,7 @@ pub(crate) fn part_unstated(
     specs: &[ToolSpec],
     worked: &[(&str, String)],
 ) -> Option<(String, String)> {
-    let asked: BTreeSet<String> = words(task).into_iter().collect();
+    let asked = word_set(task);
     let result_of = |name: &str| worked.iter().find(|(tool, _)| *tool == name).map(|(_, r)| r.as_str());
     // The answer's own words, not the task's: "It is waiting for customer reply." states a status.
     let task_words = content_words(task);
