@@ -350,27 +350,68 @@ fn an_answer_giving_up_right_after_a_result_gets_the_focused_answer_once() {
 
 #[test]
 fn a_greedy_backend_is_not_asked_a_request_it_already_answered() {
-    // SmolLM2 (recovery bench ref-typo, a9450b9) repeated the call that worked, got the focused
-    // request, answered with a code no tool returned, and answered the same request again alike.
-    let script = || {
-        let weather = || act("get_weather", json!({"city": "Oslo"}));
-        vec![weather(), weather(), bare_answer("SUN-2018-365"), bare_answer("SUN-2018-365")]
+    // A call with the format's placeholder for an argument, twice: each gets the focused call, and
+    // the two focused requests are the same (no result in between).
+    let copied = || {
+        Reply::Text(
+            json!({"thought": "t", "action": {"tool": "get_weather", "args": {"city": "<city>"}}})
+                .to_string(),
+        )
     };
+    let copied_args = || Reply::Text(json!({"city": "<city>"}).to_string());
+    let weather = || act("get_weather", json!({"city": "Oslo"}));
     let tools = || FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: 4°C, rain"))]);
-    let sampled = Harness::new(ScriptedModel::new(script()), tools(), specs(), AgentConfig::default());
+    let sampled_script =
+        vec![copied(), copied_args(), copied(), copied_args(), weather(), answer("Oslo: 4°C, rain")];
+    let sampled = Harness::new(ScriptedModel::new(sampled_script), tools(), specs(), AgentConfig::default());
     let (sampled_result, _) = sampled.run("Weather in Oslo?");
     let requests = sampled.model.requests.borrow();
-    assert_eq!(requests.len(), 4);
-    assert_eq!(requests[2], requests[3], "the refused focused answer is asked again, unchanged");
-    let greedy = Harness::new(ScriptedModel::greedy(script()), tools(), specs(), AgentConfig::default());
+    assert_eq!(requests.len(), 6);
+    assert_eq!(requests[1], requests[3], "the focused call is asked again, unchanged");
+    let greedy_script = vec![copied(), copied_args(), copied(), weather(), answer("Oslo: 4°C, rain")];
+    let greedy = Harness::new(ScriptedModel::greedy(greedy_script), tools(), specs(), AgentConfig::default());
     let (result, events) = greedy.run("Weather in Oslo?");
-    assert_eq!(greedy.model.requests.borrow().len(), 3, "the same request is not sent again");
-    assert_eq!((result.counts.model_calls, sampled_result.counts.model_calls), (3, 4));
-    assert!(!result.success);
+    assert_eq!(greedy.model.requests.borrow().len(), 5, "the same request is not sent again");
+    assert_eq!((result.counts.model_calls, sampled_result.counts.model_calls), (5, 6));
+    assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, sampled_result.answer, "the run ends as it did when asked again");
     assert_eq!(result.turns.len(), sampled_result.turns.len());
     let told = events.iter().any(
-        |e| matches!(e, Event::Warning { message, .. } if message.contains("same request as at step 3")),
+        |e| matches!(e, Event::Warning { message, .. } if message.contains("same request as at step 2")),
     );
     assert!(told, "{events:?}");
+}
+
+#[test]
+fn a_greedy_backend_asked_for_the_answer_alone_again_is_asked_to_copy_the_results() {
+    // SmolLM2 (recovery bench ref-typo, a9450b9) repeated the call that worked, got the focused
+    // request, answered with a code no tool returned: asked alike again, a greedy model answers alike.
+    let script = || {
+        let weather = || act("get_weather", json!({"city": "Oslo"}));
+        vec![weather(), weather(), bare_answer("SUN-2018-365"), bare_answer("Oslo: 4°C, rain")]
+    };
+    let tools = || FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Oslo: 4°C, rain"))]);
+    let greedy = Harness::new(ScriptedModel::greedy(script()), tools(), specs(), AgentConfig::default());
+    let (result, _) = greedy.run("Weather in Oslo?");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Oslo: 4°C, rain");
+    let requests = greedy.model.requests.borrow();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        requests[2].messages[0].content.starts_with("Answer the user's question"),
+        "the first focused request"
+    );
+    assert!(
+        requests[3].messages[0]
+            .content
+            .starts_with("The last answer did not answer the user's question. Copy, word for word"),
+        "{}",
+        requests[3].messages[0].content
+    );
+    assert_eq!(requests[2].messages[1], requests[3].messages[1], "the same question and results");
+    // A sampling backend is asked the same request again: it may answer otherwise.
+    let sampled = Harness::new(ScriptedModel::new(script()), tools(), specs(), AgentConfig::default());
+    sampled.run("Weather in Oslo?");
+    let requests = sampled.model.requests.borrow();
+    assert_eq!(requests[2], requests[3]);
 }

@@ -21,6 +21,13 @@ use super::{CallKey, Message, Role, Turn};
 /// results fall short, 9.
 pub(crate) const INSTRUCTIONS: &str = "Answer the user's question using only the tool results below. Give the values exactly as the results show them. Reply with one JSON object: {\"final_answer\": your answer in one or two sentences}.";
 
+/// The instructions of a focused request to a model that decodes greedily, after one whose answer
+/// was refused: the same request would get the same reply (`greedy_replies.rs`), so this one asks
+/// the model to copy the results' words. SmolLM2, asked the first way, answered "The status of
+/// support ticket 4471 is not yet known." beside "Ticket 4471: waiting for customer reply", and the
+/// same request again got the same answer (recovery bench invent-ticket, 0a17a78).
+pub(crate) const INSTRUCTIONS_AGAIN: &str = "The last answer did not answer the user's question. Copy, word for word, the part of the tool results below that answers it. Reply with one JSON object: {\"final_answer\": the words you copied}.";
+
 /// How many of the newest distinct results the request quotes.
 const MAX_RESULTS: usize = 6;
 /// Characters of one result the request quotes.
@@ -50,19 +57,22 @@ pub(crate) fn has_results(turns: &[Turn]) -> bool {
 /// (oldest first) and `fact`, a line computed from them (`model_turn.rs`: the sum of amounts the
 /// task asks for combined, `answer_shape.rs`; the item at the end it asks for, `latest_listed.rs`),
 /// the oldest dropped until the estimate fits `budget_tokens` (the task and one result always
-/// stay).
+/// stay). `again`: a greedy model's earlier focused answer of the run was refused
+/// ([`INSTRUCTIONS_AGAIN`]).
 pub(crate) fn focused_messages(
     task: &str,
     memory: &[Remembered],
     turns: &[Turn],
     fact: Option<&str>,
+    again: bool,
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Vec<Message> {
     let mut results = result_lines(turns);
     let earlier = exchanges(memory);
+    let instructions = if again { INSTRUCTIONS_AGAIN } else { INSTRUCTIONS };
     loop {
-        let messages = assemble(task, &earlier, &results, fact);
+        let messages = assemble(instructions, task, &earlier, &results, fact);
         if results.len() <= 1 || estimate(&messages, counter) <= budget_tokens {
             return messages;
         }
@@ -97,7 +107,13 @@ pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
     results
 }
 
-fn assemble(task: &str, earlier: &[String], results: &[String], fact: Option<&str>) -> Vec<Message> {
+fn assemble(
+    instructions: &str,
+    task: &str,
+    earlier: &[String],
+    results: &[String],
+    fact: Option<&str>,
+) -> Vec<Message> {
     let mut user = String::new();
     if !earlier.is_empty() {
         user.push_str("Earlier in this conversation:\n");
@@ -108,7 +124,7 @@ fn assemble(task: &str, earlier: &[String], results: &[String], fact: Option<&st
     if let Some(fact) = fact {
         user.push_str(&format!("\n\n{fact}"));
     }
-    vec![Message::new(Role::System, INSTRUCTIONS), Message::new(Role::User, user)]
+    vec![Message::new(Role::System, instructions), Message::new(Role::User, user)]
 }
 
 /// The last [`MAX_EXCHANGES`] questions of the session's earlier runs, without their answers: an
@@ -154,7 +170,8 @@ mod tests {
             call(2, "get_price", "BTC: $61,234.50", Outcome::Ok),
             call(3, "get_price", "BTC: $61,234.50", Outcome::Ok),
         ];
-        let messages = focused_messages("Price of BTC?", &[], &turns, None, &CharEstimate::default(), 10_000);
+        let messages =
+            focused_messages("Price of BTC?", &[], &turns, None, false, &CharEstimate::default(), 10_000);
         assert_eq!(messages[0].content, INSTRUCTIONS);
         let user = &messages[1].content;
         assert!(user.starts_with("Question: Price of BTC?\n\nTool results:\n"), "{user}");
@@ -182,11 +199,11 @@ mod tests {
     fn drops_the_oldest_results_to_fit_the_budget_but_keeps_the_newest() {
         let long = "x".repeat(900);
         let turns: Vec<Turn> = (1..=5).map(|s| call(s, "read", &format!("{s}{long}"), Outcome::Ok)).collect();
-        let messages = focused_messages("Read it.", &[], &turns, None, &CharEstimate::default(), 400);
+        let messages = focused_messages("Read it.", &[], &turns, None, false, &CharEstimate::default(), 400);
         let user = &messages[1].content;
         assert!(user.contains("- read: 5x"), "{user}");
         assert!(!user.contains("- read: 1x"), "{user}");
-        let tiny = focused_messages("Read it.", &[], &turns, None, &CharEstimate::default(), 1);
+        let tiny = focused_messages("Read it.", &[], &turns, None, false, &CharEstimate::default(), 1);
         assert!(tiny[1].content.contains("- read: 5x"), "the newest result always stays");
     }
 
@@ -198,10 +215,11 @@ mod tests {
             Remembered::Step(Turn::final_answer(2, String::new(), "18°C in Paris.".into())),
         ];
         let turns = vec![call(1, "weather", "Oslo: 4°C", Outcome::Ok)];
-        let user = focused_messages("And in Oslo?", &memory, &turns, None, &CharEstimate::default(), 10_000)
-            [1]
-        .content
-        .clone();
+        let user =
+            focused_messages("And in Oslo?", &memory, &turns, None, false, &CharEstimate::default(), 10_000)
+                [1]
+            .content
+            .clone();
         assert!(
             user.starts_with(
                 "Earlier in this conversation:\n- The user asked: Weather in Paris?\n\nQuestion: And in Oslo?"

@@ -216,6 +216,7 @@ impl RunState<'_> {
                     &self.memory,
                     &self.turns,
                     fact.as_deref(),
+                    self.answered_alone && self.effects.model.greedy(),
                     agent.counter.as_ref(),
                     self.context_tokens,
                 );

@@ -104,6 +104,9 @@ pub(crate) struct RunState<'a> {
     /// Whether the next model call asks for the answer alone (`focused_answer.rs`): the last
     /// answer was no answer and a tool has answered.
     pub(crate) focus_answer: bool,
+    /// Whether a focused answer was asked for already this run: a greedy model is asked the next
+    /// one with other instructions (`focused_answer::INSTRUCTIONS_AGAIN`).
+    pub(crate) answered_alone: bool,
     /// The answer the next step gives without asking the model (`thought_answer.rs`): the thought
     /// of a call made again that gave the same result, when it states that result.
     pub(crate) answer_from_thought: Option<String>,
@@ -222,6 +225,7 @@ impl<'a> RunState<'a> {
             gave_up_warned: false,
             part_warned: false,
             focus_answer: false,
+            answered_alone: false,
             focus_call: None,
             answer_from_thought: None,
             answer_withheld: false,
@@ -412,6 +416,7 @@ impl<'a> RunState<'a> {
             Ok(text) => text,
             Err(stop) => return StepResult::Stop(stop),
         };
+        self.answered_alone |= focused;
         let parsed = match parse_step(&text) {
             Ok(parsed) => parsed,
             // A placeholder answer whose thought states a result: the thought is the answer.
