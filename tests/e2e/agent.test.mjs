@@ -190,12 +190,12 @@ test("no tool runs, and no write begins, before every write begun earlier has co
 
 test("a custom model that decodes greedily is not asked a request it already answered", async () => {
   const { declared, own, sampled, refused } = await scenario("greedyCustom");
-  assert.equal(sampled.asked, 4, "asked again, the same request gets the same refused answer");
+  assert.equal(sampled.asked, 6, "asked again, the same focused call gets the same refused arguments");
   for (const greedy of [declared, own]) {
-    assert.equal(greedy.asked, 3, JSON.stringify(greedy));
-    assert.equal(greedy.modelCalls, 3);
-    assert.deepEqual([greedy.answer, greedy.success], [sampled.answer, false], "the run ends as when asked again");
-    assert.match(greedy.warning, /same request as at step 3/);
+    assert.equal(greedy.asked, 5, JSON.stringify(greedy));
+    assert.equal(greedy.modelCalls, 5);
+    assert.deepEqual([greedy.answer, greedy.success], [sampled.answer, true], "the run ends as when asked again");
+    assert.match(greedy.warning, /same request as at step 2/);
   }
   assert.equal(sampled.warning, undefined);
   assert.equal(refused.code, "INVALID_CONFIG");

@@ -257,20 +257,25 @@ export async function failureLog() {
 
 /**
  * A custom model that decodes greedily, said by `{ custom, greedy: true }` or by the function's own
- * `greedy`, against one that does not: each repeats a call that worked, then answers the focused
- * request twice with a code no tool returned. `greedy: "yes"` is refused.
+ * `greedy`, against one that does not: each calls a tool with the reply format's placeholder for an
+ * argument twice, and answers each focused call (the same request both times) with the placeholder
+ * again; then it calls the tool and answers. `greedy: "yes"` is refused.
  */
 export async function greedyCustom() {
-  const script = () => [
+  const copied = () => act("get_weather", { city: "<city>" });
+  const copiedArgs = () => JSON.stringify({ city: "<city>" });
+  const script = (greedy) => [
+    copied(),
+    copiedArgs(),
+    copied(),
+    ...(greedy ? [] : [copiedArgs()]),
     act("get_weather", { city: "Oslo" }),
-    act("get_weather", { city: "Oslo" }),
-    JSON.stringify({ final_answer: "SUN-2018-365" }),
-    JSON.stringify({ final_answer: "SUN-2018-365" }),
+    answer("Oslo: 4°C, rain"),
   ];
   const tools = [tool("get_weather", async () => "Oslo: 4°C, rain")];
-  const runWith = async (makeModel) => {
+  const runWith = async (makeModel, greedy) => {
     const seen = [];
-    const fn = scripted(script(), seen);
+    const fn = scripted(script(greedy), seen);
     const agent = await Agent.create({ model: makeModel(fn), tools, config: { store: "memory" } });
     const handle = agent.run("Weather in Oslo?");
     const events = [];
@@ -287,9 +292,9 @@ export async function greedyCustom() {
     refused = { name: e.name, code: e.code, message: e.message };
   }
   return {
-    declared: await runWith((fn) => ({ custom: fn, greedy: true })),
-    own: await runWith((fn) => Object.assign(fn, { greedy: true })),
-    sampled: await runWith((fn) => ({ custom: fn })),
+    declared: await runWith((fn) => ({ custom: fn, greedy: true }), true),
+    own: await runWith((fn) => Object.assign(fn, { greedy: true }), true),
+    sampled: await runWith((fn) => ({ custom: fn }), false),
     refused,
   };
 }
