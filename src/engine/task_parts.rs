@@ -203,15 +203,6 @@ impl RunState<'_> {
     /// again ends the run unsuccessful. `None`: no part is left.
     pub(crate) async fn check_parts(&mut self, step: u32, thought: &str, reply: &str) -> Option<Verdict> {
         let (tool, word) = self.task_part_left()?;
-        if self.part_warned {
-            self.answer_withheld = true;
-            let why = format!("the answer left out a part of it: the task asks about '{word}', and `{tool}` was never called");
-            return Some(Verdict::Replace(self.honest_answer(&why)));
-        }
-        self.part_warned = true;
-        let message = format!(
-            "Your final_answer leaves out a part of the task: it asks about '{word}', and `{tool}` has not been called."
-        );
         let hints = FailureHints {
             causes: Some(vec!["The answer was given before every part of the task was done.".to_string()]),
             recovery: Some(vec![
@@ -222,13 +213,15 @@ impl RunState<'_> {
             available_actions: Some(vec![tool.clone()]),
             ..Default::default()
         };
-        let raw = RawFailure::message(message).with_hints(hints);
-        let envelope = self.envelope(ErrorCode::AnswerMismatch, &raw, None, CallContext::default());
+        let part = Part {
+            word,
+            left: format!("`{tool}` has not been called"),
+            said: format!("`{tool}` was never called"),
+        };
         if self.agent.config.focused_call {
             self.focus_call = Some(tool);
         }
-        self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
-        Some(Verdict::Retry)
+        Some(self.send_part_back(step, thought, reply, part, hints).await)
     }
 
     /// Sends back, once, a grounded answer stating nothing of what the tools of a part of the task
@@ -248,17 +241,6 @@ impl RunState<'_> {
         let worked: Vec<(&str, String)> =
             self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.to_lowercase())).collect();
         let (tool, word) = part_unstated(&self.task, answer, self.agent.tools.specs(), &worked)?;
-        if self.part_warned {
-            self.answer_withheld = true;
-            let why = format!(
-                "the answer left out a part of it: the task asks about '{word}', and the answer stated nothing `{tool}` returned"
-            );
-            return Some(Verdict::Replace(self.honest_answer(&why)));
-        }
-        self.part_warned = true;
-        let message = format!(
-            "Your final_answer leaves out a part of the task: it asks about '{word}', and states nothing `{tool}` returned."
-        );
         let result = self.outputs.get(&tool).map(|r| clip(r.trim(), QUOTED_RESULT_CHARS)).unwrap_or_default();
         let hints = FailureHints {
             causes: Some(vec!["The answer was given for one part of the task only.".to_string()]),
@@ -269,12 +251,48 @@ impl RunState<'_> {
             ]),
             ..Default::default()
         };
+        let part = Part {
+            word,
+            left: format!("states nothing `{tool}` returned"),
+            said: format!("the answer stated nothing `{tool}` returned"),
+        };
+        self.focus_answer_next();
+        Some(self.send_part_back(step, thought, reply, part, hints).await)
+    }
+
+    /// The answer with `part` left, as both checks judge it: the first time sent back with an
+    /// `ANSWER_MISMATCH` envelope (`hints`: its causes and plan), the next time replaced by the
+    /// honest answer, the run unsuccessful (the next step's focus, set by the caller, then unused).
+    async fn send_part_back(
+        &mut self,
+        step: u32,
+        thought: &str,
+        reply: &str,
+        part: Part,
+        hints: FailureHints,
+    ) -> Verdict {
+        let Part { word, left, said } = part;
+        if self.part_warned {
+            self.answer_withheld = true;
+            let why = format!("the answer left out a part of it: the task asks about '{word}', and {said}");
+            return Verdict::Replace(self.honest_answer(&why));
+        }
+        self.part_warned = true;
+        let message =
+            format!("Your final_answer leaves out a part of the task: it asks about '{word}', and {left}.");
         let raw = RawFailure::message(message).with_hints(hints);
         let envelope = self.envelope(ErrorCode::AnswerMismatch, &raw, None, CallContext::default());
-        self.focus_answer_next();
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
-        Some(Verdict::Retry)
+        Verdict::Retry
     }
+}
+
+/// A part of the task an answer left: the task's word for it, and what the envelope (`left`) and
+/// the honest answer (`said`) say of its tool.
+struct Part {
+    word: String,
+    left: String,
+    said: String,
 }
 
 #[cfg(test)]
