@@ -223,6 +223,54 @@ pub(crate) fn word_number(word: &str) -> Option<f64> {
     }
 }
 
+/// A noun's singular, lowercase (`people` → `person`, `nights` → `night`, `boxes` → `box`,
+/// `stories` → `story`; `glass`, `status` and `address` stay): for matching a task's nouns to
+/// argument and tool names (`task_values.rs`, `task_parts.rs`).
+pub(crate) fn singular(word: &str) -> String {
+    let word = word.to_lowercase();
+    match word.as_str() {
+        "people" | "persons" => return "person".into(),
+        "children" => return "child".into(),
+        "men" => return "man".into(),
+        "women" => return "woman".into(),
+        _ => {}
+    }
+    if let Some(stem) = word.strip_suffix("ies").filter(|s| s.len() >= 2) {
+        return format!("{stem}y");
+    }
+    for ending in ["ses", "xes", "zes", "ches", "shes"] {
+        if word.ends_with(ending) {
+            return word[..word.len() - 2].to_string();
+        }
+    }
+    match word.strip_suffix('s') {
+        Some(stem) if !stem.ends_with('s') && !stem.ends_with('u') && stem.len() >= 2 => stem.to_string(),
+        _ => word,
+    }
+}
+
+/// The words of a name or a text (`party_size`, `numPeople`, `adult-count`, a task), split at
+/// anything not a letter or digit and before an uppercase letter, each [`singular`].
+pub(crate) fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for c in name.chars() {
+        if !c.is_alphanumeric() || (c.is_uppercase() && !current.is_empty()) {
+            if !current.is_empty() {
+                words.push(singular(&current));
+            }
+            current.clear();
+        }
+        if c.is_alphanumeric() {
+            current.push(c);
+        }
+    }
+    if !current.is_empty() {
+        words.push(singular(&current));
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

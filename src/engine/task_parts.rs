@@ -28,7 +28,7 @@ use crate::tools::ToolSpec;
 
 use super::answer_check::{Verdict, QUOTED_RESULT_CHARS, QUOTING};
 use super::choice::Allowed;
-use super::facts::tokens;
+use super::facts::{name_words, tokens};
 use super::grounding::states_from;
 use super::run::RunState;
 use super::unrelated::content_words;
@@ -45,53 +45,17 @@ const GENERIC: &[&str] = &[
 /// The fewest letters a word needs to say what a tool is about (`get`, `set`, `add`, `by` say not).
 const MIN_LETTERS: usize = 4;
 
-/// `word` (lowercase) without a plural ending: `invoices` → `invoice`, `entries` → `entry`,
-/// `boxes` → `box`; `status` and `address` stay.
-fn singular(word: &str) -> String {
-    if let Some(stem) = word.strip_suffix("ies") {
-        return format!("{stem}y");
-    }
-    if word.ends_with("ss") || word.ends_with("us") {
-        return word.to_string();
-    }
-    for ending in ["ches", "shes", "xes", "sses"] {
-        if word.ends_with(ending) {
-            return word[..word.len() - 2].to_string();
-        }
-    }
-    word.strip_suffix('s').unwrap_or(word).to_string()
-}
-
-/// The words of `text`, split at anything not a letter or digit and between a lowercase letter
-/// and an uppercase one (`listInvoices`), lowercase and singular.
-fn words(text: &str) -> Vec<String> {
-    let mut spaced = String::with_capacity(text.len() + 4);
-    let mut last_lower = false;
-    for c in text.chars() {
-        if c.is_uppercase() && last_lower {
-            spaced.push(' ');
-        }
-        last_lower = c.is_lowercase();
-        spaced.push(c);
-    }
-    spaced
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| singular(&w.to_lowercase()))
-        .collect()
-}
-
 /// The words of `text` as a set, filled by insert: `collect()` into a BTreeSet sorts first, another
 /// copy of std's sort in the module (bench/results/wasm-size.md).
 fn word_set(text: &str) -> BTreeSet<String> {
     let mut set = BTreeSet::new();
-    set.extend(words(text));
+    set.extend(name_words(text));
     set
 }
 
 /// The words of a tool's name that say what it is about.
 fn subject_words(name: &str) -> Vec<String> {
-    words(name)
+    name_words(name)
         .into_iter()
         .filter(|w| w.chars().count() >= MIN_LETTERS && !GENERIC.contains(&w.as_str()))
         .collect()
@@ -99,10 +63,10 @@ fn subject_words(name: &str) -> Vec<String> {
 
 /// The words a called tool covers: those of its name and of its arguments' names.
 fn covered_by(spec: &ToolSpec, covered: &mut BTreeSet<String>) {
-    covered.extend(words(&spec.name));
+    covered.extend(name_words(&spec.name));
     if let Some(properties) = spec.input_schema.get("properties").and_then(Value::as_object) {
         for name in properties.keys() {
-            covered.extend(words(name));
+            covered.extend(name_words(name));
         }
     }
 }
@@ -298,6 +262,7 @@ struct Part {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::facts::singular;
     use serde_json::json;
 
     fn tool(name: &str, args: &[&str]) -> ToolSpec {
@@ -417,7 +382,7 @@ mod tests {
 
     #[test]
     fn plurals_and_camel_case_are_read_as_words() {
-        assert_eq!(words("listUnpaidInvoices"), ["list", "unpaid", "invoice"]);
+        assert_eq!(name_words("listUnpaidInvoices"), ["list", "unpaid", "invoice"]);
         assert_eq!(singular("entries"), "entry");
         assert_eq!(singular("boxes"), "box");
         assert_eq!(singular("status"), "status");

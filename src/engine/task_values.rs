@@ -29,7 +29,7 @@ use serde_json::Value;
 use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
 use crate::tools::ToolSpec;
 
-use super::facts::{number, numbered_words, tokens};
+use super::facts::{name_words, number, numbered_words, singular, tokens};
 use super::latest_listed::not_the_asked_end;
 use super::memory::steps;
 use super::narrowing::Narrowing;
@@ -80,31 +80,6 @@ const RELATIVE: &[&str] = &[
     "from now",
 ];
 
-/// A noun's singular, for matching a count to an argument's name (`people` → `person`,
-/// `nights` → `night`, `boxes` → `box`, `stories` → `story`).
-fn singular(word: &str) -> String {
-    let word = word.to_lowercase();
-    match word.as_str() {
-        "people" | "persons" => return "person".into(),
-        "children" => return "child".into(),
-        "men" => return "man".into(),
-        "women" => return "woman".into(),
-        _ => {}
-    }
-    if let Some(stem) = word.strip_suffix("ies").filter(|s| s.len() >= 2) {
-        return format!("{stem}y");
-    }
-    for ending in ["ses", "xes", "zes", "ches", "shes"] {
-        if word.ends_with(ending) {
-            return word[..word.len() - 2].to_string();
-        }
-    }
-    match word.strip_suffix('s') {
-        Some(stem) if !stem.ends_with('s') && stem.len() >= 2 => stem.to_string(),
-        _ => word,
-    }
-}
-
 /// The counts of things `task` states, in order.
 fn counts_in(task: &str) -> Vec<Count> {
     numbered_words(task)
@@ -112,27 +87,6 @@ fn counts_in(task: &str) -> Vec<Count> {
         .filter(|w| w.n.fract() == 0.0 && w.n > 0.0 && !NOT_COUNTED.contains(&w.word.to_lowercase().as_str()))
         .map(|w| Count { noun: singular(w.word), n: w.n, shown: format!("{} {}", w.number, w.word) })
         .collect()
-}
-
-/// The words of an argument's name (`party_size`, `numPeople`, `adult-count`), singular.
-fn name_words(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for c in name.chars() {
-        if c == '_' || c == '-' || c == ' ' || (c.is_uppercase() && !current.is_empty()) {
-            if !current.is_empty() {
-                words.push(singular(&current));
-            }
-            current.clear();
-        }
-        if c.is_alphanumeric() {
-            current.push(c);
-        }
-    }
-    if !current.is_empty() {
-        words.push(singular(&current));
-    }
-    words
 }
 
 /// The number an argument sends: a JSON number, or a string of digits (`"7"`).
