@@ -250,12 +250,14 @@ pub(crate) fn singular(word: &str) -> String {
 }
 
 /// The words of a name or a text (`party_size`, `numPeople`, `adult-count`, a task), split at
-/// anything not a letter or digit and before an uppercase letter, each [`singular`].
+/// anything not a letter or digit and between a lowercase letter and an uppercase one (an acronym
+/// stays a word: `URL`, `INV`), each [`singular`].
 pub(crate) fn name_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     for c in name.chars() {
-        if !c.is_alphanumeric() || (c.is_uppercase() && !current.is_empty()) {
+        let after_lower = current.chars().next_back().is_some_and(char::is_lowercase);
+        if !c.is_alphanumeric() || (c.is_uppercase() && after_lower) {
             if !current.is_empty() {
                 words.push(singular(&current));
             }
@@ -307,6 +309,13 @@ mod tests {
                 && !seen_in(hay, "INV-2025-01")
                 && !seen_in(hay, "e12")
         );
+    }
+
+    #[test]
+    fn names_split_at_case_changes_but_keep_acronyms() {
+        assert_eq!(name_words("getURL"), ["get", "url"]);
+        assert_eq!(name_words("INV-2025 invoices"), ["inv", "2025", "invoice"]);
+        assert_eq!(name_words("partySize"), ["party", "size"]);
     }
 
     #[test]
