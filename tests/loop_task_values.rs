@@ -183,6 +183,37 @@ fn another_unit_than_the_task_asks_for_is_refused_once() {
 }
 
 #[test]
+fn the_result_in_the_other_unit_is_left_out_of_the_focused_answer_once_the_asked_one_came() {
+    let weather = FakeTools::new().script(
+        "get_weather",
+        vec![Behaviour::Ok(json!("Austin: 31°C, sunny.")), Behaviour::Ok(json!("Austin: 88°F, sunny."))],
+    );
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("get_weather", json!({"city": "Austin", "unit": "c"})),
+            answer("31°C"),
+            act("get_weather", json!({"city": "Austin", "unit": "f"})),
+            answer("<response to the user>"),
+            Reply::Text(json!({ "final_answer": "Austin: 88°F, sunny." }).to_string()),
+        ]),
+        weather,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What's the temperature in Austin in Fahrenheit?");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "Austin: 88°F, sunny.");
+    let requests = h.model.requests.borrow();
+    let focused = &requests[4].messages[1].content;
+    assert!(
+        focused.starts_with("Question: What's the temperature in Austin"),
+        "the focused answer: {focused}"
+    );
+    assert!(focused.contains("- get_weather: Austin: 88°F, sunny."), "{focused}");
+    assert!(!focused.contains("31°C"), "the result in °C is out of date: {focused}");
+}
+
+#[test]
 fn an_ungrounded_sum_gets_the_focused_answer_quoting_the_sum() {
     let h = Harness::new(
         ScriptedModel::new([

@@ -19,7 +19,7 @@ use super::facts::{decimals, number, seen_in, tokens};
 use super::latest_listed::{other_item, OtherItem};
 use super::narrowing::Narrowing;
 use super::run::RunState;
-use super::Outcome;
+use super::{CallKey, Outcome};
 
 /// Phrases by which a task asks for several values combined. Not a bare "total" ("the total of my
 /// most recent order" asks for one value) nor "both" ("which of both is cheaper").
@@ -317,8 +317,12 @@ impl RunState<'_> {
         self.mismatch_warned = true;
         let mut recovery = found.recovery();
         if let Mismatch::OtherUnit { given, asked } = &found {
-            if let Some((step, tool, held)) = self.other_options(given, asked) {
+            if let Some(OtherOptions { step, tool, held, call }) = self.other_options(given, asked) {
                 recovery.insert(0, step);
+                // Its result is out of date once the call in the asked unit works: the focused
+                // answer and call quote the newer one alone. Shown both, SmolLM2 answered 31°C
+                // again beside 88°F (recovery bench unknown-key, f607bb2).
+                self.superseded.push(call);
                 // The call is asked for alone, its arguments held to their other values: Qwen,
                 // told which value to call with, answered °C again (unknown-key, 8393167).
                 if self.agent.config.focused_call {
@@ -347,9 +351,7 @@ impl RunState<'_> {
     /// `get_weather` again with `units` set to another of its values than \"metric\":
     /// \"imperial\"." (Qwen answered °C from `units: "metric"` and, told °F was asked, answered
     /// °C again: recovery bench unknown-key, 9142902.)
-    /// With the plan step: the tool, and each `enum` argument with its other values.
-    #[allow(clippy::type_complexity)]
-    fn other_options(&self, given: &str, asked: &str) -> Option<(String, String, Vec<(String, Vec<Value>)>)> {
+    fn other_options(&self, given: &str, asked: &str) -> Option<OtherOptions> {
         let unit = UNITS.iter().position(|(name, _)| *name == given)?;
         let action = self.turns.iter().rev().find_map(|t| match (&t.action, t.outcome) {
             (Some(action), Outcome::Ok | Outcome::Warning) if names(&t.observation.to_lowercase(), unit) => {
@@ -382,8 +384,25 @@ impl RunState<'_> {
             return None;
         }
         let step = format!("To get {asked}, call `{}` again with {}.", action.tool, options.join("; "));
-        Some((step, action.tool.clone(), held))
+        Some(OtherOptions {
+            step,
+            tool: action.tool.clone(),
+            held,
+            call: CallKey::new(&action.tool, &action.args),
+        })
     }
+}
+
+/// What [`RunState::other_options`] found for an answer in another unit than the task asks for.
+struct OtherOptions {
+    /// The plan step naming the call and its other values.
+    step: String,
+    /// The tool whose result gave the other unit.
+    tool: String,
+    /// Each `enum` argument of that call with its other values.
+    held: Vec<(String, Vec<Value>)>,
+    /// The call that gave the other unit.
+    call: CallKey,
 }
 
 #[cfg(test)]

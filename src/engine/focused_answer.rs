@@ -58,17 +58,19 @@ pub(crate) fn has_results(turns: &[Turn]) -> bool {
 /// task asks for combined, `answer_shape.rs`; the item at the end it asks for, `latest_listed.rs`),
 /// the oldest dropped until the estimate fits `budget_tokens` (the task and one result always
 /// stay). `again`: a greedy model's earlier focused answer of the run was refused
-/// ([`INSTRUCTIONS_AGAIN`]).
+/// ([`INSTRUCTIONS_AGAIN`]). `superseded`: calls whose results are left out (see [`result_lines`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn focused_messages(
     task: &str,
     memory: &[Remembered],
     turns: &[Turn],
+    superseded: &[CallKey],
     fact: Option<&str>,
     again: bool,
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Vec<Message> {
-    let mut results = result_lines(turns);
+    let mut results = result_lines(turns, superseded);
     let earlier = exchanges(memory);
     let instructions = if again { INSTRUCTIONS_AGAIN } else { INSTRUCTIONS };
     loop {
@@ -85,9 +87,19 @@ pub(crate) fn focused_messages(
 /// the same arguments shows its latest result only: the earlier one is out of date (a page
 /// snapshot before the page changed). With both snapshots of recovery-bench stale-ref shown,
 /// SmolLM2 answered "The order number is 4217." twice; with the latest only, "KX-4417".
-pub(crate) fn result_lines(turns: &[Turn]) -> Vec<String> {
+/// The results of `superseded` calls are left out too while another result is at hand (a
+/// result in another unit than the task asks for, once the call in the asked one worked).
+pub(crate) fn result_lines(turns: &[Turn], superseded: &[CallKey]) -> Vec<String> {
+    let results = lines_of(turns, superseded);
+    if results.is_empty() && !superseded.is_empty() {
+        return lines_of(turns, &[]);
+    }
+    results
+}
+
+fn lines_of(turns: &[Turn], superseded: &[CallKey]) -> Vec<String> {
     let mut results: Vec<String> = Vec::new();
-    let mut calls: Vec<CallKey> = Vec::new();
+    let mut calls: Vec<CallKey> = superseded.to_vec();
     for turn in turns.iter().rev().filter(|t| t.worked()) {
         let Some(action) = &turn.action else { continue };
         let call = CallKey::new(&action.tool, &action.args);
@@ -170,8 +182,16 @@ mod tests {
             call(2, "get_price", "BTC: $61,234.50", Outcome::Ok),
             call(3, "get_price", "BTC: $61,234.50", Outcome::Ok),
         ];
-        let messages =
-            focused_messages("Price of BTC?", &[], &turns, None, false, &CharEstimate::default(), 10_000);
+        let messages = focused_messages(
+            "Price of BTC?",
+            &[],
+            &turns,
+            &[],
+            None,
+            false,
+            &CharEstimate::default(),
+            10_000,
+        );
         assert_eq!(messages[0].content, INSTRUCTIONS);
         let user = &messages[1].content;
         assert!(user.starts_with("Question: Price of BTC?\n\nTool results:\n"), "{user}");
@@ -191,19 +211,29 @@ mod tests {
             snapshot(3, "e8 button 'Place order'"),
             call(4, "click", "Order number: KX-4417.", Outcome::Ok),
         ];
-        let lines = result_lines(&turns);
+        let lines = result_lines(&turns, &[]);
         assert_eq!(lines, ["- snapshot: e8 button 'Place order'", "- click: Order number: KX-4417."]);
+    }
+
+    #[test]
+    fn a_superseded_call_is_left_out_unless_it_is_the_only_result() {
+        let turns =
+            vec![call(1, "get_weather", "31°C", Outcome::Ok), call(2, "get_weather", "88°F", Outcome::Ok)];
+        let old = CallKey::new("get_weather", &json!({"q": 1}));
+        assert_eq!(result_lines(&turns, std::slice::from_ref(&old)), ["- get_weather: 88°F"]);
+        assert_eq!(result_lines(&turns[..1], &[old]), ["- get_weather: 31°C"], "nothing else to quote");
     }
 
     #[test]
     fn drops_the_oldest_results_to_fit_the_budget_but_keeps_the_newest() {
         let long = "x".repeat(900);
         let turns: Vec<Turn> = (1..=5).map(|s| call(s, "read", &format!("{s}{long}"), Outcome::Ok)).collect();
-        let messages = focused_messages("Read it.", &[], &turns, None, false, &CharEstimate::default(), 400);
+        let messages =
+            focused_messages("Read it.", &[], &turns, &[], None, false, &CharEstimate::default(), 400);
         let user = &messages[1].content;
         assert!(user.contains("- read: 5x"), "{user}");
         assert!(!user.contains("- read: 1x"), "{user}");
-        let tiny = focused_messages("Read it.", &[], &turns, None, false, &CharEstimate::default(), 1);
+        let tiny = focused_messages("Read it.", &[], &turns, &[], None, false, &CharEstimate::default(), 1);
         assert!(tiny[1].content.contains("- read: 5x"), "the newest result always stays");
     }
 
@@ -215,11 +245,18 @@ mod tests {
             Remembered::Step(Turn::final_answer(2, String::new(), "18°C in Paris.".into())),
         ];
         let turns = vec![call(1, "weather", "Oslo: 4°C", Outcome::Ok)];
-        let user =
-            focused_messages("And in Oslo?", &memory, &turns, None, false, &CharEstimate::default(), 10_000)
-                [1]
-            .content
-            .clone();
+        let user = focused_messages(
+            "And in Oslo?",
+            &memory,
+            &turns,
+            &[],
+            None,
+            false,
+            &CharEstimate::default(),
+            10_000,
+        )[1]
+        .content
+        .clone();
         assert!(
             user.starts_with(
                 "Earlier in this conversation:\n- The user asked: Weather in Paris?\n\nQuestion: And in Oslo?"

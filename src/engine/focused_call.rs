@@ -27,7 +27,7 @@ use super::Action;
 use super::focused_answer::{exchanges, result_lines};
 use super::memory::Remembered;
 use super::prompt::{estimate, TokenCounter};
-use super::{Message, Role, Turn};
+use super::{CallKey, Message, Role, Turn};
 
 /// The instructions of the focused call. No placeholder to copy: the arguments are described in
 /// words.
@@ -80,10 +80,11 @@ pub(crate) fn call_messages(
     spec: &ToolSpec,
     memory: &[Remembered],
     turns: &[Turn],
+    superseded: &[CallKey],
     counter: &dyn TokenCounter,
     budget_tokens: usize,
 ) -> Vec<Message> {
-    let mut results = result_lines(turns);
+    let mut results = result_lines(turns, superseded);
     let earlier = exchanges(memory);
     let lines = argument_lines(spec);
     // A tool without arguments says so: an empty list left Qwen to guess what to write.
@@ -192,6 +193,7 @@ mod tests {
             &translate(),
             &[],
             &[],
+            &[],
             &CharEstimate::default(),
             8_000,
         );
@@ -210,7 +212,8 @@ mod tests {
     fn a_tool_without_arguments_is_said_to_take_none() {
         let spec =
             ToolSpec::new("list_invoices", "The invoices.", json!({"type": "object", "properties": {}}));
-        let messages = call_messages("My latest invoice?", &spec, &[], &[], &CharEstimate::default(), 8_000);
+        let messages =
+            call_messages("My latest invoice?", &spec, &[], &[], &[], &CharEstimate::default(), 8_000);
         assert!(
             messages[1]
                 .content

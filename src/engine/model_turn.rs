@@ -199,6 +199,7 @@ impl RunState<'_> {
                     spec,
                     &self.memory,
                     &self.turns,
+                    &self.superseded,
                     agent.counter.as_ref(),
                     self.context_tokens,
                 );
@@ -215,6 +216,7 @@ impl RunState<'_> {
                     &self.task,
                     &self.memory,
                     &self.turns,
+                    &self.superseded,
                     fact.as_deref(),
                     self.answered_alone && self.effects.model.greedy(),
                     agent.counter.as_ref(),

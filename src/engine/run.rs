@@ -121,6 +121,9 @@ pub(crate) struct RunState<'a> {
     /// What keel itself wrote into the prompt (notes, the causes and plans of envelopes): an
     /// answer made of it is no answer (`parrot.rs`).
     pub(crate) runtime_text: String,
+    /// Calls whose results a later call replaces in the focused requests (`focused_answer.rs`):
+    /// the call whose result gave another unit than the task asks for (`answer_shape.rs`).
+    pub(crate) superseded: Vec<CallKey>,
     /// Calls that failed and that no later call of their tool fixed (`recovering.rs`).
     pub(crate) unfixed: UnfixedCalls,
     /// The idempotency keys of calls whose outcome is unknown (cut off by a reload), by call: the
@@ -227,6 +230,7 @@ impl<'a> RunState<'a> {
             focus_answer: false,
             answered_alone: false,
             focus_call: None,
+            superseded: Vec::new(),
             answer_from_thought: None,
             answer_withheld: false,
             withheld_thoughts: Vec::new(),
