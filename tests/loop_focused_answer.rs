@@ -415,3 +415,25 @@ fn a_greedy_backend_asked_for_the_answer_alone_again_is_asked_to_copy_the_result
     let requests = sampled.model.requests.borrow();
     assert_eq!(requests[2], requests[3]);
 }
+
+#[test]
+fn an_accepted_focused_answer_is_tidied_and_the_reply_kept() {
+    let junk = "}\nINV-1 is $1,250.00.\n\nThis is a JSON object with the following structure:\n```json\n{";
+    let (h, result, events) = run(
+        vec![act("list_invoices", json!({})), answer("<response to the user>"), bare_answer(junk)],
+        AgentConfig::default(),
+    );
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "INV-1 is $1,250.00.");
+    let last = result.turns.last().expect("the answer's turn");
+    assert!(last.reply.as_deref().is_some_and(|r| r.contains("This is a JSON object")), "{last:?}");
+    let told = events
+        .iter()
+        .any(|e| matches!(e, Event::Warning { message, .. } if message.starts_with("The model's answer was tidied")));
+    assert!(told, "{events:?}");
+    drop(h);
+
+    // An answer the model gave in a whole step is its own text, left as written.
+    let (_, result, _) = run(vec![act("list_invoices", json!({})), answer(junk)], AgentConfig::default());
+    assert_eq!(result.answer, junk);
+}

@@ -13,6 +13,7 @@
 mod agent;
 mod answer_check;
 mod answer_shape;
+mod answer_tidy;
 mod approval;
 mod cancel;
 mod choice;

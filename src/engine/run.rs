@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::errors::render::render;
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
+use crate::text::clip;
 
 use super::agent::{Agent, Effects, RunOptions, RunResult};
 use super::answer_check::{quotes_a_result, Verdict};
@@ -410,7 +411,7 @@ impl<'a> RunState<'a> {
                 "The model made a call again that gave the same result, and its thought states that result: the thought is taken as the answer, without asking the model again.".to_string(),
             );
             let reply = serde_json::json!({ "thought": "", "final_answer": answer }).to_string();
-            return self.final_step(step, String::new(), answer, reply).await;
+            return self.final_step(step, String::new(), answer, reply, false).await;
         }
         // After an answer that was no answer, the step asks for the answer alone, which has no
         // thought (`focused_answer.rs`).
@@ -460,7 +461,7 @@ impl<'a> RunState<'a> {
             Step::Final { thought, answer } => {
                 self.say_thought(step, &thought);
                 let answer = self.answer_in_thought(step, &thought, answer);
-                self.final_step(step, thought, answer, text).await
+                self.final_step(step, thought, answer, text, focused).await
             }
             Step::Action { thought, tool, args } => {
                 self.call_step(step, thought, Action { tool, args }).await
@@ -469,8 +470,17 @@ impl<'a> RunState<'a> {
     }
 
     /// A step that answers: the answer is checked, then committed as the run's last turn, or sent
-    /// back (`reply` is what the model wrote, kept with a refused or replaced answer).
-    async fn final_step(&mut self, step: u32, thought: String, answer: String, reply: String) -> StepResult {
+    /// back (`reply` is what the model wrote, kept with a refused, replaced or tidied answer).
+    /// `focused`: the answer to the request for the answer alone, tidied once accepted
+    /// (`answer_tidy.rs`).
+    async fn final_step(
+        &mut self,
+        step: u32,
+        thought: String,
+        answer: String,
+        reply: String,
+        focused: bool,
+    ) -> StepResult {
         let answer = match self.check_answer(step, &thought, &answer, &reply).await {
             Verdict::Retry => return StepResult::Continue,
             Verdict::Accept => answer,
@@ -481,7 +491,21 @@ impl<'a> RunState<'a> {
             }
         };
         self.log.recover(None);
-        self.commit(Turn::final_answer(step, thought, answer.clone())).await;
+        let tidied = if focused { self.tidied_answer(&answer) } else { None };
+        let (answer, reply) = match tidied {
+            Some(tidied) => {
+                self.warn(
+                    Some(step),
+                    format!(
+                        "The model's answer was tidied: text around the answer was left out (it wrote: {}).",
+                        clip(&answer, 300)
+                    ),
+                );
+                (tidied, Some(reply))
+            }
+            None => (answer, None),
+        };
+        self.commit(Turn { reply, ..Turn::final_answer(step, thought, answer.clone()) }).await;
         StepResult::Answer(answer)
     }
 
