@@ -144,24 +144,27 @@ fn an_answer_persisting_with_one_amount_ends_the_run_unsuccessful_saying_so() {
     assert!(answered(&["$1,250.00"], off).success, "grounding: false takes any answer");
 }
 
-#[test]
-fn another_unit_than_the_task_asks_for_is_refused_once() {
+/// A run asked for °F whose model calls `get_weather` in °C (31°C), answers that, calls it in °F
+/// (88°F), then replies with `then`.
+fn in_fahrenheit(then: Vec<Reply>) -> (Harness, keel::engine::RunResult) {
     let weather = FakeTools::new().script(
         "get_weather",
         vec![Behaviour::Ok(json!("Austin: 31°C, sunny.")), Behaviour::Ok(json!("Austin: 88°F, sunny."))],
     );
-    let h = Harness::new(
-        ScriptedModel::new([
-            act("get_weather", json!({"city": "Austin", "unit": "c"})),
-            answer("31°C"),
-            act("get_weather", json!({"city": "Austin", "unit": "f"})),
-            answer("88°F"),
-        ]),
-        weather,
-        specs(),
-        AgentConfig::default(),
-    );
+    let mut script = vec![
+        act("get_weather", json!({"city": "Austin", "unit": "c"})),
+        answer("31°C"),
+        act("get_weather", json!({"city": "Austin", "unit": "f"})),
+    ];
+    script.extend(then);
+    let h = Harness::new(ScriptedModel::new(script), weather, specs(), AgentConfig::default());
     let (result, _) = h.run("What's the temperature in Austin in Fahrenheit?");
+    (h, result)
+}
+
+#[test]
+fn another_unit_than_the_task_asks_for_is_refused_once() {
+    let (h, result) = in_fahrenheit(vec![answer("88°F")]);
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "88°F");
     let seen = &result.turns[1].observation;
@@ -184,23 +187,10 @@ fn another_unit_than_the_task_asks_for_is_refused_once() {
 
 #[test]
 fn the_result_in_the_other_unit_is_left_out_of_the_focused_answer_once_the_asked_one_came() {
-    let weather = FakeTools::new().script(
-        "get_weather",
-        vec![Behaviour::Ok(json!("Austin: 31°C, sunny.")), Behaviour::Ok(json!("Austin: 88°F, sunny."))],
-    );
-    let h = Harness::new(
-        ScriptedModel::new([
-            act("get_weather", json!({"city": "Austin", "unit": "c"})),
-            answer("31°C"),
-            act("get_weather", json!({"city": "Austin", "unit": "f"})),
-            answer("<response to the user>"),
-            Reply::Text(json!({ "final_answer": "Austin: 88°F, sunny." }).to_string()),
-        ]),
-        weather,
-        specs(),
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run("What's the temperature in Austin in Fahrenheit?");
+    let (h, result) = in_fahrenheit(vec![
+        answer("<response to the user>"),
+        Reply::Text(json!({ "final_answer": "Austin: 88°F, sunny." }).to_string()),
+    ]);
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "Austin: 88°F, sunny.");
     let requests = h.model.requests.borrow();

@@ -164,6 +164,11 @@ mod tests {
     use crate::engine::prompt::CharEstimate;
     use crate::turn::{Action, Outcome};
 
+    /// The focused request for `task`, nothing superseded, no computed line, asked the first time.
+    fn ask(task: &str, memory: &[Remembered], turns: &[Turn], budget_tokens: usize) -> Vec<Message> {
+        focused_messages(task, memory, turns, &[], None, false, &CharEstimate::default(), budget_tokens)
+    }
+
     fn call(step: u32, tool: &str, observation: &str, outcome: Outcome) -> Turn {
         Turn {
             step,
@@ -182,16 +187,7 @@ mod tests {
             call(2, "get_price", "BTC: $61,234.50", Outcome::Ok),
             call(3, "get_price", "BTC: $61,234.50", Outcome::Ok),
         ];
-        let messages = focused_messages(
-            "Price of BTC?",
-            &[],
-            &turns,
-            &[],
-            None,
-            false,
-            &CharEstimate::default(),
-            10_000,
-        );
+        let messages = ask("Price of BTC?", &[], &turns, 10_000);
         assert_eq!(messages[0].content, INSTRUCTIONS);
         let user = &messages[1].content;
         assert!(user.starts_with("Question: Price of BTC?\n\nTool results:\n"), "{user}");
@@ -228,12 +224,11 @@ mod tests {
     fn drops_the_oldest_results_to_fit_the_budget_but_keeps_the_newest() {
         let long = "x".repeat(900);
         let turns: Vec<Turn> = (1..=5).map(|s| call(s, "read", &format!("{s}{long}"), Outcome::Ok)).collect();
-        let messages =
-            focused_messages("Read it.", &[], &turns, &[], None, false, &CharEstimate::default(), 400);
+        let messages = ask("Read it.", &[], &turns, 400);
         let user = &messages[1].content;
         assert!(user.contains("- read: 5x"), "{user}");
         assert!(!user.contains("- read: 1x"), "{user}");
-        let tiny = focused_messages("Read it.", &[], &turns, &[], None, false, &CharEstimate::default(), 1);
+        let tiny = ask("Read it.", &[], &turns, 1);
         assert!(tiny[1].content.contains("- read: 5x"), "the newest result always stays");
     }
 
@@ -245,18 +240,7 @@ mod tests {
             Remembered::Step(Turn::final_answer(2, String::new(), "18°C in Paris.".into())),
         ];
         let turns = vec![call(1, "weather", "Oslo: 4°C", Outcome::Ok)];
-        let user = focused_messages(
-            "And in Oslo?",
-            &memory,
-            &turns,
-            &[],
-            None,
-            false,
-            &CharEstimate::default(),
-            10_000,
-        )[1]
-        .content
-        .clone();
+        let user = ask("And in Oslo?", &memory, &turns, 10_000)[1].content.clone();
         assert!(
             user.starts_with(
                 "Earlier in this conversation:\n- The user asked: Weather in Paris?\n\nQuestion: And in Oslo?"
