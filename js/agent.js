@@ -54,6 +54,26 @@ function jsonValue(value) {
 }
 
 /**
+ * A copy of a JSON value (a schema the page keeps for a run's next calls): for the small trees a
+ * step schema is, a walk costs a fraction of `structuredClone`.
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function copyJson(value) {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (value === null || typeof value !== "object") return value;
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson(/** @type {Record<string, unknown>} */ (value)[key]);
+    // An own `__proto__` (JSON.parse makes one) must stay a property, not become the prototype.
+    if (key === "__proto__") Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
+}
+
+/**
  * An agent whose engine runs in a dedicated worker. Create it with `Agent.create`, run tasks with
  * `run`, and `dispose()` it when done.
  */
@@ -67,7 +87,7 @@ export class Agent {
   #onError;
   #promptApi;
   #runs = new Map();
-  /** Per run, per backend: the messages of its last `modelCall`, which the next one builds on. */
+  /** Per run, per backend: the messages and schema of its last `modelCall`, which the next one builds on. */
   #prompts = new Map();
   #calls = new Map();
   #nextRun = 1;
@@ -646,10 +666,19 @@ export class Agent {
     if (this.#calls.get(id) !== controller) return;
     this.#calls.delete(id);
     try {
-      this.#post(reply);
+      this.#postText(reply);
     } catch (e) {
-      this.#post(/** @type {Message<PageMessage, T>} */ ({ type, id, ok: false, error: toRawFailure(e) }));
+      this.#postText(/** @type {Message<PageMessage, T>} */ ({ type, id, ok: false, error: toRawFailure(e) }));
     }
+  }
+
+  /**
+   * Posts a reply as JSON text, which the worker reads as it is: an object would be cloned here,
+   * rebuilt in the worker and written there as JSON again for the engine (src/web/worker.rs).
+   * @param {PageMessage} message
+   */
+  #postText(message) {
+    if (!this.#disposed && !this.#dead) this.#worker.postMessage(JSON.stringify(message));
   }
 
   /**
@@ -686,17 +715,24 @@ export class Agent {
    * A call's whole prompt from what its `modelCall` carries (`tail`) and the run's previous call
    * to `backend`: that call's first `keep` messages; the first carried message (with `edit`, the
    * middle of the previous call's message at `keep`); `again` messages of the previous call from
-   * `keep + 1 + skip` on; the rest carried. Kept for the next call; the backend gets its own copy.
+   * `keep + 1 + skip` on; the rest carried. Its schema is the one carried, or with `sameSchema`
+   * the previous call's. Kept for the next call; the backend gets its own copy.
    * @param {string} runId
    * @param {string} backend
-   * @param {{ keep: number, edit: import("./wire.js").Edit | undefined, again: number, skip: number }} delta
+   * @param {{ keep: number, edit: import("./wire.js").Edit | undefined, again: number, skip: number, sameSchema: boolean }} delta
    * @param {ChatMessage[]} tail
-   * @returns {ChatMessage[]}
+   * @param {unknown} carried the schema carried, null for none
+   * @returns {{ messages: ChatMessage[], schema: unknown }}
    */
-  #prompt(runId, backend, { keep, edit, again, skip }, tail) {
+  #prompt(runId, backend, { keep, edit, again, skip, sameSchema }, tail, carried) {
     let byBackend = this.#prompts.get(runId);
     if (!byBackend) this.#prompts.set(runId, (byBackend = new Map()));
-    const before = byBackend.get(backend) ?? [];
+    const last = byBackend.get(backend);
+    const before = last?.messages ?? [];
+    if (sameSchema && (last?.schema ?? null) === null) {
+      throw new KeelError(KeelErrorCode.PROTOCOL_ERROR, "a modelCall reuses the schema of a call that had none");
+    }
+    const schema = sameSchema ? last?.schema : carried;
     const reused = keep + (edit || again ? 1 + skip + again : 0);
     if (reused > before.length || ((edit || again) && tail.length === 0)) {
       throw new KeelError(KeelErrorCode.PROTOCOL_ERROR, `a modelCall reuses ${reused} messages of a prompt of ${before.length}`);
@@ -713,8 +749,10 @@ export class Agent {
     }
     const reusedAgain = before.slice(keep + 1 + skip, keep + 1 + skip + again);
     const messages = tail.length === 0 ? before.slice(0, keep) : before.slice(0, keep).concat([first], reusedAgain, tail.slice(1));
-    byBackend.set(backend, messages);
-    return messages.map((m) => ({ ...m }));
+    // The backend's schema is its own, as its messages are: what it does with it cannot change
+    // the next call's.
+    byBackend.set(backend, { messages, schema: sameSchema ? schema : copyJson(carried) });
+    return { messages: messages.map((m) => ({ role: m.role, content: m.content })), schema: sameSchema ? copyJson(schema) : carried };
   }
 
   /**
@@ -722,9 +760,10 @@ export class Agent {
    * @param {{ signal: AbortSignal }} ctx
    * @returns {Promise<ModelText>}
    */
-  async #callModel({ id, request, runId, backend, stream, keep, edit, again, skip }, { signal }) {
-    // Before any await: the next call of the run builds on these messages.
-    const messages = this.#prompt(runId, backend, { keep: keep ?? 0, edit, again: again ?? 0, skip: skip ?? 0 }, request.messages);
+  async #callModel({ id, request, runId, backend, stream, keep, edit, again, skip, sameSchema }, { signal }) {
+    // Before any await: the next call of the run builds on these messages and this schema.
+    const delta = { keep: keep ?? 0, edit, again: again ?? 0, skip: skip ?? 0, sameSchema: sameSchema ?? false };
+    const { messages, schema } = this.#prompt(runId, backend, delta, request.messages, request.schema);
     // A streaming call's text goes to the worker as it comes, one message per chunk the backend
     // gives; the worker turns it into the run's `token` and `answerDelta` events.
     const onText = stream
@@ -740,10 +779,10 @@ export class Agent {
       // Download progress is the run's event, shaped as the engine's `modelDownload`.
       const onDownload = ({ loaded, total }) =>
         this.#runs.get(runId)?.[PUSH]({ type: "modelDownload", loaded, total: total ?? null });
-      return this.#promptApi.complete(messages, { schema: request.schema ?? undefined, signal, onDownload, onText });
+      return this.#promptApi.complete(messages, { schema: schema ?? undefined, signal, onDownload, onText });
     }
     if (!this.#custom) throw new ToolMissing("the custom model");
-    const options = { schema: request.schema ?? undefined, signal, runId, maxTokens: request.maxTokens };
+    const options = { schema: schema ?? undefined, signal, runId, maxTokens: request.maxTokens };
     if (onText) options.onText = onText;
     const out = await this.#custom(messages, options);
     if (typeof out === "string") return { text: out };

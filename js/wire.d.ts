@@ -779,8 +779,15 @@ export type WorkerMessage = {
    * The step schema, and the messages after the first `keep`: the page keeps the messages
    * of the run's previous call to this backend and reuses their first `keep` (a step's
    * prompt is mostly the one before it), so a call carries what changed, not the prompt.
+   * Its `schema` is null when `sameSchema` is set.
    */
   request: ModelRequest,
+  /**
+   * Whether the call's schema is the run's previous call's to this backend, which the page
+   * keeps with its messages: the schema is then not carried (it is the same from one step
+   * to the next unless the tools offered or the calls allowed change).
+   */
+  sameSchema?: boolean,
   /**
    * How many leading messages of this run's previous `modelCall` to this backend come
    * before `request.messages` (0: the call carries the whole prompt).

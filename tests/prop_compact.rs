@@ -181,8 +181,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     /// A run's [`Transcript`], reused step after step (the newest observation sometimes replaced
-    /// in place, as a withheld one is, and the budget sometimes lowered, as after an overflow),
-    /// gives at every step exactly the prompt a full rebuild of the same history gives.
+    /// in place, as a withheld one is, the budget sometimes lowered, as after an overflow, and the
+    /// tools offered and the instructions sometimes other ones, as tool selection and a focused
+    /// step make them), gives at every step exactly the prompt a full rebuild of the same history
+    /// gives.
     #[test]
     fn the_incremental_transcript_equals_a_full_rebuild(case in case(), withheld in any::<bool>()) {
         let tools = two_tools();
@@ -202,14 +204,16 @@ proptest! {
             let mut withheld: Vec<u32> = turns.iter().map(|t| t.step).filter(|s| s % 4 == 1).collect();
             withheld.sort_unstable();
             withheld.dedup();
+            let offered = if k % 3 == 2 { &tools[case.tools.min(1)..case.tools] } else { &tools[..case.tools] };
+            let instructions = if k % 4 == 3 { Some("Be brief.") } else { case.instructions.as_deref() };
             let input = PromptInput {
-                tools: &tools[..case.tools],
+                tools: offered,
                 task: &case.task,
                 memory: &case.memory,
                 turns: &turns,
                 withheld_thoughts: &withheld,
                 final_only: case.final_only.as_deref(),
-                instructions: case.instructions.as_deref(),
+                instructions,
                 past_steps: case.past_steps,
             };
             let incremental = transcript.build(&input, counter.as_ref(), budget);

@@ -119,7 +119,12 @@ fn each_call_carries_the_changed_messages_and_the_page_rebuilds_the_whole_prompt
             serde_json::to_value(&request.messages).unwrap(),
             "call {i}: the page's prompt"
         );
-        assert_eq!(posted["request"]["schema"], json!({"type": "object"}));
+        // The schema is the same at every call: carried at the first only.
+        if i == 0 {
+            assert_eq!(posted["request"]["schema"], json!({"type": "object"}));
+        } else {
+            assert_eq!((&posted["request"]["schema"], &posted["sameSchema"]), (&Value::Null, &json!(true)));
+        }
         assert_eq!(posted["request"]["maxTokens"], 300);
         let id = posted["id"].as_u64().unwrap();
         let text = ModelText { text: format!("reply {i}"), ..ModelText::default() };
@@ -224,4 +229,33 @@ fn a_rewritten_message_with_no_run_in_common_is_carried_whole() {
             assert_eq!(posted.get("edit"), None, "nothing long in common: {posted}");
         }
     }
+}
+
+#[test]
+fn a_schema_is_carried_when_it_changes_and_the_page_keeps_it_until_then() {
+    use Role::{System as S, User as U};
+    let wire = Rc::new(Wire::default());
+    let rpc = Rpc::new(wire.clone());
+    let model = PageModel::new(rpc.clone(), "r", "custom");
+    let (a, b) = (json!({"type": "object", "required": ["a"]}), json!({"type": "object", "required": ["b"]}));
+    // The same schema again, another (fewer tools offered), none (asked without constraining: a
+    // backend refused the schema), then the first again.
+    let schemas = [Some(&a), Some(&a), Some(&b), Some(&b), None, None, Some(&a)];
+    let mut kept = Value::Null;
+    let mut carried = Vec::new();
+    for (i, schema) in schemas.into_iter().enumerate() {
+        let mut request = prompt(&[(S, "sys".to_string()), (U, format!("task {i}"))]);
+        request.schema = schema.cloned();
+        let posted = call(&model, &rpc, &wire, &request);
+        // As the page reads it (js/agent.js).
+        if posted["sameSchema"] == true {
+            assert!(!kept.is_null(), "call {i} reuses a schema the page does not have: {posted}");
+            assert!(posted["request"]["schema"].is_null(), "call {i}: {posted}");
+        } else {
+            kept = posted["request"]["schema"].clone();
+        }
+        assert_eq!(kept, schema.cloned().unwrap_or(Value::Null), "call {i}: the page's schema");
+        carried.push(!posted["request"]["schema"].is_null());
+    }
+    assert_eq!(carried, [true, false, true, false, false, false, true]);
 }

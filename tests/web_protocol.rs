@@ -167,11 +167,13 @@ fn worker_messages_are_tagged_and_camel_cased() {
         edit: None,
         again: 0,
         skip: 0,
+        same_schema: false,
         stream: false,
     };
     let value: Value = serde_json::from_str(&model.to_json()).unwrap();
     assert_eq!(value["request"]["messages"][0], json!({"role": "system", "content": "s"}));
     assert_eq!(value["backend"], "promptApi");
+    assert_eq!(value.get("sameSchema"), None, "left out unless set");
     let event = WorkerMessage::Event { run_id: "r".into(), event: Event::StepStarted { step: 1 } };
     let value: Value = serde_json::from_str(&event.to_json()).unwrap();
     assert_eq!(value, json!({"type": "event", "runId": "r", "event": {"type": "stepStarted", "step": 1}}));

@@ -13,7 +13,8 @@ self.postMessage = (message, ...rest) => {
   return post(message, ...rest);
 };
 self.addEventListener("message", (event) => {
-  const message = event.data;
+  // The page posts its replies as JSON text since 2026-11-27, objects before.
+  const message = typeof event.data === "string" ? JSON.parse(event.data) : event.data;
   if (message?.type === "benchProbe") {
     // Ours, not the engine's: answered on the port the page sent, never seen by the engine.
     event.stopImmediatePropagation();

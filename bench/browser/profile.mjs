@@ -8,9 +8,9 @@
 // target/profile-pkg, a copy of DIR, and profiles that; DIR must be built from the same tree, or
 // the glue will not match. The profiler slows the threads it samples: read the shares, not the
 // absolute times. Asserts nothing; writes nothing else.
-//   node bench/browser/profile.mjs [--pkg DIR] [--runs N] [--warmup N] [--interval µs] [--top N] [--named]
+//   node bench/browser/profile.mjs [--pkg DIR] [--runs N] [--warmup N] [--interval µs] [--top N] [--named] [--save FILE]
 import { execFileSync } from "node:child_process";
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,7 @@ const { values: opts } = parseArgs({
     interval: { type: "string", default: "50" },
     top: { type: "string", default: "25" },
     named: { type: "boolean", default: false },
+    save: { type: "string" },
   },
 });
 let dir = resolve(opts.pkg);
@@ -64,9 +65,23 @@ function shares(profile) {
   for (const [key, n] of byFunction) byKind.set(kindOf(key), (byKind.get(kindOf(key)) ?? 0) + n);
   const total = profile.samples.length;
   const pct = (n) => `${((n / total) * 100).toFixed(1)}%`;
+  // Total time: each function counted once in each sample whose stack holds it.
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byTotal = new Map();
+  for (const id of profile.samples) {
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const { functionName, url } = nodes.get(at).callFrame;
+      if (!url.endsWith("keel_bg.wasm") && !url.endsWith("worker.js") && !url.endsWith("keel.js")) continue;
+      seen.add(functionName || "(anonymous)");
+    }
+    for (const key of seen) byTotal.set(key, (byTotal.get(key) ?? 0) + 1);
+  }
   return {
     kinds: [...byKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, pct(n)]),
     top: [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)).map(([k, n]) => [k, pct(n)]),
+    total: [...byTotal].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)).map(([k, n]) => [k, pct(n)]),
   };
 }
 
@@ -108,6 +123,7 @@ const out = await inBenchPage(
     const steps = await page.evaluate((n) => window.benchProfileRuns(n), Number(opts.runs));
     const pageProfile = (await cdp.send("Profiler.stop")).profile;
     const workerProfile = (await inWorker("Profiler.stop")).profile;
+    if (opts.save) writeFileSync(opts.save, JSON.stringify({ page: pageProfile, worker: workerProfile }));
     return { steps: summary(steps), page: shares(pageProfile), worker: shares(workerProfile) };
   },
   attach,
@@ -120,5 +136,9 @@ const lines = [
 for (const thread of ["worker", "page"]) {
   lines.push("", `**${thread}**, share of the wall time by kind: ${out[thread].kinds.map(([k, p]) => `${k} ${p}`).join(", ")}`, "");
   lines.push("| function (self time) | share |", "| --- | --- |", ...out[thread].top.map(([k, p]) => `| \`${k}\` | ${p} |`));
+  if (thread === "worker") {
+    lines.push("", "**worker**, the engine's and its glue's functions by total time (self and callees):", "");
+    lines.push("| function (total time) | share |", "| --- | --- |", ...out.worker.total.map(([k, p]) => `| \`${k}\` | ${p} |`));
+  }
 }
 console.log(lines.join("\n"));

@@ -213,7 +213,6 @@ impl RunState<'_> {
         let effects = self.effects;
         let config = &agent.config;
         let timeout_ms = spec.timeout_ms.unwrap_or(config.tool_timeout_ms);
-        let producers = self.producers_of(spec);
         let mut retried = Vec::new();
         let mut attempt = 0;
         loop {
@@ -240,6 +239,8 @@ impl RunState<'_> {
                 ),
                 Guarded::Cancelled => return Err(Stop::Cancelled),
             };
+            // Read only for a failure's envelope: most calls answer.
+            let producers = self.producers_of(spec);
             let ctx = CallContext {
                 tool: Some(&spec.name),
                 args: Some(args),

@@ -21,39 +21,47 @@ impl CallKey {
 
 /// FNV-1a (64-bit, hex) of `value`'s canonical JSON: equal for equal values whatever their key order.
 pub fn digest(value: &Value) -> String {
-    let mut canonical = String::new();
+    let mut canonical = Vec::new();
     write_canonical(value, &mut canonical);
-    format!("{:016x}", fnv1a(canonical.as_bytes()))
+    format!("{:016x}", fnv1a(&canonical))
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// `value` as compact JSON with object keys sorted. Strings and scalars are written by
+/// `serde_json` straight into `out`, as `Value`'s `Display` writes them (the digests are stored:
+/// they must not change), without a `String` and the formatting machinery for each.
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<_> = map.iter().collect();
             crate::order::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
-            out.push('{');
+            out.push(b'{');
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
+                write_json(key, out);
+                out.push(b':');
                 write_canonical(item, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => write_json(scalar, out),
     }
+}
+
+fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    // Writing a string or a scalar `Value` to a `Vec` cannot fail.
+    let _ = serde_json::to_writer(out, value);
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -73,5 +81,22 @@ mod tests {
         assert_ne!(a, CallKey::new("t", &json!({"a": 2, "b": {"x": null, "y": [1, 2]}})));
         assert_ne!(a, CallKey::new("u", &json!({"a": 1, "b": {"y": [1, 2], "x": null}})));
         assert_ne!(CallKey::new("t", &json!(["a,b"])), CallKey::new("t", &json!(["a", "b"])));
+    }
+
+    #[test]
+    fn digests_are_those_already_stored() {
+        // The canonical JSON and digests as the first implementation wrote them (through
+        // `Value`'s `Display`): idempotency keys and failure records in existing stores hold them.
+        let value = json!({"b": {"y": [1, 2.5, "x\"\n\u{e9}"], "x": null}, "a": true, "\u{e9}": -3});
+        let mut canonical = Vec::new();
+        write_canonical(&value, &mut canonical);
+        assert_eq!(
+            String::from_utf8(canonical).unwrap(),
+            "{\"a\":true,\"b\":{\"x\":null,\"y\":[1,2.5,\"x\\\"\\n\u{e9}\"]},\"\u{e9}\":-3}"
+        );
+        assert_eq!(digest(&value), "690ebb5c4f610ef4");
+        assert_eq!(digest(&json!("plain")), "9ea3bf33eb1d861f");
+        assert_eq!(digest(&json!([])), "09612b07b5ecb5a5");
+        assert_eq!(digest(&json!({})), "08f44b07b5901a25");
     }
 }

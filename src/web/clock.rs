@@ -1,10 +1,19 @@
-//! Time and randomness in the browser: `Date.now()`, `setTimeout` on the global (window or
-//! worker), `Math.random()`.
+//! Time and randomness in the browser: `Date.now()`, timers on the global (window or worker),
+//! `Math.random()`.
+//!
+//! A clock's sleeps share one `setTimeout`, set for the earliest of them. Every model and tool
+//! call of a run is raced against its timeout (`engine::guard`), and nearly every call answers
+//! long before it: a timer per call was a `setTimeout`, a `clearTimeout` and a closure handed to
+//! JavaScript for each, twice a step. Now a sleep is an entry in a table; dropping it removes the
+//! entry, and the one timer is set again only for a sleep due before the one it waits for (the
+//! table's timeouts end within a few seconds of each other, so a run sets it about once per
+//! timeout, not per call). When it fires it wakes the sleeps that are due and waits for the next.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use futures_util::future::LocalBoxFuture;
@@ -21,12 +30,27 @@ extern "C" {
     fn set_timeout(callback: &js_sys::Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue);
+    // Monotonic, unlike `Date.now()`: a sleep is not cut short or stretched by a change of the
+    // system's time.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
 }
 
-/// The browser's clock. Counts the timers it has pending, so a leak is visible.
-#[derive(Debug, Default)]
+/// The browser's clock. Counts the sleeps it has pending, so a leak is visible.
 pub struct WebClock {
-    pending: Rc<Cell<u32>>,
+    timers: Rc<Timers>,
+}
+
+impl Default for WebClock {
+    fn default() -> Self {
+        WebClock { timers: Timers::new() }
+    }
+}
+
+impl std::fmt::Debug for WebClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebClock").field("pending", &self.pending_timers()).finish()
+    }
 }
 
 impl WebClock {
@@ -35,9 +59,9 @@ impl WebClock {
         Self::default()
     }
 
-    /// Timers set and neither fired nor cleared yet.
+    /// Sleeps started and neither finished nor dropped yet.
     pub fn pending_timers(&self) -> u32 {
-        self.pending.get()
+        self.timers.sleeps.borrow().len() as u32
     }
 }
 
@@ -47,9 +71,13 @@ impl Clock for WebClock {
     }
 
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        Sleep::start(ms, self.pending.clone()).boxed_local()
+        Sleep::start(&self.timers, ms).boxed_local()
     }
 }
+
+/// A sleep's place in the table: when it is due (µs of `performance.now()`), then the order the
+/// sleeps were started in.
+type Key = (u64, u64);
 
 #[derive(Default)]
 struct Shared {
@@ -57,36 +85,103 @@ struct Shared {
     waker: Option<Waker>,
 }
 
-/// A `setTimeout` as a future; dropping it before it fires clears the timer.
-struct Sleep {
-    shared: Rc<RefCell<Shared>>,
-    id: JsValue,
-    pending: Rc<Cell<u32>>,
-    // Kept alive until the timer fired or was cleared: JS holds a reference to it.
-    _callback: Closure<dyn FnMut()>,
+/// A clock's pending sleeps and the one JavaScript timer that wakes them.
+struct Timers {
+    sleeps: RefCell<BTreeMap<Key, Rc<RefCell<Shared>>>>,
+    started: Cell<u64>,
+    /// The timer set, if any, and when it is due (µs).
+    armed: RefCell<Option<(u64, JsValue)>>,
+    /// What the timer calls: [`Timers::fire`]. Lives as long as the table, whose drop clears the
+    /// timer, so JavaScript never calls it freed.
+    fire: Closure<dyn FnMut()>,
 }
 
-impl Sleep {
-    fn start(ms: u64, pending: Rc<Cell<u32>>) -> Sleep {
-        let shared = Rc::new(RefCell::new(Shared::default()));
-        let fired = shared.clone();
-        let count = pending.clone();
-        let callback = Closure::<dyn FnMut()>::new(move || {
-            count.set(count.get().saturating_sub(1));
+impl Timers {
+    fn new() -> Rc<Timers> {
+        Rc::new_cyclic(|me: &Weak<Timers>| {
+            let me = me.clone();
+            Timers {
+                sleeps: RefCell::default(),
+                started: Cell::new(0),
+                armed: RefCell::new(None),
+                fire: Closure::new(move || {
+                    if let Some(timers) = me.upgrade() {
+                        timers.fire();
+                    }
+                }),
+            }
+        })
+    }
+
+    /// Sets the timer for `due` unless it is set for then or earlier.
+    fn arm(&self, due: u64, now: u64) {
+        let mut armed = self.armed.borrow_mut();
+        if armed.as_ref().is_some_and(|(at, _)| *at <= due) {
+            return;
+        }
+        if let Some((_, id)) = armed.take() {
+            clear_timeout(&id);
+        }
+        // setTimeout clamps to a signed 32-bit millisecond count; longer waits would fire at once.
+        let ms = (due.saturating_sub(now).div_ceil(1000)).min(i32::MAX as u64) as f64;
+        *armed = Some((due, set_timeout(self.fire.as_ref().unchecked_ref(), ms)));
+    }
+
+    /// The timer fired: wakes the sleeps that are due and sets it for the next one.
+    fn fire(&self) {
+        self.armed.borrow_mut().take();
+        let now = now_us();
+        let due: Vec<Rc<RefCell<Shared>>> = {
+            let mut sleeps = self.sleeps.borrow_mut();
+            let later = sleeps.split_off(&(now.saturating_add(1), 0));
+            std::mem::replace(&mut *sleeps, later).into_values().collect()
+        };
+        let next = self.sleeps.borrow().keys().next().map(|(at, _)| *at);
+        if let Some(at) = next {
+            self.arm(at, now);
+        }
+        for shared in due {
             let waker = {
-                let mut shared = fired.borrow_mut();
+                let mut shared = shared.borrow_mut();
                 shared.fired = true;
                 shared.waker.take()
             };
             if let Some(waker) = waker {
                 waker.wake();
             }
-        });
-        // setTimeout clamps to a signed 32-bit millisecond count; longer waits would fire at once.
-        let ms = ms.min(i32::MAX as u64) as f64;
-        let id = set_timeout(callback.as_ref().unchecked_ref(), ms);
-        pending.set(pending.get() + 1);
-        Sleep { shared, id, pending, _callback: callback }
+        }
+    }
+}
+
+impl Drop for Timers {
+    fn drop(&mut self) {
+        if let Some((_, id)) = self.armed.get_mut().take() {
+            clear_timeout(&id);
+        }
+    }
+}
+
+fn now_us() -> u64 {
+    (performance_now() * 1000.0) as u64
+}
+
+/// A sleep as a future; dropping it before it is due takes it out of the table.
+struct Sleep {
+    shared: Rc<RefCell<Shared>>,
+    key: Key,
+    timers: Rc<Timers>,
+}
+
+impl Sleep {
+    fn start(timers: &Rc<Timers>, ms: u64) -> Sleep {
+        let now = now_us();
+        let due = now.saturating_add(ms.min(i32::MAX as u64) * 1000);
+        let key = (due, timers.started.get());
+        timers.started.set(key.1 + 1);
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        timers.sleeps.borrow_mut().insert(key, shared.clone());
+        timers.arm(due, now);
+        Sleep { shared, key, timers: timers.clone() }
     }
 }
 
@@ -106,8 +201,7 @@ impl Future for Sleep {
 impl Drop for Sleep {
     fn drop(&mut self) {
         if !self.shared.borrow().fired {
-            clear_timeout(&self.id);
-            self.pending.set(self.pending.get().saturating_sub(1));
+            self.timers.sleeps.borrow_mut().remove(&self.key);
         }
     }
 }

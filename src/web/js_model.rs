@@ -14,6 +14,8 @@ use futures_util::FutureExt;
 use std::future::Future;
 use std::pin::Pin;
 
+use serde_json::Value;
+
 use crate::engine::{Message, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{classify, ErrorCode, Origin, RawFailure};
 
@@ -30,9 +32,17 @@ pub struct PageModel {
     greedy: bool,
     /// The context window the page reported, shared by every run's model.
     window: Rc<Cell<Option<usize>>>,
-    /// The messages of this model's last call, as the page keeps them: the next call sends only
-    /// what follows their common start (`keep`).
-    sent: Rc<RefCell<Vec<Message>>>,
+    /// This model's last call, as the page keeps it: the next call sends only what follows the
+    /// messages' common start (`keep`), and no schema if it is the same (`sameSchema`).
+    sent: Rc<RefCell<PagePrompt>>,
+}
+
+/// What the page keeps of a run's last call to one of its backends, and the worker with it: its
+/// whole prompt and its schema.
+#[derive(Debug, Default)]
+pub struct PagePrompt {
+    messages: Vec<Message>,
+    schema: Option<Value>,
 }
 
 impl PageModel {
@@ -63,7 +73,7 @@ impl PageModel {
 
     /// The same, keeping what the page keeps of the run's calls to this backend in `sent` (shared
     /// with any other model of the run that the page answers with the same backend).
-    pub fn sharing_prompt(mut self, sent: Rc<RefCell<Vec<Message>>>) -> Self {
+    pub fn sharing_prompt(mut self, sent: Rc<RefCell<PagePrompt>>) -> Self {
         self.sent = sent;
         self
     }
@@ -91,7 +101,7 @@ impl PageModel {
     /// that middle and the [`Edit`] that places it; then the last call's messages that follow
     /// it again, after those that moved into the summary. `messages` becomes what the page keeps.
     fn delta(&self, messages: &[Message]) -> Delta {
-        let mut sent = self.sent.borrow_mut();
+        let sent = &mut self.sent.borrow_mut().messages;
         let keep = sent.iter().zip(messages).take_while(|(a, b)| a == b).count();
         let (mut tail, mut edit, mut again, mut skip) = (messages[keep..].to_vec(), None, 0, 0);
         if let (Some(before), Some(first)) = (sent.get(keep), tail.first_mut()) {
@@ -115,6 +125,19 @@ impl PageModel {
         sent.truncate(keep);
         sent.extend_from_slice(&messages[keep..]);
         Delta { keep: keep as u32, tail, edit, again: again as u32, skip: skip as u32 }
+    }
+}
+
+impl PageModel {
+    /// Whether `schema` is the last call's, which the page keeps; if not, it becomes what the page
+    /// keeps. A schema is never "the same" as none: no schema is carried as null.
+    fn same_schema(&self, schema: Option<&Value>) -> bool {
+        let kept = &mut self.sent.borrow_mut().schema;
+        if schema.is_some() && kept.as_ref() == schema {
+            return true;
+        }
+        *kept = schema.cloned();
+        false
     }
 }
 
@@ -215,15 +238,18 @@ impl Model for PageModel {
         sink: Option<&'a dyn ReplySink>,
     ) -> LocalBoxFuture<'a, Result<ModelReply, RawFailure>> {
         let Delta { keep, tail, edit, again, skip } = self.delta(&request.messages);
+        let same_schema = self.same_schema(request.schema.as_ref());
+        let schema = if same_schema { None } else { request.schema.clone() };
         let mut pending = self.rpc.request(AbortKind::Model, |id| WorkerMessage::ModelCall {
             id,
             run_id: self.run_id.clone(),
             backend: self.backend.to_string(),
-            request: ModelRequest { messages: tail, schema: request.schema.clone(), ..*request },
+            request: ModelRequest { messages: tail, schema, ..*request },
             keep,
             edit,
             again,
             skip,
+            same_schema,
             stream: sink.is_some(),
         });
         async move {

@@ -13,11 +13,11 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
-use crate::engine::{Clock, Event, Message, Model, ModelReply, ModelRequest, ReplySink};
+use crate::engine::{Clock, Event, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{ErrorCode, KeelErrorCode, RawFailure};
 
 use super::fallback::{Backend, FallbackModel, WarningSink};
-use super::js_model::PageModel;
+use super::js_model::{PageModel, PagePrompt};
 use super::model_source::ModelSource;
 use super::openai::{Http, OpenaiConfig, OpenaiModel};
 use super::protocol::{ModelChoice, WorkerMessage};
@@ -41,7 +41,7 @@ pub struct ModelContext {
     pub page_window: Rc<Cell<Option<usize>>>,
     /// What the page keeps of the run's last call to each of its backends (`keep` in a
     /// `modelCall`): one per backend, however often a chain names it.
-    pub page_prompts: RefCell<HashMap<&'static str, Rc<RefCell<Vec<Message>>>>>,
+    pub page_prompts: RefCell<HashMap<&'static str, Rc<RefCell<PagePrompt>>>>,
 }
 
 impl ModelContext {

@@ -109,21 +109,25 @@ pub fn start_worker(early: Option<js_sys::Array>) -> Result<(), JsError> {
     let handle = {
         let scope = scope.clone();
         move |data: JsValue| {
-            // `JSON.stringify` throws on a cycle or a BigInt, and gives no string for `undefined`:
-            // the message's header is then read off the object, so the request it belongs to
-            // still gets its answer.
-            let text = match js_sys::JSON::stringify(&data) {
-                Ok(text) => text.as_string(),
-                Err(e) => {
-                    let why = super::js_error::raw_failure(&e).message;
-                    let header = header_of(&data);
-                    let failure = protocol_failure(format!(
-                        "the worker could not read {}: it cannot be written as JSON ({why})",
-                        header.describe()
-                    ));
-                    host.unreadable(&header, failure);
-                    return;
-                }
+            // The page posts its replies as JSON text (`js/agent.js`), read as it is; anything else
+            // is written as JSON. `JSON.stringify` throws on a cycle or a BigInt, and gives no
+            // string for `undefined`: the message's header is then read off the object, so the
+            // request it belongs to still gets its answer.
+            let text = match data.as_string() {
+                Some(text) => Some(text),
+                None => match js_sys::JSON::stringify(&data) {
+                    Ok(text) => text.as_string(),
+                    Err(e) => {
+                        let why = super::js_error::raw_failure(&e).message;
+                        let header = header_of(&data);
+                        let failure = protocol_failure(format!(
+                            "the worker could not read {}: it cannot be written as JSON ({why})",
+                            header.describe()
+                        ));
+                        host.unreadable(&header, failure);
+                        return;
+                    }
+                },
             };
             if host.handle(text.as_deref().unwrap_or("null")) == Control::Close {
                 scope.set_onmessage(None);

@@ -24,6 +24,7 @@ macro_rules! all_browser_tests {
         browser_tests!(
             sleep_resolves_after_its_delay,
             dropping_a_sleep_clears_its_timer,
+            a_shorter_sleep_started_later_ends_first_and_the_longer_still_ends,
             replies_are_matched_by_id_and_a_dropped_request_posts_its_abort,
             a_hung_tool_times_out_under_real_timers_and_is_aborted,
             thrown_js_values_cross_as_structured_failures,
@@ -90,6 +91,25 @@ pub async fn dropping_a_sleep_clears_its_timer() {
     assert_eq!(clock.pending_timers(), 0, "the fired timer is uncounted, the dropped ones cleared");
     // Past the cleared 20 ms timer: had it fired anyway, its freed closure would have thrown.
     clock.sleep(40).await;
+    assert_eq!(clock.pending_timers(), 0);
+}
+
+/// A clock's sleeps share one timer (`web/clock.rs`): a shorter sleep started after a longer one
+/// sets it earlier, and the longer one, still pending when it fires, is waited for after.
+pub async fn a_shorter_sleep_started_later_ends_first_and_the_longer_still_ends() {
+    let clock = WebClock::new();
+    let start = now();
+    let long = clock.sleep(80);
+    let short = clock.sleep(10);
+    // Polled first, the long sleep wins only if both end at once: the timer waited for it alone.
+    match select(long, short).await {
+        Either::Left(_) => panic!("the 10 ms sleep ended with the 80 ms one"),
+        Either::Right((_, long)) => {
+            assert_eq!(clock.pending_timers(), 1);
+            long.await;
+        }
+    }
+    assert!(now() - start >= 75.0, "the 80 ms sleep ended after {} ms", now() - start);
     assert_eq!(clock.pending_timers(), 0);
 }
 

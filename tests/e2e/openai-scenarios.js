@@ -70,8 +70,8 @@ export async function cancelDuringRequest({ server }) {
  * One scripted session twice, `runs` runs of `steps` steps under a small context budget (the
  * session's memory is cut to fit, differently each step): through a custom model on the page,
  * whose prompts the page rebuilds from what each `modelCall` carries, and through the OpenAI
- * backend, whose prompts the worker sends whole. Returns the page's prompts and what the
- * `modelCall` messages carried (`keep`, `edit`, `skip`).
+ * backend, whose prompts the worker sends whole. Returns the page's prompts and schemas and what
+ * the `modelCall` messages carried (`keep`, `edit`, `skip`, `sameSchema`).
  */
 export async function samePrompts({ server, route = "prompts", runs, steps }) {
   const script = (i) => {
@@ -80,15 +80,26 @@ export async function samePrompts({ server, route = "prompts", runs, steps }) {
     return JSON.stringify({ thought: `city ${k}`, action: { tool: "get_weather", args: { city: `City ${Math.floor(i / steps)}-${k}` } } });
   };
   const seen = [];
+  const schemas = [];
   const wire = [];
   const worker = new Worker("/pkg/worker.js", { type: "module" });
   // The worker posts JSON text of an array of messages (src/web/worker.rs).
   worker.addEventListener("message", (e) => {
-    for (const m of JSON.parse(e.data)) if (m.type === "modelCall") wire.push({ keep: m.keep ?? 0, edit: m.edit ?? null, skip: m.skip ?? 0 });
+    for (const m of JSON.parse(e.data)) {
+      if (m.type === "modelCall") wire.push({ keep: m.keep ?? 0, edit: m.edit ?? null, skip: m.skip ?? 0, sameSchema: m.sameSchema ?? false });
+    }
   });
   const config = { store: "memory", contextTokens: 1200, stream: false, maxSteps: Math.max(steps + 1, 12) };
   const page = await Agent.create({
-    model: { custom: async (messages) => script(seen.push(messages) - 1) },
+    // The schema as given, then spoilt: what a model does with its schema must not reach the next
+    // call's (the page keeps the run's schema, which a call carries only when it changes).
+    model: {
+      custom: async (messages, { schema }) => {
+        schemas.push(JSON.parse(JSON.stringify(schema ?? null)));
+        if (schema) schema.anyOf = "spoilt";
+        return script(seen.push(messages) - 1);
+      },
+    },
     tools: [weather([])],
     config,
     session: "page",
@@ -106,5 +117,5 @@ export async function samePrompts({ server, route = "prompts", runs, steps }) {
   }
   page.dispose();
   inWorker.dispose();
-  return { seen, wire };
+  return { seen, schemas, wire };
 }

@@ -127,18 +127,24 @@ test("openai backend: no uncaught errors in the page", () => {
   assert.deepEqual(pageErrors, []);
 });
 
-test("a custom model gets, call for call, the prompt the worker sends an OpenAI-compatible server, though each modelCall carries only what changed", async () => {
-  const { seen, wire } = await page.evaluate(
+test("a custom model gets, call for call, the prompt and schema the worker sends an OpenAI-compatible server, though each modelCall carries only what changed", async () => {
+  const { seen, schemas, wire } = await page.evaluate(
     async ([server, runs, steps]) => (await import("/tests/e2e/openai-scenarios.js")).samePrompts({ server, runs, steps }),
     [api.url, PROMPT_RUNS, PROMPT_STEPS],
   );
-  const sent = posts("prompts").map((r) => r.body.messages);
+  const bodies = posts("prompts").map((r) => r.body);
   assert.equal(seen.length, PROMPT_RUNS * PROMPT_STEPS);
-  assert.equal(sent.length, seen.length);
-  for (let i = 0; i < seen.length; i++) assert.deepEqual(seen[i], sent[i], `model call ${i + 1}`);
-  // Both shortcuts were taken: messages kept from the call before, and a message's middle rewritten.
+  assert.equal(bodies.length, seen.length);
+  for (let i = 0; i < seen.length; i++) {
+    assert.deepEqual(seen[i], bodies[i].messages, `model call ${i + 1}`);
+    // Each call's own schema, whatever the model did to the one before.
+    assert.deepEqual(schemas[i], bodies[i].response_format.json_schema.schema, `model call ${i + 1}'s schema`);
+  }
+  // The shortcuts were taken: messages kept from the call before, a message's middle rewritten,
+  // the schema kept.
   assert.ok(wire.filter((w) => w.keep > 0).length >= seen.length / 2, JSON.stringify(wire));
   assert.ok(wire.some((w) => w.edit), JSON.stringify(wire));
+  assert.ok(wire.some((w) => w.sameSchema), JSON.stringify(wire));
 });
 
 test("a long run's prompts, its steps moving into the summary, are rebuilt on the page call for call", async () => {

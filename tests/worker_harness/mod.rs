@@ -23,9 +23,14 @@ use serde_json::{json, Value};
 
 /// Every message the worker posts, as JSON, and as the page reads it: a `modelCall`'s
 /// `request.messages` is its whole prompt, rebuilt as `js/agent.js` does from the `keep` leading
-/// messages of the run's previous call to that backend (`prompts`) and the messages it carries.
+/// messages of the run's previous call to that backend (`prompts`) and the messages it carries,
+/// and its `request.schema` the previous call's when it says `sameSchema` (`schemas`).
 #[derive(Default)]
-pub struct Recorder(pub RefCell<Vec<Value>>, pub RefCell<HashMap<(String, String), Vec<Value>>>);
+pub struct Recorder(
+    pub RefCell<Vec<Value>>,
+    pub RefCell<HashMap<(String, String), Vec<Value>>>,
+    pub RefCell<HashMap<(String, String), Value>>,
+);
 
 impl Transport for Recorder {
     fn post(&self, message: &WorkerMessage) {
@@ -37,11 +42,19 @@ impl Transport for Recorder {
             );
             let keep = value["keep"].as_u64().unwrap_or(0) as usize;
             let mut prompts = self.1.borrow_mut();
-            let before = prompts.entry(key).or_default();
+            let before = prompts.entry(key.clone()).or_default();
             assert!(keep <= before.len(), "keep {keep} of a prompt of {}: {value}", before.len());
             let whole = rebuilt(before, &value);
             *before = whole;
             value["request"]["messages"] = Value::Array(before.clone());
+            let mut schemas = self.2.borrow_mut();
+            let schema = schemas.entry(key).or_default();
+            if value["sameSchema"] == true {
+                assert!(!schema.is_null(), "sameSchema with no schema kept: {value}");
+                value["request"]["schema"] = schema.clone();
+            } else {
+                *schema = value["request"]["schema"].clone();
+            }
         }
         self.0.borrow_mut().push(value);
     }

@@ -5,7 +5,6 @@ use thiserror::Error;
 
 use super::compact::{Fixed, Layout};
 use super::history::{Earlier, Latest, MemoryLines, Transcript};
-use super::system_prompt::system_message;
 use super::transcript::{final_only_text, next_step_text};
 use super::{estimate, Message, Outcome, PastSteps, Remembered, TokenCounter, Turn};
 use crate::tools::ToolSpec;
@@ -89,18 +88,21 @@ pub fn build_messages(
     Transcript::new().build(input, counter, budget_tokens)
 }
 
-/// [`build_messages`] from the history as [`Transcript`] rendered it.
+/// [`build_messages`] from the history as [`Transcript`] rendered it, with `system`, the system
+/// message of `input`'s tools and instructions.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn assemble_fitted(
     input: &PromptInput,
     counter: &dyn TokenCounter,
     budget_tokens: usize,
+    system: String,
     memory: &MemoryLines,
     earlier: &[Earlier],
     latest: Option<Latest>,
     base: usize,
 ) -> Result<Vec<Message>, ContextError> {
     let fixed = Fixed {
-        system: system_message(input.tools, input.instructions),
+        system,
         task: format!("Task: {}", input.task),
         closing: closing_text(input),
         past_steps: input.past_steps,

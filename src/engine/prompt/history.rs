@@ -12,11 +12,13 @@
 //! what the history holds.
 
 use super::build::{assemble_fitted, ContextError, PromptInput};
+use super::system_prompt::system_message;
 use super::transcript::{one_line, replayed_thought, reply_to, step_text, summary_line};
 use super::{
     Message, Outcome, PastSteps, Remembered, TokenCounter, Turn, MESSAGE_OVERHEAD_TOKENS as OVERHEAD,
 };
 use crate::text::cut_middle_keeping;
+use crate::tools::ToolSpec;
 
 /// A rendered piece of the prompt and its token count.
 pub(super) type Piece = (String, usize);
@@ -89,6 +91,16 @@ pub struct Transcript {
     earlier: Vec<Earlier>,
     /// The form `earlier` is rendered in.
     form: PastSteps,
+    /// The system message last rendered, with the tools and instructions it was rendered from:
+    /// the same for every step of a run unless the tools offered change.
+    system: Option<System>,
+}
+
+/// A rendered system message and what it was rendered from.
+struct System {
+    tools: Vec<ToolSpec>,
+    instructions: Option<String>,
+    text: String,
 }
 
 impl Default for Transcript {
@@ -97,6 +109,7 @@ impl Default for Transcript {
             memory: MemoryLines { key: None, lines: Vec::new(), pruned: false },
             earlier: Vec::new(),
             form: PastSteps::default(),
+            system: None,
         }
     }
 }
@@ -135,7 +148,27 @@ impl Transcript {
         let latest = input.turns.last().map(|t| {
             Latest::render(t, replayed_thought(t, input.withheld_thoughts), input.past_steps, counter)
         });
-        assemble_fitted(input, counter, budget_tokens, &self.memory, &self.earlier, latest, base)
+        let system = self.system_message(input.tools, input.instructions);
+        assemble_fitted(input, counter, budget_tokens, system, &self.memory, &self.earlier, latest, base)
+    }
+
+    /// The system message for `tools` and `instructions`, rendered again only when they differ
+    /// from the last prompt's (comparing them costs a fraction of rendering the tools' schemas).
+    fn system_message(&mut self, tools: &[ToolSpec], instructions: Option<&str>) -> String {
+        match &self.system {
+            Some(last) if last.tools == tools && last.instructions.as_deref() == instructions => {
+                last.text.clone()
+            }
+            _ => {
+                let text = system_message(tools, instructions);
+                self.system = Some(System {
+                    tools: tools.to_vec(),
+                    instructions: instructions.map(str::to_string),
+                    text: text.clone(),
+                });
+                text
+            }
+        }
     }
 
     /// The memory's lines as a run's start rendered them for its budget: the first prompt does
