@@ -153,6 +153,10 @@ export class Agent {
    * ```
    */
   static async create(options = {}) {
+    // The engine's fetch and compile start first (engine-module.js; once per page, so a create
+    // that fails on its options leaves the module to the next), and run while the options are
+    // read, the model is loaded or checked, and the worker starts.
+    const module = engineModule();
     const { tools, session, worker, onError, workerTimeoutMs } = createOptions(options);
     const specs = tools.map(toolSpec);
     const { config, hook } = pageRedaction(options.config);
@@ -188,15 +192,13 @@ export class Agent {
     // (its `ready` said why) or there is none: then this agent starts its own.
     const taken = worker instanceof Worker ? undefined : takeSpare(worker, workerTimeoutMs);
     const adopted = taken && (await taken);
-    // The wasm's fetch and compile start now, and run while the worker starts (engine-module.js);
-    // a spare has its module already.
-    const module = adopted ? undefined : engineModule();
     const spawned = adopted ?? (worker instanceof Worker ? worker : spawnWorker(worker));
     const agent = new Agent(CREATE, spawned, byName, custom, session, onError, promptApi, workerTimeoutMs);
     agent.#owned = owned;
     agent.#redact = hook;
     try {
-      await agent.#start({ type: "init", tools: specs, model: choice, config }, module);
+      // A spare has the module already.
+      await agent.#start({ type: "init", tools: specs, model: choice, config }, adopted ? undefined : module);
     } catch (e) {
       agent.dispose();
       throw e;

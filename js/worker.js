@@ -5,12 +5,14 @@
 //
 // The page's first message (pings aside) says where the wasm comes from: `{type: "wasm", module}`
 // carries the `WebAssembly.Module` the page compiled while this worker started (engine-module.js),
-// or null when it could not; any other first message means the page compiled nothing. Without a
+// or null when it could not; any other first message means the page compiled nothing. The page's
+// module is instantiated at once, synchronously (a worker may: no promise, no task between the
+// module's arrival and the engine's start, whose `init` is then the next message). Without a
 // module, or with one this glue cannot instantiate, the worker fetches and compiles the wasm
 // itself (`instantiateStreaming`). The build writes this file into pkg/ as one, its imports inlined
 // (scripts/flat-worker.mjs): a module worker fetches its imports level by level before it starts.
 // @ts-ignore: keel.js is wasm-bindgen's glue, generated into pkg/ by the build, not kept in js/.
-import init, { startWorker } from "./keel.js";
+import init, { initSync, startWorker } from "./keel.js";
 import { KeelErrorCode } from "./codes.js";
 import { toRawFailure } from "./errors.js";
 
@@ -49,20 +51,44 @@ function isEngine(module) {
 }
 
 /**
- * Instantiates `module` (the page's), or fetches the wasm if there is none or it does not fit,
- * then starts the engine on the buffered messages.
+ * Instantiates `module` (the page's) at once, or fetches the wasm if there is none or it does not
+ * fit, then starts the engine on the buffered messages.
  * @param {WebAssembly.Module | undefined} module
  */
 function load(module) {
-  const own = () => init();
-  const instantiated = module ? init({ module_or_path: module }).catch(own) : own();
-  instantiated
-    .then(() => {
-      self.removeEventListener("message", buffer);
-      startWorker(early);
-    })
-    .catch((e) => {
-      self.removeEventListener("message", buffer);
-      post({ type: "initFailed", error: { ...toRawFailure(e), code: KeelErrorCode.WASM_LOAD_FAILED } });
-    });
+  if (module && instantiated(module)) return start();
+  init().then(start, failed);
+}
+
+/**
+ * Whether the glue could instantiate `module`; one it cannot (another build's) leaves the worker
+ * to load its own.
+ * @param {WebAssembly.Module} module
+ */
+function instantiated(module) {
+  try {
+    initSync({ module });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Hands the engine the messages buffered so far; from now on it reads the page's messages itself. */
+function start() {
+  self.removeEventListener("message", buffer);
+  try {
+    startWorker(early);
+  } catch (e) {
+    failed(e);
+  }
+}
+
+/**
+ * The engine could not be loaded or started: the page hears why, as `initFailed`.
+ * @param {unknown} e
+ */
+function failed(e) {
+  self.removeEventListener("message", buffer);
+  post({ type: "initFailed", error: { ...toRawFailure(e), code: KeelErrorCode.WASM_LOAD_FAILED } });
 }

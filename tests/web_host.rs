@@ -1,13 +1,19 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The worker host driven natively: messages in as JSON, posted messages recorded, time virtual.
 //! Covers init, a run with a tool retry, timeouts and cancellation reaching the page as aborts,
-//! the per-session queue, malformed messages and dispose.
+//! the per-session queue, malformed messages and dispose, and `init`'s answer leaving at once.
 
 mod worker_harness;
 
-use keel::web::host::Control;
-use serde_json::json;
-use worker_harness::{act, done, Worker};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures_util::future::LocalBoxFuture;
+use keel::web::host::{Control, WorkerHost};
+use keel::web::protocol::WorkerMessage;
+use keel::web::rpc::Transport;
+use serde_json::{json, Value};
+use worker_harness::{act, done, Half, VirtualClock, Worker};
 
 #[test]
 fn a_run_calls_the_page_for_the_model_and_tools_and_retries_a_503() {
@@ -199,4 +205,37 @@ fn a_warmed_worker_keeps_nothing_and_builds_its_agent_on_init() {
     let call = w.next();
     w.answer_model(&call["id"], done("3 °C"));
     assert_eq!(w.last_of("runEnded")["result"]["answer"], "3 °C");
+}
+
+/// A transport that holds what is posted until it is flushed, as the browser's outbox does until
+/// the end of the turn (src/web/worker.rs): `held`, then `sent`.
+#[derive(Default)]
+struct Batching {
+    held: RefCell<Vec<Value>>,
+    sent: RefCell<Vec<Value>>,
+}
+
+impl Transport for Batching {
+    fn post(&self, message: &WorkerMessage) {
+        self.held.borrow_mut().push(serde_json::from_str(&message.to_json()).unwrap());
+    }
+
+    fn flush(&self) {
+        let held = std::mem::take(&mut *self.held.borrow_mut());
+        self.sent.borrow_mut().extend(held);
+    }
+}
+
+#[test]
+fn init_answers_the_page_before_the_work_it_spawned_runs() {
+    let transport = Rc::new(Batching::default());
+    // Spawned work never runs here: what `init` answers must be on its way when `handle` returns,
+    // not wait for the end of the turn, where the work `init` spawned (the database's open) runs first.
+    let spawn = Rc::new(|_: LocalBoxFuture<'static, ()>| {});
+    let host = WorkerHost::new(transport.clone(), Rc::new(VirtualClock::at(1_000)), Rc::new(Half), spawn);
+    let init = json!({"type": "init", "model": {"kind": "custom"}, "config": {}, "tools": []});
+    assert_eq!(host.handle(&init.to_string()), Control::Continue);
+    let sent: Vec<_> = transport.sent.borrow().iter().map(|m| m["type"].clone()).collect();
+    assert_eq!(sent, [json!("ready")]);
+    assert!(transport.held.borrow().is_empty());
 }

@@ -4,8 +4,12 @@
 // cold-probe.html and the phases of Agent.create() are printed (medians, ms from create's start).
 // With --preload, each load also runs cold-preload.html: the page calls Agent.preload() at load
 // (where the build has it), waits --idle ms (default 300, an app's idle time after load), then
-// times Agent.create() → ready; a build without preload() only waits.
-//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--idle MS] [--json FILE]
+// times Agent.create() → ready; a build without preload() only waits. With --floor, each round
+// also loads, from A's origin, first load and cached: cold-floor.html, a bare module worker handed
+// an empty module (the floor of any engine in a worker: `empty`), and the same with keel's wasm
+// compiled beside it (`keel`); and cold-compile.html, the page's compile of keel's wasm alone
+// (`compile`).
+//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--floor] [--idle MS] [--json FILE]
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -22,6 +26,7 @@ const { values: opts } = parseArgs({
     loads: { type: "string", default: "30" },
     probe: { type: "boolean", default: false },
     preload: { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
     idle: { type: "string", default: "300" },
     json: { type: "string" },
   },
@@ -30,6 +35,8 @@ if (!opts.a || !opts.b) throw new Error("usage: node bench/browser/cold-ab.mjs -
 const preloadPage = `/bench/browser/cold-preload.html?idle=${Number(opts.idle)}`;
 const loads = Number(opts.loads);
 const errors = [];
+const FLOORS = { empty: "cold-floor.html?wasm=empty", keel: "cold-floor.html?wasm=keel", compile: "cold-compile.html" };
+const floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: [], cached: [] }]));
 
 async function load(context, url) {
   const page = await context.newPage();
@@ -46,6 +53,7 @@ async function load(context, url) {
 function phases({ page, worker }) {
   const t = (x) => (x === undefined ? undefined : x - page.createStart);
   const wasm = worker.resources.find((r) => r.name.endsWith(".wasm"));
+  const pageWasm = page.resources?.find((r) => r.name.endsWith(".wasm"));
   const m = worker.marks;
   return {
     workerConstructed: t(page.constructed),
@@ -55,6 +63,8 @@ function phases({ page, worker }) {
     wasmFetchEnd: t(wasm?.end),
     instantiateStart: t(m.instantiateStreamingStart ?? m.instantiateStart),
     instantiateEnd: t(m.instantiateStreamingEnd ?? m.instantiateEnd),
+    pageWasmFetchStart: t(pageWasm?.start),
+    pageWasmFetchEnd: t(pageWasm?.end),
     pageCompileStart: t(page.compileStreamingStart ?? page.compileStart),
     pageCompileEnd: t(page.compileStreamingEnd ?? page.compileEnd),
     initArrived: t(m.initArrived),
@@ -82,6 +92,7 @@ try {
     await load(side.warm, `${side.server.url}/bench/browser/cold.html`);
     if (opts.probe) await load(side.warm, `${side.server.url}/bench/browser/cold-probe.html`);
     if (opts.preload) await load(side.warm, `${side.server.url}${preloadPage}`);
+    if (opts.floor && side === sides.a) for (const page of Object.values(FLOORS)) await load(side.warm, `${side.server.url}/bench/browser/${page}`);
   }
   for (let i = 0; i < loads; i++) {
     for (const side of Object.values(sides)) {
@@ -100,6 +111,15 @@ try {
       }
       for (const side of Object.values(sides)) {
         side.preloadCached.push(preloaded(side, await load(side.warm, `${side.server.url}${preloadPage}`)));
+      }
+    }
+    if (opts.floor) {
+      for (const [kind, page] of Object.entries(FLOORS)) {
+        const url = `${sides.a.server.url}/bench/browser/${page}`;
+        const fresh = await browser.newContext();
+        floor[kind].first.push((await load(fresh, url)).createMs);
+        await fresh.close();
+        floor[kind].cached.push((await load(sides.a.warm, url)).createMs);
       }
     }
     if (!opts.probe) continue;
@@ -130,8 +150,11 @@ for (const [name, side] of Object.entries(sides)) {
     warmAtCreate: opts.preload ? side.warmAtCreate : undefined,
     phasesFirst: phaseMedians(side.probeFirst),
     phasesCached: phaseMedians(side.probeCached),
+    probesFirst: opts.probe ? side.probeFirst : undefined,
+    probesCached: opts.probe ? side.probeCached : undefined,
   };
 }
+if (opts.floor) out.floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: summary(floor[kind].first), cached: summary(floor[kind].cached) }]));
 if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind\n`);
 for (const [name, s] of Object.entries(out.sides)) {
@@ -144,6 +167,9 @@ for (const [name, s] of Object.entries(out.sides)) {
   }
   if (s.phasesFirst) process.stdout.write(`  phases first:  ${JSON.stringify(s.phasesFirst, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
   if (s.phasesCached) process.stdout.write(`  phases cached: ${JSON.stringify(s.phasesCached, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
+}
+for (const [kind, f] of Object.entries(out.floor ?? {})) {
+  process.stdout.write(`floor, ${kind}: first median ${f.first.median} p95 ${f.first.p95}; cached median ${f.cached.median} p95 ${f.cached.p95}\n`);
 }
 if (errors.length) {
   process.stderr.write(`page errors:\n${errors.join("\n")}\n`);

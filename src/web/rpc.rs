@@ -23,6 +23,10 @@ use super::protocol::{
 pub trait Transport {
     /// Posts one message to the page.
     fn post(&self, message: &WorkerMessage);
+
+    /// Sends what [`Transport::post`] holds back, now (a transport that batches messages until
+    /// the end of the turn); nothing to do for one that sends each message at once.
+    fn flush(&self) {}
 }
 
 /// A reply from the page to one request.
@@ -88,6 +92,11 @@ impl Rpc {
     /// Posts a message that expects no reply.
     pub fn post(&self, message: &WorkerMessage) {
         self.transport.post(message);
+    }
+
+    /// Sends the messages posted so far now, before the work this turn spawned first runs.
+    pub fn flush(&self) {
+        self.transport.flush();
     }
 
     /// Posts the message `make(id)` for a fresh id and returns the wait for its reply.

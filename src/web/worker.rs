@@ -47,17 +47,6 @@ impl Outbox {
             Outbox { scope, text: RefCell::new(String::new()), flush: function }
         })
     }
-
-    /// Posts what waits, if anything.
-    fn flush(&self) {
-        let mut text = std::mem::take(&mut *self.text.borrow_mut());
-        if text.is_empty() {
-            return;
-        }
-        text.push(']');
-        // Posting a string cannot fail to clone.
-        let _ = self.scope.post_message(&JsValue::from_str(&text));
-    }
 }
 
 impl Transport for Outbox {
@@ -70,6 +59,17 @@ impl Transport for Outbox {
             text.push(',');
         }
         text.push_str(&message.to_json());
+    }
+
+    /// Posts what waits, if anything: at the end of the batch's turn, or sooner when asked.
+    fn flush(&self) {
+        let mut text = std::mem::take(&mut *self.text.borrow_mut());
+        if text.is_empty() {
+            return;
+        }
+        text.push(']');
+        // Posting a string cannot fail to clone.
+        let _ = self.scope.post_message(&JsValue::from_str(&text));
     }
 }
 

@@ -62,6 +62,12 @@ test("a module that is not keel's engine: the worker loads its own, and the agen
   assert.equal(wasmFetches, 2);
 });
 
+test("the engine's wasm loads while Agent.create checks the model: it is asked for first", async () => {
+  const { value, wasmFetches } = await fresh("loadsWhileTheModelIsChecked");
+  assert.deepEqual(value, { askedBeforeCheck: true, answer: ["checked", true] });
+  assert.equal(wasmFetches, 1);
+});
+
 test("no uncaught errors in the pages", () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -284,6 +284,8 @@ impl WorkerHost {
             Err(error) => WorkerMessage::InitFailed { error },
         };
         self.rpc.post(&reply);
+        // The page has its answer before the work `build` spawned (the database's open) first runs.
+        self.rpc.flush();
     }
 
     fn build(
