@@ -145,6 +145,8 @@ for (const [name, side] of Object.entries(sides)) {
     dir: side.dir,
     first: summary(side.first),
     cached: summary(side.cached),
+    firstMs: side.first,
+    cachedMs: side.cached,
     preloadFirst: opts.preload ? summary(side.preloadFirst) : undefined,
     preloadCached: opts.preload ? summary(side.preloadCached) : undefined,
     warmAtCreate: opts.preload ? side.warmAtCreate : undefined,
@@ -154,6 +156,10 @@ for (const [name, side] of Object.entries(sides)) {
     probesCached: opts.probe ? side.probeCached : undefined,
   };
 }
+// B − A per round (the two loads of a kind run back to back), so a change of the machine's load
+// between rounds falls out: the median and p95 of those differences.
+const pairs = (kind) => summary(sides.a[kind].map((x, i) => sides.b[kind][i] - x));
+out.bMinusA = { first: pairs("first"), cached: pairs("cached") };
 if (opts.floor) out.floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: summary(floor[kind].first), cached: summary(floor[kind].cached) }]));
 if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind\n`);
@@ -168,6 +174,7 @@ for (const [name, s] of Object.entries(out.sides)) {
   if (s.phasesFirst) process.stdout.write(`  phases first:  ${JSON.stringify(s.phasesFirst, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
   if (s.phasesCached) process.stdout.write(`  phases cached: ${JSON.stringify(s.phasesCached, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
 }
+process.stdout.write(`b - a, paired by round: first median ${out.bMinusA.first.median} p95 ${out.bMinusA.first.p95}; cached median ${out.bMinusA.cached.median} p95 ${out.bMinusA.cached.p95}\n`);
 for (const [kind, f] of Object.entries(out.floor ?? {})) {
   process.stdout.write(`floor, ${kind}: first median ${f.first.median} p95 ${f.first.p95}; cached median ${f.cached.median} p95 ${f.cached.p95}\n`);
 }
