@@ -11,22 +11,19 @@ use super::grounding::states_from;
 use super::run::RunState;
 
 impl RunState<'_> {
-    /// An accepted focused answer tidied ([`tidied`]) against the results of the calls that
-    /// worked, if that changes it.
+    /// An accepted focused answer tidied ([`tidied`]) against what this run's calls that worked
+    /// returned, if that changes it.
     pub(crate) fn tidied_answer(&self, answer: &str) -> Option<String> {
-        let results: Vec<String> =
-            self.turns.iter().filter(|t| t.worked()).map(|t| t.observation.to_lowercase()).collect();
-        tidied(answer, &results, &self.task.to_lowercase())
+        tidied(answer, &self.returned_text(), &self.task.to_lowercase())
     }
 }
 
 /// `answer` tidied, if that changes it and leaves text: the paragraphs after the last one that
-/// states a value of one of `results` (lowercase) left out, and brackets left unbalanced at either
-/// end stripped. `task` (lowercase): a value it states is not one of the results'.
-pub(crate) fn tidied(answer: &str, results: &[String], task: &str) -> Option<String> {
+/// states a value of `returned` (the results, lowercase) left out, and brackets left unbalanced at
+/// either end stripped. `task` (lowercase): a value it states is not one of the results'.
+pub(crate) fn tidied(answer: &str, returned: &str, task: &str) -> Option<String> {
     let paragraphs = paragraphs(answer);
-    let states = |p: &str| results.iter().any(|r| states_from(p, r, task));
-    let last = paragraphs.iter().rposition(|p| states(p))?;
+    let last = paragraphs.iter().rposition(|p| states_from(p, returned, task))?;
     let kept = paragraphs[..=last].join("\n\n");
     let text = without_stray_brackets(&kept);
     (!text.is_empty() && text != answer.trim()).then(|| text.to_string())
@@ -78,7 +75,7 @@ mod tests {
     use super::*;
 
     fn tidy(answer: &str, result: &str) -> Option<String> {
-        tidied(answer, &[result.to_lowercase()], "how many vacation days do i have left this year?")
+        tidied(answer, &result.to_lowercase(), "how many vacation days do i have left this year?")
     }
 
     #[test]

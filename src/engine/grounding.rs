@@ -89,11 +89,27 @@ pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
     out
 }
 
-/// Whether `answer` states a value of `result` (lowercase): a token with a digit seen in it, or a
-/// number one arithmetic step from the amounts it lists (written with decimals or thousands
+/// The tokens of `text` with a digit that `task` (lowercase) does not hold: the values it states
+/// of its own.
+fn own_values<'a>(text: &'a str, task: &'a str) -> impl Iterator<Item = &'a str> {
+    tokens(text).into_iter().filter(move |t| t.chars().any(|c| c.is_ascii_digit()) && !seen_in(task, t))
+}
+
+/// Whether `text` states a value of `result` (lowercase) as written there that `task`
+/// (lowercase) does not hold: a token with a digit (a thought stating a result,
+/// `thought_answer.rs`).
+pub(crate) fn states_a_result(text: &str, result: &str, task: &str) -> bool {
+    own_values(text, task).any(|token| seen_in(result, token))
+}
+
+/// Whether `answer` states a value of `result` (lowercase): as written ([`states_a_result`]), or
+/// a number one arithmetic step from the amounts it lists (written with decimals or thousands
 /// separators: `$1,250.00`; not the parts of its dates and ids, from which arithmetic reaches
 /// nearly any small number), not a small count, and not a value of `task` (lowercase).
 pub(crate) fn states_from(answer: &str, result: &str, task: &str) -> bool {
+    if states_a_result(answer, result, task) {
+        return true;
+    }
     let amounts = std::cell::OnceCell::new();
     let amounts = || {
         amounts.get_or_init(|| {
@@ -101,11 +117,7 @@ pub(crate) fn states_from(answer: &str, result: &str, task: &str) -> bool {
             listed.filter_map(number).collect::<Vec<f64>>()
         })
     };
-    let valued = |t: &&str| t.chars().any(|c| c.is_ascii_digit()) && !seen_in(task, t);
-    tokens(answer).into_iter().filter(valued).any(|token| {
-        if seen_in(result, token) {
-            return true;
-        }
+    own_values(answer, task).any(|token| {
         let Some(n) = number(token).or_else(|| amount(token)) else { return false };
         let small_count = decimals(token) == 0 && n.abs() < 10.0;
         !small_count && number_grounded(n, decimals(token), amounts())

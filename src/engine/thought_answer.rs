@@ -12,9 +12,9 @@
 
 use serde_json::Value;
 
-use super::facts::{seen_in, tokens};
+use super::facts::seen_in;
 use super::gave_up::says_not_done;
-use super::grounding::ungrounded;
+use super::grounding::{states_a_result, ungrounded};
 use super::output::{FormatError, Parsed, Step};
 use super::parrot::placeholder;
 use super::run::RunState;
@@ -27,15 +27,6 @@ const PLANS: &[&str] =
 pub(crate) fn plans_more(thought: &str) -> bool {
     let text = thought.to_lowercase();
     text.contains('?') || PLANS.iter().any(|word| seen_in(&text, word))
-}
-
-/// Whether `thought` states a value of `returned` (this run's results, lowercased) that `task`
-/// (lowercased) does not hold: a token with a digit.
-pub(crate) fn states_a_result(thought: &str, returned: &str, task: &str) -> bool {
-    let lower = thought.to_lowercase();
-    tokens(&lower)
-        .into_iter()
-        .any(|t| t.chars().any(|c| c.is_ascii_digit()) && seen_in(returned, t) && !seen_in(task, t))
 }
 
 impl RunState<'_> {
