@@ -165,9 +165,10 @@ impl ToolHost for LoggedTools {
 }
 
 /// A run of `replies` over `store` and `tools`, every event logged beside the store's and the
-/// model's entries.
+/// model's entries. Each reply is a whole step's: no answer is asked for alone after a result
+/// (`focusedAnswer` off), so a run of several calls stays one.
 fn run(log: &Log, replies: Vec<Reply>, store: Rc<SlowStore>, tools: Rc<FakeTools>) -> RunResult {
-    run_with(log, replies, store, tools, classic())
+    run_with(log, replies, store, tools, AgentConfig { focused_answer: false, ..classic() })
 }
 
 /// The same, with the agent's settings `config`.

@@ -163,8 +163,10 @@ fn the_relevance_cut_offers_only_the_tools_scoring_near_the_best() {
     let model =
         ScriptedModel::new([act("get_weather", json!({"city": "Oslo"})), answer("It is 4°C in Oslo.")]);
     let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!({"temp": "4°C"}))]);
-    // The defaults: at most 8 by rank, each scoring at least half the best.
-    let h = Harness::new(model, tools, many(), AgentConfig::default());
+    // The defaults: at most 8 by rank, each scoring at least half the best. (The step after the
+    // call is a whole step, not the answer asked for alone, so that its tools can be read.)
+    let whole_steps = AgentConfig { focused_answer: false, ..AgentConfig::default() };
+    let h = Harness::new(model, tools, many(), whole_steps);
     let (result, _) = h.run("What is the weather in Oslo?");
     assert!(result.success, "{}", result.answer);
     assert_eq!(offered(&h, 0), (vec!["get_weather".to_string()], vec!["get_weather".to_string()]));

@@ -48,14 +48,25 @@ fn the_page_answers_for_the_prompt_api_and_its_window_caps_every_runs_budget() {
                   "usage": {"promptTokens": 90, "completionTokens": 9}, "contextWindow": 200}));
     let tool = w.last_of("toolCall");
     w.send(json!({"type": "toolResult", "id": tool["id"], "ok": true, "value": "seen"}));
+    // The request for the answer alone, which nothing else is left for, fits the window.
+    let focused = w.last_of("modelCall");
+    assert_ne!(focused["id"], call["id"]);
+    let content = focused["request"]["messages"][0]["content"].as_str().unwrap();
+    assert!(content.starts_with("Answer the user's question"), "{focused}");
+    let answer = json!({"final_answer": "seen"}).to_string();
+    w.send(json!({"type": "modelResult", "id": focused["id"], "ok": true, "text": answer,
+                  "usage": {"promptTokens": 60, "completionTokens": 5}}));
     let ended = w.last_of("runEnded");
+    assert_eq!(ended["result"]["success"], true, "{ended}");
+    assert_eq!(ended["result"]["counts"]["promptTokens"], 150);
+    // The window is the agent's, not the run's: the next run's whole step cannot be built within
+    // it, and the run ends without asking.
+    w.send(json!({"type": "run", "runId": "b", "task": "t"}));
+    assert_eq!(w.count("modelCall"), 2);
+    let ended = w.last_of("runEnded");
+    assert_eq!(ended["runId"], "b");
     assert_eq!(ended["result"]["reason"]["code"], "CONTEXT_OVERFLOW");
     assert!(ended["result"]["reason"]["message"].as_str().unwrap().contains("budget is 175"), "{ended}");
-    assert_eq!(ended["result"]["counts"]["promptTokens"], 90);
-    // The window is the agent's, not the run's: the next run does not even ask.
-    w.send(json!({"type": "run", "runId": "b", "task": "t"}));
-    assert_eq!(w.count("modelCall"), 1);
-    assert_eq!(w.last_of("runEnded")["runId"], "b");
 }
 
 #[test]

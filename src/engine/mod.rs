@@ -11,6 +11,7 @@
 //!   the session's earlier runs as [`Remembered`] lines.
 
 mod agent;
+mod answer_after_result;
 mod answer_check;
 mod answer_shape;
 mod answer_tidy;
