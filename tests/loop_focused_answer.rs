@@ -217,6 +217,22 @@ fn a_result_that_leaves_nothing_to_do_gets_the_focused_request_next() {
     assert!(result.success, "{}", result.answer);
     assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"));
 
+    // A result with warnings: the model decides what comes next (SmolLM2, asked for the answer
+    // alone beside "the count covers the other 2", answered "2": partial-warnings, d0b18de).
+    let warned = FakeTools::new().script(
+        "get_weather",
+        vec![Behaviour::Warn(json!("Oslo: 4°C"), vec!["1 of 2 stations answered".into()])],
+    );
+    let h = Harness::new(
+        ScriptedModel::new(vec![act("get_weather", json!({"city": "Oslo"})), answer("Oslo: 4°C.")]),
+        warned,
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Weather in Oslo?");
+    assert!(result.success, "{}", result.answer);
+    assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"));
+
     // A part of the task left to a tool never called: the whole step, where that call can be made.
     let h = Harness::new(
         ScriptedModel::new(vec![

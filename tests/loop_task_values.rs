@@ -437,3 +437,18 @@ fn a_follow_ups_number_sent_in_another_unit_than_asked_is_refused() {
     assert!(seen.contains("`from` is \"EUR\" but the task says '250 USD'"), "{seen}");
     assert!(seen.contains("`from`: \"USD\""), "{seen}");
 }
+
+#[test]
+fn a_follow_ups_conversion_sent_the_wrong_way_is_refused_at_both_codes() {
+    // SmolLM2 converted the 230 of "250 USD = 230.00 EUR" as pounds, to dollars, and answered
+    // "230 GBP = 291.14 USD" with `success: true` (recovery bench follow-up-amount, d0b18de).
+    let (h, result) = follow_up(json!({"amount": 230, "from": "GBP", "to": "USD"}));
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(h.tools.calls_to("convert_currency"), 2, "the call sent the wrong way never ran");
+    let seen = &result.turns[0].observation;
+    assert!(seen.contains("`to` is \"USD\" but the task says 'to GBP'"), "{seen}");
+    assert!(seen.contains("`from` is \"GBP\" but the task says '230.00 EUR'"), "{seen}");
+    let requests = h.model.requests.borrow();
+    let schema = requests[3].schema.as_ref().expect("constrained").to_string();
+    assert!(schema.contains(r#""enum":["GBP"]"#), "the target held to the one the task names: {schema}");
+}

@@ -7,7 +7,10 @@
 //! may go on, "type the name, then click Send"), the model may answer, and no part of the task is
 //! left to a tool never called (`task_parts.rs`) — the next model call asks for the answer alone
 //! (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like any other; one that is
-//! refused sends the run back to the whole step.
+//! refused sends the run back to the whole step. A result with warnings (a partial count, a
+//! caveat) leaves the next move to the model: SmolLM2, asked for the answer alone beside "the
+//! count covers the other 2", answered "2" for the 14 chairs in stock (partial-warnings, d0b18de).
+//! Called by `call_step` once the turn is stored, so that the checks read the call as made.
 
 use crate::tools::ToolSpec;
 
@@ -16,8 +19,8 @@ use super::provenance::producers;
 use super::run::RunState;
 
 impl RunState<'_> {
-    /// After `spec`'s call returned a new result: asks the next model call for the answer alone
-    /// when the result leaves nothing for another call (see the module's text).
+    /// After `spec`'s call returned a new result without warnings: asks the next model call for
+    /// the answer alone when the result leaves nothing for another call (see the module's text).
     pub(crate) fn answer_after_result(&mut self, spec: &ToolSpec) {
         if !self.agent.config.focused_answer
             || self.unfixed.any()

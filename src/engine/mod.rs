@@ -21,6 +21,7 @@ mod choice;
 mod config;
 #[cfg(test)]
 mod config_reading_tests;
+mod conversion_codes;
 mod effects;
 mod events;
 mod facts;

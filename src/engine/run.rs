@@ -517,7 +517,7 @@ impl<'a> RunState<'a> {
             Ok((observation, outcome)) => (observation, outcome, None),
             Err((observation, stop)) => (observation, Outcome::Failed, Some(stop)),
         };
-        let tool = (outcome != Outcome::Failed && stop.is_none()).then(|| action.tool.clone());
+        let tool = (outcome == Outcome::Ok && stop.is_none()).then(|| action.tool.clone());
         self.commit(Turn { step, thought, action: Some(action), observation, outcome, reply: None }).await;
         if let Some(spec) = tool.and_then(|name| self.agent.tools.get(&name)) {
             self.answer_after_result(spec);

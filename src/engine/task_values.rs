@@ -29,6 +29,7 @@ use serde_json::Value;
 use crate::errors::{CallContext, ErrorCode, FailureHints, RawFailure};
 use crate::tools::ToolSpec;
 
+use super::conversion_codes::{source_unit_changed, target_not_asked};
 use super::facts::{name_words, number, numbered_words, singular, tokens};
 use super::latest_listed::not_the_asked_end;
 use super::memory::steps;
@@ -189,6 +190,8 @@ impl RunState<'_> {
                 .collect()
         };
         found.extend(not_the_asked_end(&self.task, results, args));
+        found.extend(target_not_asked(&self.task, args));
+        found.extend(source_unit_changed(results, args));
         let mut fields = std::collections::BTreeSet::new();
         found.retain(|c| fields.insert(c.field.clone()));
         found

@@ -1,0 +1,160 @@
+//! A conversion sent the wrong way: the conversation asked "Convert 250 USD to EUR.", then "And to
+//! GBP?", and SmolLM2 converted `amount: 230, from: "GBP", to: "USD"` — the 230 of the result
+//! "250 USD = 230.00 EUR" as pounds, to dollars — and answered "230 GBP = 291.14 USD" with
+//! `success: true` (recovery bench follow-up-amount, d0b18de). Two readings of code arguments
+//! (three capitals, the form currency codes take), each refused as a contradiction
+//! (`CONTRADICTS_TASK`, `task_values.rs`) and held under constrained decoding until a call works:
+//! - **the target the task names**: the current task says "to GBP" (or "into GBP") once, and the
+//!   argument named for the target (`to`, `target`, `to_currency`…) sends another code;
+//! - **a result's number in another unit**: a number argument is a number a result states with a
+//!   code ("230.00 EUR", and with no other code), no argument carries that code, and the argument
+//!   named for the source (`from`, `source`, `base`, `from_currency`…) sends another.
+//!
+//! Arguments named for neither are left alone: which of two codes is the source is read from the
+//! names only.
+
+use serde_json::Value;
+
+use super::facts::{name_words, number, tokens};
+use super::task_values::{sent_number, Contradiction};
+
+/// Words of an argument's name that make it the target of a conversion.
+const TARGET_WORDS: &[&str] = &["to", "target", "into"];
+/// Words of an argument's name that make it the source of a conversion.
+const SOURCE_WORDS: &[&str] = &["from", "source", "base"];
+
+/// A code: three capital letters (`"EUR"`).
+fn is_code(text: &str) -> bool {
+    text.len() == 3 && text.chars().all(|c| c.is_ascii_uppercase())
+}
+
+/// The code arguments of `args` whose names hold one of `words`, with their codes.
+fn named<'a>(args: &'a Value, words: &[&str]) -> Vec<(&'a String, &'a str)> {
+    let Some(object) = args.as_object() else { return Vec::new() };
+    object
+        .iter()
+        .filter_map(|(k, v)| v.as_str().map(str::trim).filter(|c| is_code(c)).map(|c| (k, c)))
+        .filter(|(k, _)| name_words(k).iter().any(|w| words.contains(&w.as_str())))
+        .collect()
+}
+
+/// The code the task names as the target ("to GBP", "into GBP"), when it names exactly one.
+fn asked_target(task: &str) -> Option<&str> {
+    let words = tokens(task);
+    let mut found = words
+        .windows(2)
+        .filter(|pair| matches!(pair[0].to_lowercase().as_str(), "to" | "into") && is_code(pair[1]))
+        .map(|pair| pair[1]);
+    let first = found.next()?;
+    found.all(|other| other == first).then_some(first)
+}
+
+/// The target argument that sends another code than the one the current `task` names.
+pub(crate) fn target_not_asked(task: &str, args: &Value) -> Vec<Contradiction> {
+    let Some(asked) = asked_target(task) else { return Vec::new() };
+    match named(args, TARGET_WORDS).as_slice() {
+        [(field, sent)] if *sent != asked => vec![Contradiction {
+            field: (*field).clone(),
+            sent: Value::from(*sent).to_string(),
+            task_says: format!("to {asked}"),
+            because: String::new(),
+            hold: true,
+            instead: Value::from(asked).to_string(),
+        }],
+        _ => Vec::new(),
+    }
+}
+
+/// The codes `results` state a number `n` with ("230.00 EUR"), each with the number as shown.
+fn codes_of(n: f64, results: &[&str]) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    for result in results {
+        for pair in tokens(result).windows(2) {
+            if number(pair[0]) == Some(n) && is_code(pair[1]) && !found.iter().any(|(_, c)| c == pair[1]) {
+                found.push((pair[0].to_string(), pair[1].to_string()));
+            }
+        }
+    }
+    found
+}
+
+/// The source argument that sends another code than the one a result states a sent number with.
+/// `results`: what the calls that worked returned, the session's shown memory included; read only
+/// when the call has a source argument.
+pub(crate) fn source_unit_changed<'a>(
+    results: impl FnOnce() -> Vec<&'a str>,
+    args: &Value,
+) -> Vec<Contradiction> {
+    let Some(object) = args.as_object() else { return Vec::new() };
+    let codes: Vec<&str> =
+        object.values().filter_map(|v| v.as_str().map(str::trim)).filter(|c| is_code(c)).collect();
+    let sources = named(args, SOURCE_WORDS);
+    let [(field, sent)] = sources.as_slice() else { return Vec::new() };
+    let results = results();
+    for n in object.values().filter_map(sent_number) {
+        if let [(shown, code)] = codes_of(n, &results).as_slice() {
+            if !codes.contains(&code.as_str()) {
+                return vec![Contradiction {
+                    field: (*field).clone(),
+                    sent: Value::from(*sent).to_string(),
+                    task_says: format!("{shown} {code}"),
+                    because: format!("the result {shown} comes from gives it in {code}"),
+                    hold: true,
+                    instead: Value::from(code.as_str()).to_string(),
+                }];
+            }
+        }
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_target_other_than_the_one_the_task_names_is_refused() {
+        let found = target_not_asked("And to GBP?", &json!({"amount": 230, "from": "GBP", "to": "USD"}));
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].field.as_str(), found[0].instead.as_str()), ("to", "\"GBP\""));
+        assert_eq!(found[0].task_says, "to GBP");
+        let named = json!({"amount": 1, "from_currency": "USD", "to_currency": "EUR"});
+        assert_eq!(target_not_asked("Convert it into GBP.", &named)[0].field, "to_currency");
+        // The named target, no target argument, or two targets named: nothing.
+        assert!(target_not_asked("And to GBP?", &json!({"from": "USD", "to": "GBP"})).is_empty());
+        assert!(target_not_asked("And to GBP?", &json!({"currency": "USD"})).is_empty());
+        assert!(target_not_asked("From USD to EUR, then to GBP.", &json!({"to": "USD"})).is_empty());
+        assert!(target_not_asked("Go to the shop.", &json!({"to": "USD"})).is_empty());
+    }
+
+    #[test]
+    fn a_results_number_sent_as_another_currency_is_refused_at_the_source() {
+        let results = ["250 USD = 230.00 EUR"];
+        let found =
+            source_unit_changed(|| results.to_vec(), &json!({"amount": 230, "from": "GBP", "to": "USD"}));
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].field.as_str(), found[0].instead.as_str()), ("from", "\"EUR\""));
+        assert_eq!(found[0].task_says, "230.00 EUR");
+        // Sent as the result gives it, or the code carried by the target: nothing.
+        assert!(source_unit_changed(
+            || results.to_vec(),
+            &json!({"amount": 230, "from": "EUR", "to": "GBP"})
+        )
+        .is_empty());
+        assert!(source_unit_changed(
+            || results.to_vec(),
+            &json!({"amount": 230, "from": "GBP", "to": "EUR"})
+        )
+        .is_empty());
+        // A number the results give in two currencies, or one they do not give: nothing.
+        let both = ["1 USD = 0.92 EUR", "1 EUR = 1.09 USD"];
+        assert!(source_unit_changed(|| both.to_vec(), &json!({"amount": 1, "from": "GBP", "to": "USD"}))
+            .is_empty());
+        assert!(source_unit_changed(|| results.to_vec(), &json!({"amount": 75, "from": "GBP", "to": "USD"}))
+            .is_empty());
+        // No argument named for the source: which code is the source is not guessed.
+        assert!(source_unit_changed(|| results.to_vec(), &json!({"amount": 230, "a": "GBP", "b": "USD"}))
+            .is_empty());
+    }
+}
