@@ -52,9 +52,10 @@ pub struct AgentConfig {
     /// the wrong place: beside a placeholder answer, or beside a call made again that gave the same
     /// result (`thought_answer.rs`); those thoughts meet the same checks.
     pub grounding: bool,
-    /// Whether, after a final answer refused as no answer (a placeholder, keel's own words, words
-    /// about none of the run) while a tool has answered, the next model call asks for the answer
-    /// alone — the task, the conversation's earlier questions and the tools' results, with a one-field reply —
+    /// Whether, right after a call whose result leaves nothing for another call
+    /// (`engine/answer_after_result.rs`), and after a final answer refused as no answer (a
+    /// placeholder, keel's own words, words about none of the run) while a tool has answered, the
+    /// next model call asks for the answer alone — the task, the conversation's earlier questions and the tools' results, with a one-field reply —
     /// instead of the whole step prompt (`engine/focused_answer.rs`). Off, the model gets the
     /// envelope and one more step like any refused reply.
     pub focused_answer: bool,
