@@ -224,11 +224,61 @@ fn a_ref_the_tool_did_not_find_is_not_offered_again() {
             ],
         );
     let h = Harness::new(model, tools, specs(), AgentConfig::default());
-    let (result, _) = h.run("Click Subscribe and give me the confirmation code.");
+    let (result, _) = h.run("Click the button and give me the confirmation code.");
     assert!(steps_offered(&h, 1).contains(r#""ref":{"enum":["e19","e20","e21"]"#));
     let schema = steps_offered(&h, 2);
     assert!(schema.contains(r#""ref":{"enum":["e20","e21"]"#), "{schema}");
     assert!(result.success, "{}", result.answer);
+}
+
+#[test]
+fn the_ref_of_the_element_the_task_names_is_the_one_offered_until_it_fails() {
+    // SmolLM2 clicked e19, then e20, then e21 for "Click the Subscribe button" (recovery bench
+    // ref-typo, d0b18de).
+    let model = ScriptedModel::new([
+        act("snapshot", json!({})),
+        act("click", json!({"ref": "e21"})),
+        act("click", json!({"ref": "e20"})),
+        answer("Subscribed."),
+    ]);
+    let tools = FakeTools::new()
+        .script(
+            "snapshot",
+            vec![Behaviour::Ok(json!(
+                "e19 heading 'Newsletter'\ne20 textbox 'Email'\ne21 button 'Subscribe'"
+            ))],
+        )
+        .script(
+            "click",
+            vec![
+                Behaviour::Fail(RawFailure::coded("NOT_FOUND", "No element e21 on the page.")),
+                Behaviour::Ok(json!("Subscribed: code NL-88")),
+            ],
+        );
+    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let (result, _) = h.run("Click the Subscribe button and give me the confirmation code.");
+    let schema = steps_offered(&h, 1);
+    assert!(schema.contains(r#""ref":{"enum":["e21"]"#), "{schema}");
+    // Once it failed, the other listed refs are offered again.
+    let schema = steps_offered(&h, 2);
+    assert!(schema.contains(r#""ref":{"enum":["e19","e20"]"#), "{schema}");
+    assert!(result.success, "{}", result.answer);
+    // Turned off with idProvenance.
+    let off = AgentConfig { id_provenance: false, ..AgentConfig::default() };
+    let h = Harness::new(
+        ScriptedModel::new([
+            act("snapshot", json!({})),
+            act("click", json!({"ref": "e21"})),
+            answer("NL-88"),
+        ]),
+        FakeTools::new()
+            .script("snapshot", vec![Behaviour::Ok(json!("e20 textbox 'Email'\ne21 button 'Subscribe'"))])
+            .script("click", vec![Behaviour::Ok(json!("Subscribed: code NL-88"))]),
+        specs(),
+        off,
+    );
+    h.run("Click the Subscribe button.");
+    assert!(!steps_offered(&h, 1).contains(r#""enum":["e21"]"#));
 }
 
 #[test]

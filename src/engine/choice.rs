@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::config::ToolChoice;
+use super::named_line::named_option;
 use super::provenance;
 use super::run::RunState;
 use crate::tools::ToolSpec;
@@ -54,15 +55,25 @@ impl RunState<'_> {
     }
 
     /// The id arguments narrowed to their producer's latest output, without the values their tool
-    /// already failed on (`idProvenance`).
+    /// already failed on, and to the one on the line whose label the task names while it has not
+    /// failed (`named_line.rs`) (`idProvenance`).
     pub(crate) fn id_narrowings(&self) -> Vec<super::narrowing::Narrowing> {
-        match self.agent.config.id_provenance {
-            true => provenance::narrowings(&self.agent.tools, &self.outputs)
-                .into_iter()
-                .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
-                .collect(),
-            false => Vec::new(),
+        if !self.agent.config.id_provenance {
+            return Vec::new();
         }
+        let tools = &self.agent.tools;
+        let output_for = |tool: &str| {
+            let spec = tools.get(tool)?;
+            provenance::producers(tools, spec).iter().find_map(|p| self.outputs.get(p))
+        };
+        provenance::narrowings(tools, &self.outputs)
+            .into_iter()
+            .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
+            .map(|n| match output_for(n.tool()).and_then(|out| named_option(&self.task, out, n.options())) {
+                Some(named) => n.only(named),
+                None => n,
+            })
+            .collect()
     }
 
     /// The step schema for constrained decoding now: the tool choice, the tools sitting out, the

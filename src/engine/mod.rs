@@ -40,6 +40,7 @@ mod memory_text;
 mod misread;
 mod model_stream;
 mod model_turn;
+mod named_line;
 mod narrowing;
 mod observation;
 pub mod output;

@@ -74,6 +74,12 @@ impl Narrowing {
         self
     }
 
+    /// The narrowing to `value` alone (one of its options).
+    pub(crate) fn only(mut self, value: Value) -> Narrowing {
+        self.options = vec![value];
+        self
+    }
+
     /// Whether no option is left: every value the producer listed already failed.
     pub(crate) fn is_exhausted(&self) -> bool {
         self.options.is_empty()
