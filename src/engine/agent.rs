@@ -115,6 +115,9 @@ pub struct Agent {
     pub(crate) redactor: Option<Rc<dyn Redactor>>,
     /// The step schema with every tool, and the final-answer-only one.
     step_schemas: [serde_json::Value; 2],
+    /// What the checks read of the lines of each session's memory its last run showed, kept for
+    /// the session's next run (`memory_parts.rs`).
+    pub(crate) memory_parts: super::memory_parts::KeptParts,
 }
 
 impl Agent {
@@ -127,7 +130,7 @@ impl Agent {
         config.tool_selection.validate(&tools)?;
         let step_schemas = [step_schema(tools.specs(), false), step_schema(tools.specs(), true)];
         let counter = Rc::new(CharEstimate::default());
-        Ok(Agent { tools, config, counter, redactor: None, step_schemas })
+        Ok(Agent { tools, config, counter, redactor: None, step_schemas, memory_parts: Default::default() })
     }
 
     /// The step schema handed to backends that constrain decoding (computed once per agent).

@@ -1,12 +1,15 @@
 //! The texts the checks read (what the run has seen, what worked, what an answer can be about),
 //! each made of what the user asked, then every step's part — the session's remembered steps
 //! first, then this run's. The memory a prompt of a run can show is fixed once the run has read
-//! its session (`run.rs`, `remember`), so its part of each text is made once a run, when a check
-//! first reads it, not at every check: a check costs the run's own steps, not the window.
+//! its session (`run.rs`, `remember`), so its part of each text is joined once a run, when a check
+//! first reads it, not at every check, from the parts of its lines, which are made once a session
+//! (`memory_parts.rs`): a check costs the run's own steps, not the window.
 
 use std::cell::OnceCell;
+use std::rc::Rc;
 
-use super::memory::steps;
+use super::memory_parts::LinePart;
+use super::misread::UnitFacts;
 use super::{Outcome, Remembered, Turn};
 
 /// What a text takes of each step.
@@ -25,7 +28,7 @@ pub(crate) enum Reading {
 }
 
 impl Reading {
-    fn slot(self) -> usize {
+    pub(crate) fn slot(self) -> usize {
         match self {
             Reading::Seen { args: false } => 0,
             Reading::Seen { args: true } => 1,
@@ -74,9 +77,12 @@ impl Reading {
     }
 }
 
-/// The parts of the texts a run's shown memory gives, each made when first read.
+/// The parts of the texts a run's shown memory gives, each made when first read from its lines'
+/// parts, which the agent keeps across the session's runs (`memory_parts.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct MemoryText {
+    /// The parts of the lines the run shows, oldest first.
+    lines: Vec<Rc<LinePart>>,
     /// The earlier tasks, lowercased, each after a newline.
     asked: OnceCell<String>,
     /// The steps' part, per [`Reading`].
@@ -84,30 +90,27 @@ pub(crate) struct MemoryText {
 }
 
 impl MemoryText {
-    /// What the user asked in the earlier runs of `memory`, lowercased, each after a newline.
-    pub(crate) fn asked(&self, memory: &[Remembered]) -> &str {
-        self.asked.get_or_init(|| {
-            let mut text = String::new();
-            for asked in memory.iter().filter_map(|m| match m {
-                Remembered::Asked(task) => Some(task),
-                _ => None,
-            }) {
-                text.push('\n');
-                text.push_str(&asked.to_lowercase());
-            }
-            text
-        })
+    /// The texts of the lines whose parts are `lines`.
+    pub(crate) fn new(lines: Vec<Rc<LinePart>>) -> MemoryText {
+        MemoryText { lines, ..MemoryText::default() }
     }
 
-    /// What `reading` takes of the steps of `memory`.
-    pub(crate) fn steps(&self, memory: &[Remembered], reading: Reading) -> &str {
-        self.steps[reading.slot()].get_or_init(|| {
-            let mut text = String::new();
-            for turn in steps(memory) {
-                reading.add(&mut text, turn);
-            }
-            text
-        })
+    /// What the user asked in the earlier runs shown, lowercased, each after a newline.
+    pub(crate) fn asked(&self) -> &str {
+        self.asked.get_or_init(|| self.lines.iter().map(|l| l.asked()).collect())
+    }
+
+    /// What `reading` takes of the steps shown.
+    pub(crate) fn steps(&self, reading: Reading) -> &str {
+        self.steps[reading.slot()].get_or_init(|| self.lines.iter().map(|l| l.step(reading)).collect())
+    }
+
+    /// The units and numbers of each part of [`Self::asked`], then of [`Self::steps`] read as
+    /// `Seen { args: true }`, in order (`misread.rs`).
+    pub(crate) fn seen_facts(&self) -> impl Iterator<Item = &UnitFacts> {
+        let asked = self.lines.iter().filter(|l| matches!(l.line(), Remembered::Asked(_)));
+        let steps = self.lines.iter().filter(|l| matches!(l.line(), Remembered::Step(_)));
+        asked.chain(steps).map(|l| l.seen_facts())
     }
 }
 

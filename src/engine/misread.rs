@@ -8,30 +8,76 @@
 //! Checked on every success the recovery bench recorded (`bench/results/recovery-*.json`): it
 //! matches that answer and no right one.
 
-use super::facts::{number, numbered_words, tokens};
+use std::borrow::Cow;
+
+use super::facts::{number, numbered_word, numbered_words, tokens};
 
 /// The "number unit" pairs of `text` with the number in digits (lowercased units, numbers as
 /// stated): `25 days`.
 fn pairs(text: &str) -> Vec<(f64, String)> {
-    numbered_words(text).into_iter().filter(|w| w.digits).map(|w| (w.n, w.word.to_lowercase())).collect()
+    numbered_words(text).into_iter().filter_map(digit_pair).collect()
+}
+
+fn digit_pair(w: super::facts::NumberedWord<'_>) -> Option<(f64, String)> {
+    w.digits.then(|| (w.n, w.word.to_lowercase()))
+}
+
+/// What [`misread`] reads of a text: its "number unit" pairs, the numbers its tokens state, and
+/// its first and last tokens. A text that starts with a newline (each part of the checks' texts
+/// does, `memory_text.rs`) has no token in common with the text before it, so the facts of two
+/// texts give those of the two joined, with the pair across the join ([`misread_in`]): a
+/// session's remembered lines are read once, not at each run (`memory_parts.rs`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct UnitFacts {
+    pairs: Vec<(f64, String)>,
+    stated: Vec<f64>,
+    first: Option<String>,
+    last: Option<String>,
+}
+
+impl UnitFacts {
+    /// The facts of `text` (lowercased).
+    pub(crate) fn of(text: &str) -> UnitFacts {
+        let tokens = tokens(text);
+        UnitFacts {
+            pairs: pairs(text),
+            stated: tokens.iter().filter_map(|t| number(t.trim_matches(['.', ',', ':', ';']))).collect(),
+            first: tokens.first().map(|t| t.to_string()),
+            last: tokens.last().map(|t| t.to_string()),
+        }
+    }
 }
 
 /// The pairs of `answer` (as `"25 days"`) that `seen` (the run's lowercased text) misreads: the
 /// unit follows other numbers there and never this one, and this number is there without it.
 pub(crate) fn misread(answer: &str, seen: &str) -> Vec<String> {
+    misread_in(answer, || vec![Cow::Owned(UnitFacts::of(seen))])
+}
+
+/// [`misread`] of the text whose parts, in order, have the facts `parts` gives (read only when
+/// `answer` states a number with a unit).
+pub(crate) fn misread_in<'a>(answer: &str, parts: impl FnOnce() -> Vec<Cow<'a, UnitFacts>>) -> Vec<String> {
     let said = pairs(answer);
     if said.is_empty() {
         // Most answers: the run's whole text (which grows with it) is not read at all.
         return Vec::new();
     }
-    let known = pairs(seen);
-    let stated: Vec<f64> =
-        tokens(seen).iter().filter_map(|t| number(t.trim_matches(['.', ',', ':', ';']))).collect();
+    let parts = parts();
+    // The pairs across the joins: a part's first token after the last token before it.
+    let mut joins = Vec::new();
+    let mut last: Option<&str> = None;
+    for part in &parts {
+        if let (Some(before), Some(first)) = (last, part.first.as_deref()) {
+            joins.extend(numbered_word(before, first).and_then(digit_pair));
+        }
+        last = part.last.as_deref().or(last);
+    }
+    let known = || parts.iter().flat_map(|p| &p.pairs).chain(&joins);
     said.into_iter()
         .filter(|(n, unit)| {
-            let unit_seen = known.iter().any(|(_, u)| u == unit);
-            let pair_seen = known.iter().any(|(m, u)| u == unit && m == n);
-            unit_seen && !pair_seen && stated.contains(n)
+            let unit_seen = known().any(|(_, u)| u == unit);
+            let pair_seen = known().any(|(m, u)| u == unit && m == n);
+            unit_seen && !pair_seen && parts.iter().any(|p| p.stated.contains(n))
         })
         .map(|(n, unit)| format!("{n} {unit}"))
         .collect()
