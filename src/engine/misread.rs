@@ -85,7 +85,7 @@ pub(crate) fn misread_in<'a>(answer: &str, parts: impl FnOnce() -> Vec<Cow<'a, U
 
 #[cfg(test)]
 mod tests {
-    use super::misread;
+    use super::*;
 
     const BALANCE: &str = "vacation: 13.5 days left of 25. sick leave: 4 days used.";
 
@@ -104,5 +104,42 @@ mod tests {
         );
         assert!(misread("It is 31 degrees.", "austin: 31°c, sunny.").is_empty(), "a unit never seen");
         assert!(misread("Set for 7 pm.", "alarm at 7 am").is_empty(), "too short to be a unit");
+    }
+
+    /// `text` cut before each newline: parts as the checks' texts are made of.
+    fn parts(text: &str) -> Vec<Cow<'static, UnitFacts>> {
+        let mut cuts: Vec<usize> = text.match_indices('\n').map(|(at, _)| at).collect();
+        cuts.push(text.len());
+        let mut from = 0;
+        cuts.into_iter()
+            .map(|to| {
+                let part = UnitFacts::of(&text[from..to]);
+                from = to;
+                Cow::Owned(part)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_parts_of_a_text_read_as_the_text() {
+        let texts = [
+            // The pair "13.5 days" is across a cut, and an empty part sits between two.
+            "vacation: 13.5\ndays left of 25.\n\nsick leave: 4 days used.",
+            "leave: 13.5\n\n\ndays left of 25",
+            "\n{\"id\":25}\n25\n13.5 days\n",
+            BALANCE,
+            "",
+        ];
+        for text in texts {
+            for answer in ["You have 25 days left.", "13.5 days", "4 days", "It is 25 degrees."] {
+                assert_eq!(
+                    misread_in(answer, || parts(text)),
+                    misread(answer, text),
+                    "{answer:?} in {text:?}"
+                );
+            }
+        }
+        assert_eq!(misread_in("You have 25 days left.", || parts(texts[0])), ["25 days"]);
+        assert_eq!(misread_in("You have 25 days left.", || parts(texts[1])), ["25 days"]);
     }
 }
