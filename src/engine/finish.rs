@@ -117,6 +117,11 @@ impl RunState<'_> {
         self.save_run().await;
         let stats = self.log.stats();
         (self.emit)(&Event::RunEnded { reason: reason.clone(), success, stats });
+        // The lines the run showed and their parts, moved to the agent for the session's next run
+        // (`memory_parts.rs`), rather than dropped here.
+        let shown = self.memory.split_off(self.memory_shown_from);
+        let parts = std::mem::take(&mut self.memory_text).into_parts();
+        self.agent.memory_parts.keep(&self.record.session, shown, parts);
         RunResult {
             run_id: self.record.id.clone(),
             answer,

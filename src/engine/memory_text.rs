@@ -8,7 +8,7 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
-use super::memory_parts::LinePart;
+use super::memory_parts::LineParts;
 use super::misread::UnitFacts;
 use super::{Outcome, Remembered, Turn};
 
@@ -77,12 +77,12 @@ impl Reading {
     }
 }
 
-/// The parts of the texts a run's shown memory gives, each made when first read from its lines'
+/// The parts of the texts a run's shown memory gives, each joined when first read from its lines'
 /// parts, which the agent keeps across the session's runs (`memory_parts.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct MemoryText {
     /// The parts of the lines the run shows, oldest first.
-    lines: Vec<Rc<LinePart>>,
+    parts: Vec<Rc<LineParts>>,
     /// The earlier tasks, lowercased, each after a newline.
     asked: OnceCell<String>,
     /// The steps' part, per [`Reading`].
@@ -90,27 +90,35 @@ pub(crate) struct MemoryText {
 }
 
 impl MemoryText {
-    /// The texts of the lines whose parts are `lines`.
-    pub(crate) fn new(lines: Vec<Rc<LinePart>>) -> MemoryText {
-        MemoryText { lines, ..MemoryText::default() }
+    /// The texts of the shown lines whose parts are `parts`.
+    pub(crate) fn new(parts: Vec<Rc<LineParts>>) -> MemoryText {
+        MemoryText { parts, ..MemoryText::default() }
     }
 
-    /// What the user asked in the earlier runs shown, lowercased, each after a newline.
-    pub(crate) fn asked(&self) -> &str {
-        self.asked.get_or_init(|| self.lines.iter().map(|l| l.asked()).collect())
+    /// The parts of the lines, for the session's next run (`memory_parts.rs`).
+    pub(crate) fn into_parts(self) -> Vec<Rc<LineParts>> {
+        self.parts
     }
 
-    /// What `reading` takes of the steps shown.
-    pub(crate) fn steps(&self, reading: Reading) -> &str {
-        self.steps[reading.slot()].get_or_init(|| self.lines.iter().map(|l| l.step(reading)).collect())
+    /// What the user asked in the earlier runs shown (`shown`, the lines of these parts),
+    /// lowercased, each after a newline.
+    pub(crate) fn asked(&self, shown: &[Remembered]) -> &str {
+        self.asked.get_or_init(|| self.parts.iter().zip(shown).map(|(p, line)| p.asked(line)).collect())
+    }
+
+    /// What `reading` takes of the steps shown (`shown`, the lines of these parts).
+    pub(crate) fn steps(&self, shown: &[Remembered], reading: Reading) -> &str {
+        self.steps[reading.slot()]
+            .get_or_init(|| self.parts.iter().zip(shown).map(|(p, line)| p.step(line, reading)).collect())
     }
 
     /// The units and numbers of each part of [`Self::asked`], then of [`Self::steps`] read as
     /// `Seen { args: true }`, in order (`misread.rs`).
-    pub(crate) fn seen_facts(&self) -> impl Iterator<Item = &UnitFacts> {
-        let asked = self.lines.iter().filter(|l| matches!(l.line(), Remembered::Asked(_)));
-        let steps = self.lines.iter().filter(|l| matches!(l.line(), Remembered::Step(_)));
-        asked.chain(steps).map(|l| l.seen_facts())
+    pub(crate) fn seen_facts<'a>(&'a self, shown: &'a [Remembered]) -> impl Iterator<Item = &'a UnitFacts> {
+        let lines = || self.parts.iter().zip(shown);
+        let asked = lines().filter(|(_, line)| matches!(line, Remembered::Asked(_)));
+        let steps = lines().filter(|(_, line)| matches!(line, Remembered::Step(_)));
+        asked.chain(steps).map(|(p, line)| p.seen_facts(line))
     }
 }
 

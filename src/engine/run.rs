@@ -66,7 +66,8 @@ pub(crate) struct RunState<'a> {
     /// Where in `memory` the lines a prompt of this run can show begin ([`Self::shown_memory`]).
     pub(crate) memory_shown_from: usize,
     /// Those lines' part of the texts the checks read, joined once a run from parts kept across
-    /// the session's runs (`memory_text.rs`, `memory_parts.rs`).
+    /// the session's runs (`memory_text.rs`, `memory_parts.rs`): the run's end gives them and the
+    /// lines back to the agent.
     pub(crate) memory_text: super::memory_text::MemoryText,
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,

@@ -19,7 +19,7 @@ impl RunState<'_> {
     /// as the task is).
     pub(crate) fn asked_text(&self) -> String {
         let mut text = self.task.to_lowercase();
-        text.push_str(self.memory_text.asked());
+        text.push_str(self.memory_text.asked(self.shown_memory()));
         text
     }
 
@@ -27,7 +27,7 @@ impl RunState<'_> {
     /// ones, made once a run, then this run's: `memory_text.rs`).
     fn read_text(&self, reading: Reading) -> String {
         let mut text = self.asked_text();
-        text.push_str(self.memory_text.steps(reading));
+        text.push_str(self.memory_text.steps(self.shown_memory(), reading));
         for turn in &self.turns {
             reading.add(&mut text, turn);
         }
@@ -44,9 +44,9 @@ impl RunState<'_> {
     }
 
     /// The facts of `text` (an answer, a thought) that nothing the run has seen gives
-    /// (`grounding::ungrounded` against [`Self::seen_text`] with arguments): the units and numbers of the
-    /// session's part are read from its lines' kept facts (`memory_parts.rs`), the task's and
-    /// this run's steps' from their text.
+    /// (`grounding::ungrounded` against [`Self::seen_text`] with arguments). The units and
+    /// numbers `misread.rs` reads are the session's lines' kept facts (`memory_parts.rs`), then
+    /// the task's and this run's steps', made here: not the whole window's, read again.
     pub(crate) fn ungrounded_here(&self, text: &str) -> Vec<String> {
         let seen = self.seen_text(true);
         ungrounded_by(text, &seen, || {
@@ -56,7 +56,7 @@ impl RunState<'_> {
                     Reading::Seen { args: true }.add(&mut run, turn);
                 }
                 let task = Cow::Owned(UnitFacts::of(&self.task.to_lowercase()));
-                let session = self.memory_text.seen_facts().map(Cow::Borrowed);
+                let session = self.memory_text.seen_facts(self.shown_memory()).map(Cow::Borrowed);
                 std::iter::once(task).chain(session).chain([Cow::Owned(UnitFacts::of(&run))]).collect()
             })
         })
