@@ -106,7 +106,9 @@ pub enum AgentError {
 /// A definition: its tools, its settings and step schemas, how it counts tokens and what it
 /// redacts. What a run runs on (the model, the tool host, the store…) comes with each run, as
 /// [`Effects`], so runs of one agent may use different ones, and a resumed run is built the same
-/// way as a fresh one.
+/// way as a fresh one. It also keeps, for the sessions whose runs ended last, what the answer
+/// checks read of the memory lines those runs showed: only lines equal to those a later run
+/// shows are read from it (`memory_parts.rs`).
 pub struct Agent {
     pub(crate) tools: ToolSet,
     pub(crate) config: AgentConfig,

@@ -18,6 +18,7 @@ fn pairs(text: &str) -> Vec<(f64, String)> {
     numbered_words(text).into_iter().filter_map(digit_pair).collect()
 }
 
+/// `w` as a "number unit" pair, if its number is in digits (lowercased unit).
 fn digit_pair(w: super::facts::NumberedWord<'_>) -> Option<(f64, String)> {
     w.digits.then(|| (w.n, w.word.to_lowercase()))
 }
