@@ -1,7 +1,8 @@
 // Per-step cost as a run and a session grow, measured on the page, with the store in memory and in
 // IndexedDB, each configuration on its own agent, database and sessions: per step at step 10, 100
 // and 1,000 of one run, and per step of a 10-step run after 10, 100 and 1,000 earlier runs of its
-// session. Beside them, the floor: postMessage round trips to a bare worker, and one IndexedDB put.
+// session. Beside them, the floor: postMessage round trips to a bare worker, and one IndexedDB put,
+// into an empty database and into one holding as many records as the session's runs leave.
 // Also the size of what each model call carries to the page (its messages and step schema).
 // Measures; asserts nothing about speed.
 import { Agent } from "/pkg/index.js";
@@ -95,7 +96,8 @@ async function session(kind) {
 
 /** Everything above, in one page: `reps` long runs per store. */
 export async function benchGrowth({ reps = 2, floorSamples = 300 } = {}) {
-  const result = { floor: await floor(floorSamples, { relaxed: true }), stores: {} };
+  // `held`: the turns a session of 1,010 eleven-step runs leaves (the session bench's last runs).
+  const result = { floor: await floor(floorSamples, { relaxed: true, held: 11_110 }), stores: {} };
   for (const kind of ["memory", "indexeddb"]) {
     result.stores[kind] = { long: await longRun(kind, reps), session: await session(kind) };
   }

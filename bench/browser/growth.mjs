@@ -78,6 +78,7 @@ function markdown(entries) {
   rows.push(["floor: 2 postMessage round trips", ...entries.map((e) => ms(e.floor.roundTrips))]);
   rows.push(["floor: 2 round trips + one strict put", ...entries.map((e) => ms(e.floor.strictPut))]);
   rows.push(["floor: 2 round trips + one relaxed put", ...entries.map((e) => ms(e.floor.relaxedPut))]);
+  rows.push(["floor: 2 round trips + one strict put, 11,110 records held", ...entries.map((e) => ms(e.floor.heldPut))]);
   const size = [];
   const both = (s, k, prompt, wire) => `${kb(s[prompt][k])} / ${s[wire] ? kb(s[wire][k]) : "–"}`;
   for (const k of ["10", "100", "1000"]) size.push([`step ${k} of one run`, ...entries.map((e) => both(e.stores.memory, k, "stepChars", "stepWire"))]);

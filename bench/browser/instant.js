@@ -48,10 +48,11 @@ export const instantLookup = (readOnly) => ({
 /**
  * `n` samples (after 10 discarded) of two round trips, then two with one strict put on the first,
  * with `relaxed` two more with one relaxed put, and with `busyMs` two pairs more with a strict put
- * and that much synchronous work in the worker, after the put's `complete` and while it commits:
- * `{ roundTrips, strictPut, relaxedPut?, busyAfterPut?, busyDuringPut? }` in ms.
+ * and that much synchronous work in the worker, after the put's `complete` and while it commits,
+ * and with `held` two more with one strict put into a database holding that many records:
+ * `{ roundTrips, strictPut, relaxedPut?, busyAfterPut?, busyDuringPut?, heldPut? }` in ms.
  */
-export async function floor(n, { relaxed = false, busyMs = 0 } = {}) {
+export async function floor(n, { relaxed = false, busyMs = 0, held = 0 } = {}) {
   const worker = new Worker("./floor-worker.js", { type: "module" });
   const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
   const out = {
@@ -59,7 +60,12 @@ export async function floor(n, { relaxed = false, busyMs = 0 } = {}) {
     strictPut: [],
     ...(relaxed ? { relaxedPut: [] } : {}),
     ...(busyMs ? { busyAfterPut: [], busyDuringPut: [] } : {}),
+    ...(held ? { heldPut: [] } : {}),
   };
+  if (held) {
+    await deleteDb("keel-bench-floor-held");
+    await ask({ fill: held });
+  }
   for (let i = 0; i < n + 10; i++) {
     const t0 = performance.now();
     await ask({ n: i });
@@ -83,6 +89,11 @@ export async function floor(n, { relaxed = false, busyMs = 0 } = {}) {
       await ask({ n: i });
     }
     const t5 = performance.now();
+    if (held) {
+      await ask({ n: i, put: "strict", held: true });
+      await ask({ n: i });
+    }
+    const t6 = performance.now();
     if (i < 10) continue;
     out.roundTrips.push(t1 - t0);
     out.strictPut.push(t2 - t1);
@@ -91,8 +102,10 @@ export async function floor(n, { relaxed = false, busyMs = 0 } = {}) {
       out.busyAfterPut.push(t4 - t3);
       out.busyDuringPut.push(t5 - t4);
     }
+    if (held) out.heldPut.push(t6 - t5);
   }
   worker.terminate();
   await deleteDb("keel-bench-floor");
+  if (held) await deleteDb("keel-bench-floor-held");
   return out;
 }

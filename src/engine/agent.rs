@@ -106,7 +106,9 @@ pub enum AgentError {
 /// A definition: its tools, its settings and step schemas, how it counts tokens and what it
 /// redacts. What a run runs on (the model, the tool host, the store…) comes with each run, as
 /// [`Effects`], so runs of one agent may use different ones, and a resumed run is built the same
-/// way as a fresh one.
+/// way as a fresh one. It also keeps, for the sessions whose runs ended last, what the answer
+/// checks read of the memory lines those runs showed: only lines equal to those a later run
+/// shows are read from it (`memory_parts.rs`).
 pub struct Agent {
     pub(crate) tools: ToolSet,
     pub(crate) config: AgentConfig,
@@ -115,6 +117,9 @@ pub struct Agent {
     pub(crate) redactor: Option<Rc<dyn Redactor>>,
     /// The step schema with every tool, and the final-answer-only one.
     step_schemas: [serde_json::Value; 2],
+    /// What the checks read of the lines of each session's memory its last run showed, kept for
+    /// the session's next run (`memory_parts.rs`).
+    pub(crate) memory_parts: super::memory_parts::KeptParts,
 }
 
 impl Agent {
@@ -127,7 +132,7 @@ impl Agent {
         config.tool_selection.validate(&tools)?;
         let step_schemas = [step_schema(tools.specs(), false), step_schema(tools.specs(), true)];
         let counter = Rc::new(CharEstimate::default());
-        Ok(Agent { tools, config, counter, redactor: None, step_schemas })
+        Ok(Agent { tools, config, counter, redactor: None, step_schemas, memory_parts: Default::default() })
     }
 
     /// The step schema handed to backends that constrain decoding (computed once per agent).

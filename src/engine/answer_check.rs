@@ -12,7 +12,6 @@ use crate::text::clip;
 use super::answer_shape::sum_asked;
 use super::focused_answer::has_results;
 use super::gave_up::says_not_done;
-use super::grounding::ungrounded;
 use super::output::FormatError;
 use super::parrot::{echoes_the_quote, parroted, placeholder};
 use super::prompt::next_step_text;
@@ -128,7 +127,7 @@ impl RunState<'_> {
             Some("Your final_answer only repeats the words the task quotes: it is not an answer to the task.")
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
-        } else if !self.outputs.is_empty() && unrelated(answer, &self.results_text()) {
+        } else if !self.outputs.is_empty() && unrelated(answer, || self.results_text()) {
             Some("Your final_answer names nothing from the task or from what the tools returned: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && off_the_results(answer, &self.task, &self.returned_text()) {
             Some("Your final_answer names nothing the tools returned: it is not an answer to the task.")
@@ -173,7 +172,7 @@ impl RunState<'_> {
             self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
             return Verdict::Retry;
         }
-        let values = ungrounded(answer, &self.seen_text(true));
+        let values = self.ungrounded_here(answer);
         if values.is_empty() {
             return match self.check_shape(step, thought, answer, reply).await {
                 Verdict::Accept => {

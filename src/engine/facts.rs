@@ -143,18 +143,18 @@ pub(crate) struct NumberedWord<'a> {
 /// order: the unit a number is read with (`misread.rs`), the things a task counts
 /// (`task_values.rs`).
 pub(crate) fn numbered_words(text: &str) -> Vec<NumberedWord<'_>> {
-    tokens(text)
-        .windows(2)
-        .filter_map(|pair| {
-            let (n, digits) = match number(pair[0]) {
-                Some(n) => (n, true),
-                None => (word_number(&pair[0].to_lowercase())?, false),
-            };
-            let word = pair[1];
-            (word.chars().count() >= MIN_UNIT_CHARS && word.chars().all(char::is_alphabetic))
-                .then_some(NumberedWord { n, digits, number: pair[0], word })
-        })
-        .collect()
+    tokens(text).windows(2).filter_map(|pair| numbered_word(pair[0], pair[1])).collect()
+}
+
+/// Token `number` with token `word` right after it, if `number` is a number and `word` a word it
+/// can count or measure ([`numbered_words`]).
+pub(crate) fn numbered_word<'a>(number_token: &'a str, word: &'a str) -> Option<NumberedWord<'a>> {
+    let (n, digits) = match number(number_token) {
+        Some(n) => (n, true),
+        None => (word_number(&number_token.to_lowercase())?, false),
+    };
+    (word.chars().count() >= MIN_UNIT_CHARS && word.chars().all(char::is_alphabetic))
+        .then_some(NumberedWord { n, digits, number: number_token, word })
 }
 
 const SMALL: [&str; 20] = [

@@ -4,7 +4,6 @@
 use crate::store::{EndReason, RunStatus, StepWrite, TurnRecord};
 
 use super::agent::RunResult;
-use super::grounding::ungrounded;
 use super::model_turn::Ask;
 use super::run::{RunState, Stop};
 use super::{parse_step, Event, Outcome, Step, Turn};
@@ -54,11 +53,8 @@ impl RunState<'_> {
         // in the result's `ungrounded`).
         let (thought, answer) = match parse_step(&text).map(|p| p.step) {
             Ok(Step::Final { thought, answer }) => {
-                let values = if self.agent.config.grounding {
-                    ungrounded(&answer, &self.seen_text(true))
-                } else {
-                    Vec::new()
-                };
+                let values =
+                    if self.agent.config.grounding { self.ungrounded_here(&answer) } else { Vec::new() };
                 let account = self.account(&reason);
                 if values.is_empty() {
                     (thought, format!("{account}\nWhat the model reported: {answer}"))
@@ -121,6 +117,11 @@ impl RunState<'_> {
         self.save_run().await;
         let stats = self.log.stats();
         (self.emit)(&Event::RunEnded { reason: reason.clone(), success, stats });
+        // The lines the run showed and their parts, moved to the agent for the session's next run
+        // (`memory_parts.rs`), rather than dropped here.
+        let shown = self.memory.split_off(self.memory_shown_from);
+        let parts = std::mem::take(&mut self.memory_text).into_parts();
+        self.agent.memory_parts.keep(&self.record.session, shown, parts);
         RunResult {
             run_id: self.record.id.clone(),
             answer,

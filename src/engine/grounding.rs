@@ -34,6 +34,12 @@ fn file_name(token: &str) -> bool {
 /// hold, in order, each once, then the numbers it reads with another number's unit
 /// (`misread.rs`: "25 days" where the result says "13.5 days left of 25").
 pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
+    ungrounded_by(answer, seen, || misread(answer, seen))
+}
+
+/// [`ungrounded`], with the numbers of `seen` read with another number's unit given by `misread`
+/// (`misread.rs`; a run reads its session's part from facts kept across its runs, `seen.rs`).
+pub(crate) fn ungrounded_by(answer: &str, seen: &str, misread: impl FnOnce() -> Vec<String>) -> Vec<String> {
     // Read from the whole of `seen` only for a value not found in it as it is written: most are
     // (and a thought or an answer without such a value costs no scan of all the run has seen).
     let known = std::cell::OnceCell::new();
@@ -83,7 +89,7 @@ pub(crate) fn ungrounded(answer: &str, seen: &str) -> Vec<String> {
             flag(quote);
         }
     }
-    for value in misread(answer, seen) {
+    for value in misread() {
         flag(&value);
     }
     out

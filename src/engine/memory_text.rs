@@ -1,12 +1,15 @@
 //! The texts the checks read (what the run has seen, what worked, what an answer can be about),
 //! each made of what the user asked, then every step's part — the session's remembered steps
 //! first, then this run's. The memory a prompt of a run can show is fixed once the run has read
-//! its session (`run.rs`, `remember`), so its part of each text is made once a run, when a check
-//! first reads it, not at every check: a check costs the run's own steps, not the window.
+//! its session (`run.rs`, `remember`), so its part of each text is joined once a run, when a check
+//! first reads it, not at every check, from the parts of its lines, which are made once a session
+//! (`memory_parts.rs`): a check costs the run's own steps, not the window.
 
 use std::cell::OnceCell;
+use std::rc::Rc;
 
-use super::memory::steps;
+use super::memory_parts::LineParts;
+use super::misread::UnitFacts;
 use super::{Outcome, Remembered, Turn};
 
 /// What a text takes of each step.
@@ -25,7 +28,7 @@ pub(crate) enum Reading {
 }
 
 impl Reading {
-    fn slot(self) -> usize {
+    pub(crate) fn slot(self) -> usize {
         match self {
             Reading::Seen { args: false } => 0,
             Reading::Seen { args: true } => 1,
@@ -74,9 +77,12 @@ impl Reading {
     }
 }
 
-/// The parts of the texts a run's shown memory gives, each made when first read.
+/// The parts of the texts a run's shown memory gives, each joined when first read from its lines'
+/// parts, which the agent keeps across the session's runs (`memory_parts.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct MemoryText {
+    /// The parts of the lines the run shows, oldest first.
+    parts: Vec<Rc<LineParts>>,
     /// The earlier tasks, lowercased, each after a newline.
     asked: OnceCell<String>,
     /// The steps' part, per [`Reading`].
@@ -84,30 +90,35 @@ pub(crate) struct MemoryText {
 }
 
 impl MemoryText {
-    /// What the user asked in the earlier runs of `memory`, lowercased, each after a newline.
-    pub(crate) fn asked(&self, memory: &[Remembered]) -> &str {
-        self.asked.get_or_init(|| {
-            let mut text = String::new();
-            for asked in memory.iter().filter_map(|m| match m {
-                Remembered::Asked(task) => Some(task),
-                _ => None,
-            }) {
-                text.push('\n');
-                text.push_str(&asked.to_lowercase());
-            }
-            text
-        })
+    /// The texts of the shown lines whose parts are `parts`.
+    pub(crate) fn new(parts: Vec<Rc<LineParts>>) -> MemoryText {
+        MemoryText { parts, ..MemoryText::default() }
     }
 
-    /// What `reading` takes of the steps of `memory`.
-    pub(crate) fn steps(&self, memory: &[Remembered], reading: Reading) -> &str {
-        self.steps[reading.slot()].get_or_init(|| {
-            let mut text = String::new();
-            for turn in steps(memory) {
-                reading.add(&mut text, turn);
-            }
-            text
-        })
+    /// The parts of the lines, for the session's next run (`memory_parts.rs`).
+    pub(crate) fn into_parts(self) -> Vec<Rc<LineParts>> {
+        self.parts
+    }
+
+    /// What the user asked in the earlier runs shown (`shown`, the lines of these parts),
+    /// lowercased, each after a newline.
+    pub(crate) fn asked(&self, shown: &[Remembered]) -> &str {
+        self.asked.get_or_init(|| self.parts.iter().zip(shown).map(|(p, line)| p.asked(line)).collect())
+    }
+
+    /// What `reading` takes of the steps shown (`shown`, the lines of these parts).
+    pub(crate) fn steps(&self, shown: &[Remembered], reading: Reading) -> &str {
+        self.steps[reading.slot()]
+            .get_or_init(|| self.parts.iter().zip(shown).map(|(p, line)| p.step(line, reading)).collect())
+    }
+
+    /// The units and numbers of each part of [`Self::asked`], then of [`Self::steps`] read as
+    /// `Seen { args: true }`, in order (`misread.rs`).
+    pub(crate) fn seen_facts<'a>(&'a self, shown: &'a [Remembered]) -> impl Iterator<Item = &'a UnitFacts> {
+        let lines = || self.parts.iter().zip(shown);
+        let asked = lines().filter(|(_, line)| matches!(line, Remembered::Asked(_)));
+        let steps = lines().filter(|(_, line)| matches!(line, Remembered::Step(_)));
+        asked.chain(steps).map(|(p, line)| p.seen_facts(line))
     }
 }
 

@@ -36,6 +36,7 @@ mod guard;
 mod intent;
 mod latest_listed;
 mod memory;
+mod memory_parts;
 mod memory_text;
 mod misread;
 mod model_stream;

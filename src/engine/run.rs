@@ -65,7 +65,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) memory: Vec<Remembered>,
     /// Where in `memory` the lines a prompt of this run can show begin ([`Self::shown_memory`]).
     pub(crate) memory_shown_from: usize,
-    /// Those lines' part of the texts the checks read, made once a run (`memory_text.rs`).
+    /// Those lines' part of the texts the checks read, joined once a run from parts kept across
+    /// the session's runs (`memory_text.rs`, `memory_parts.rs`): the run's end gives them and the
+    /// lines back to the agent.
     pub(crate) memory_text: super::memory_text::MemoryText,
     pub(crate) turns: Vec<Turn>,
     pub(crate) log: FailureLog,
@@ -305,7 +307,8 @@ impl<'a> RunState<'a> {
             }
         };
         self.memory_shown_from = self.memory.len() - lines.shown();
-        self.memory_text = Default::default();
+        let parts = self.agent.memory_parts.parts(&self.record.session, self.shown_memory());
+        self.memory_text = super::memory_text::MemoryText::new(parts);
         self.transcript.seed_memory(lines);
     }
 

@@ -1,11 +1,15 @@
 //! What a run has seen — the task, the session's earlier observations and this run's — and the
 //! refusal of a call whose id argument is in none of it (id provenance, `provenance.rs`).
 
+use std::borrow::Cow;
+
 use crate::errors::{CallContext, ErrorCode};
 use crate::tools::ToolSpec;
 
 use super::facts::{id_like, iso_date, tokens};
+use super::grounding::ungrounded_by;
 use super::memory_text::Reading;
+use super::misread::{misread_in, UnitFacts};
 use super::provenance::{producers, unseen, LISTING_WORDS};
 use super::run::RunState;
 use super::{Action, CallKey, Outcome};
@@ -37,6 +41,25 @@ impl RunState<'_> {
     /// `download_report.csv`, refused as unseen, then answered "report.csv").
     pub(crate) fn seen_text(&self, args: bool) -> String {
         self.read_text(Reading::Seen { args })
+    }
+
+    /// The facts of `text` (an answer, a thought) that nothing the run has seen gives
+    /// (`grounding::ungrounded` against [`Self::seen_text`] with arguments). The units and
+    /// numbers `misread.rs` reads are the session's lines' kept facts (`memory_parts.rs`), then
+    /// the task's and this run's steps', made here: not the whole window's, read again.
+    pub(crate) fn ungrounded_here(&self, text: &str) -> Vec<String> {
+        let seen = self.seen_text(true);
+        ungrounded_by(text, &seen, || {
+            misread_in(text, || {
+                let mut run = String::new();
+                for turn in &self.turns {
+                    Reading::Seen { args: true }.add(&mut run, turn);
+                }
+                let task = Cow::Owned(UnitFacts::of(&self.task.to_lowercase()));
+                let session = self.memory_text.seen_facts(self.shown_memory()).map(Cow::Borrowed);
+                std::iter::once(task).chain(session).chain([Cow::Owned(UnitFacts::of(&run))]).collect()
+            })
+        })
     }
 
     /// What the user asked and what the calls that worked sent and returned (the session's and this

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::facts::seen_in;
 use super::gave_up::says_not_done;
-use super::grounding::{states_a_result, ungrounded};
+use super::grounding::states_a_result;
 use super::output::{FormatError, Parsed, Step};
 use super::parrot::placeholder;
 use super::run::RunState;
@@ -67,7 +67,7 @@ impl RunState<'_> {
         !plans_more(thought)
             && !says_not_done(thought)
             && self.thought_states_a_result(thought)
-            && ungrounded(thought, &self.seen_text(true)).is_empty()
+            && self.ungrounded_here(thought).is_empty()
     }
 
     /// A reply refused for answering with the reply format's placeholder, read as a final answer

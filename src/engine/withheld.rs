@@ -8,7 +8,6 @@
 //! (every earlier thought empty, the default: it also stops the copied call that followed the
 //! copied thought), `"grounded"` (only those that invent values) or `"all"`.
 
-use super::grounding::ungrounded;
 use super::run::RunState;
 use super::{ThoughtReplay, Turn};
 
@@ -22,8 +21,7 @@ impl RunState<'_> {
             ThoughtReplay::All => false,
             ThoughtReplay::None => !turn.thought.is_empty(),
             ThoughtReplay::Grounded => {
-                turn.thought.chars().any(stated)
-                    && !ungrounded(&turn.thought, &self.seen_text(true)).is_empty()
+                turn.thought.chars().any(stated) && !self.ungrounded_here(&turn.thought).is_empty()
             }
         }
     }
