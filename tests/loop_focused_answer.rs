@@ -217,6 +217,22 @@ fn a_result_that_leaves_nothing_to_do_gets_the_focused_request_next() {
     assert!(result.success, "{}", result.answer);
     assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"));
 
+    // A tool whose description says it lists (keel-agent/dom's `navigate`): what it returns may be
+    // what the next call acts on.
+    let navigate = keel::tools::ToolSpec::new(
+        "navigate",
+        "Opens this URL in the tab and lists its elements.",
+        json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}),
+    );
+    let h = Harness::new(
+        ScriptedModel::new(vec![act("navigate", json!({"url": "https://shop.test/"})), answer("Opened.")]),
+        FakeTools::new().script("navigate", vec![Behaviour::Ok(json!("e1 button 'Buy'"))]),
+        vec![navigate],
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Open https://shop.test/ and buy the first item.");
+    assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"), "{}", result.answer);
+
     // A result with warnings: the model decides what comes next (SmolLM2, asked for the answer
     // alone beside "the count covers the other 2", answered "2": partial-warnings, d0b18de).
     let warned = FakeTools::new().script(

@@ -3,8 +3,9 @@
 //! call, the answer alone" where "call, answer" was enough), a model call that learned nothing; the
 //! repeat then led to the focused answer (`tool_turn.rs`, `progress`) anyway. So when a call's new
 //! result leaves nothing for another call — no failed call waits for its fix, the tool lists
-//! nothing another tool takes, it acts on no ref or id another tool gave (a page action: the task
-//! may go on, "type the name, then click Send"), the model may answer, and no part of the task is
+//! nothing another tool takes (by its name, its description — keel-agent/dom's `navigate` "lists
+//! its elements" — or another tool's `refsFrom`), it acts on no ref or id another tool gave (a
+//! page action: the task may go on, "type the name, then click Send"), the model may answer, and no part of the task is
 //! left to a tool never called (`task_parts.rs`) — the next model call asks for the answer alone
 //! (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like any other; one that is
 //! refused sends the run back to the whole step. A result with warnings (a partial count, a
@@ -15,7 +16,7 @@
 use crate::tools::ToolSpec;
 
 use super::choice::Allowed;
-use super::provenance::producers;
+use super::provenance::{producers, says_it_lists};
 use super::run::RunState;
 
 impl RunState<'_> {
@@ -26,6 +27,7 @@ impl RunState<'_> {
             || self.unfixed.any()
             || self.allowed() != Allowed::Any
             || self.feeds_another(&spec.name)
+            || says_it_lists(spec)
             || !producers(&self.agent.tools, spec).is_empty()
             || self.consumer_waiting().is_some()
             || self.task_part_left().is_some()

@@ -131,16 +131,43 @@ fn names(text: &str, unit: usize) -> bool {
     })
 }
 
+/// Whether `text` (lowercase) states a value in a unit: a spelling right after a number ("88°f",
+/// "88 fahrenheit", "88 degrees fahrenheit"). The task's own words repeated ("The temperature in
+/// Austin in Fahrenheit is 31°C.": Qwen, unknown-key, 5846af0) state no value in it.
+fn states_in(text: &str, unit: usize) -> bool {
+    UNITS[unit].1.iter().any(|spelling| {
+        text.match_indices(spelling).any(|(at, _)| {
+            let after = text[at + spelling.len()..].chars().next();
+            if after.is_some_and(char::is_alphanumeric) {
+                return false;
+            }
+            let mut before = text[..at].split_whitespace().rev();
+            let mut word = if spelling.starts_with('°') && !text[..at].ends_with(' ') {
+                text[..at].rsplit(char::is_whitespace).next()
+            } else {
+                before.next()
+            };
+            if word.is_some_and(|w| w.starts_with("degree")) {
+                word = before.next();
+            }
+            word.is_some_and(|w| {
+                let digits = w.trim_start_matches(|c: char| !c.is_ascii_digit() && c != '-');
+                number(digits.trim_end_matches('°')).is_some()
+            })
+        })
+    })
+}
+
 /// The unit `answer` gives where `task` asks for another of the same family.
 fn other_unit(answer: &str, task: &str) -> Option<Mismatch> {
     let (answer, task) = (answer.to_lowercase(), task.to_lowercase());
     for family in FAMILIES {
         let asked: Vec<usize> = family.iter().copied().filter(|u| names(&task, *u)).collect();
         let [asked] = asked.as_slice() else { continue };
-        if names(&answer, *asked) {
+        if states_in(&answer, *asked) {
             continue;
         }
-        if let Some(given) = family.iter().find(|u| names(&answer, **u)) {
+        if let Some(given) = family.iter().find(|u| *u != asked && names(&answer, **u)) {
             return Some(Mismatch::OtherUnit {
                 given: UNITS[*given].0.to_string(),
                 asked: UNITS[*asked].0.to_string(),
@@ -453,6 +480,12 @@ mod tests {
         );
         assert_eq!(check("88°F", task, "Austin: 88°F, sunny."), None);
         assert_eq!(check("31°C, which is 88°F", task, ""), None, "the asked unit is given too");
+        assert_eq!(check("88 degrees Fahrenheit, sunny", task, ""), None);
+        assert_eq!(
+            check("The temperature in Austin in Fahrenheit is 31°C, sunny.", task, ""),
+            Some(Mismatch::OtherUnit { given: "°C".into(), asked: "°F".into() }),
+            "the task's words repeated state no value in its unit"
+        );
         assert_eq!(check("86°F", "Convert 30°C to Fahrenheit.", ""), None);
         assert_eq!(check("It is 31°C.", "What's the weather in Austin?", ""), None, "no unit asked");
         assert_eq!(

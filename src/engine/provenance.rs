@@ -74,6 +74,13 @@ pub(crate) fn id_fields(spec: &ToolSpec) -> Vec<String> {
 /// offered with a tool (`selection.rs`).
 pub(crate) const LISTING_WORDS: [&str; 6] = ["list", "search", "find", "browse", "snapshot", "query"];
 
+/// Whether `spec`'s name or description says it lists, searches or snapshots things ("Opens this
+/// URL in the tab and lists its elements."): what it returns may be what another call acts on.
+pub(crate) fn says_it_lists(spec: &ToolSpec) -> bool {
+    let text = format!("{} {}", spec.name, spec.description).to_lowercase();
+    LISTING_WORDS.iter().any(|w| text.contains(w))
+}
+
 /// The tools that produce `spec`'s ids: its `refsFrom`, else those inferred from the tools' names
 /// and descriptions — another tool that lists, searches or snapshots and mentions what the
 /// argument names (`invoice` for `invoice_id`, `ref` for `ref`).
