@@ -13,6 +13,9 @@
 // context the engine's budget cannot see.
 
 /** What keel asks of the model: English text in, English text out. */
+/** How many base sessions, one per system prompt, the backend keeps (see `#baseSession`). */
+const MAX_BASES = 3;
+
 const CORE_OPTIONS = {
   expectedInputs: [{ type: "text", languages: ["en"] }],
   expectedOutputs: [{ type: "text", languages: ["en"] }],
@@ -79,7 +82,7 @@ export async function openPromptApi(global = globalThis) {
 /** One agent's use of the Prompt API: a base session per system prompt, a clone per call. */
 export class PromptApiBackend {
   #lm;
-  #base; // { system, ready: Promise<session>, session?, listeners: Set }
+  #bases = new Map(); // system prompt → { system, ready: Promise<session>, session?, listeners: Set }, oldest first
   #disposed = false;
 
   constructor(languageModel, availability) {
@@ -106,7 +109,8 @@ export class PromptApiBackend {
       session = await base.clone({ signal });
     } catch (e) {
       // A destroyed base (memory pressure, a hidden page) is made again on the runtime's retry.
-      if (e?.name === "InvalidStateError") this.#drop(base);
+      const entry = this.#bases.get(system);
+      if (e?.name === "InvalidStateError" && entry?.session === base) this.#drop(entry);
       throw e;
     }
     try {
@@ -119,7 +123,7 @@ export class PromptApiBackend {
   /** Destroys every session; later calls fail with InvalidStateError. */
   dispose() {
     this.#disposed = true;
-    if (this.#base) this.#drop(this.#base.session);
+    for (const base of [...this.#bases.values()]) this.#drop(base);
   }
 
   async #prompt(session, input, schema, signal, onText) {
@@ -152,37 +156,51 @@ export class PromptApiBackend {
     return { text, usage, contextWindow: window === undefined ? undefined : Math.floor(window) };
   }
 
-  /** The base session for `system`, made once (with the download, if the model needs one). */
+  /**
+   * The base session for `system`, made once (with the download, if the model needs one) and kept
+   * beside the others' up to MAX_BASES, the least recently used dropped first: keel asks with a few
+   * system prompts (the whole step's, the answer alone's, a call's arguments alone), and making a
+   * session again processes its system prompt again. Download progress is passed on only while the
+   * model was not available yet.
+   */
   #baseSession(system, signal, onDownload) {
-    if (this.#base && this.#base.system !== system) this.#drop(this.#base.session);
-    if (!this.#base) {
-      const base = { system, listeners: new Set() };
+    let base = this.#bases.get(system);
+    if (base) {
+      this.#bases.delete(system);
+      this.#bases.set(system, base);
+    } else {
+      while (this.#bases.size >= MAX_BASES) this.#drop(this.#bases.values().next().value);
+      const made = { system, listeners: new Set() };
+      const downloads = this.availability !== "available";
       const options = {
         ...CORE_OPTIONS,
-        monitor: (m) => m.addEventListener("downloadprogress", (e) => base.listeners.forEach((l) => l(e))),
+        monitor: (m) =>
+          m.addEventListener("downloadprogress", (e) => {
+            if (downloads) made.listeners.forEach((l) => l(e));
+          }),
       };
       if (system !== undefined) options.initialPrompts = [{ role: "system", content: system }];
-      base.ready = this.#lm.create(options).then(
+      made.ready = this.#lm.create(options).then(
         (session) => {
-          if (this.#disposed || this.#base !== base) {
+          if (this.#disposed || this.#bases.get(system) !== made) {
             session.destroy();
             throw failure("InvalidStateError", "the Prompt API backend was disposed while its session was made");
           }
-          base.session = session;
+          made.session = session;
           this.availability = "available";
           this.contextWindow = windowOf(session);
           return session;
         },
         (e) => {
-          if (this.#base === base) this.#base = undefined;
+          if (this.#bases.get(system) === made) this.#bases.delete(system);
           throw this.#explain(e);
         },
       );
       // Callers that gave up (aborted) no longer await it; its failure is theirs to see, not the page's.
-      base.ready.catch(() => {});
-      this.#base = base;
+      made.ready.catch(() => {});
+      this.#bases.set(system, made);
+      base = made;
     }
-    const base = this.#base;
     const listener = (e) => {
       if (!signal?.aborted) onDownload?.({ loaded: e.loaded, total: finite(e.total) });
     };
@@ -190,9 +208,9 @@ export class PromptApiBackend {
     return untilAborted(base.ready, signal).finally(() => base.listeners.delete(listener));
   }
 
-  #drop(session) {
-    if (this.#base?.session === session || session === undefined) this.#base = undefined;
-    session?.destroy();
+  #drop(base) {
+    if (this.#bases.get(base.system) === base) this.#bases.delete(base.system);
+    base.session?.destroy();
   }
 
   // create() refuses to start a download without a user gesture: say so, keeping the name.

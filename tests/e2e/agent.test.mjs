@@ -76,11 +76,12 @@ test('model: "prompt-api" against the fake LanguageModel: download, overflow com
   assert.deepEqual([result.answer, result.success], ["Found b.", true]);
   assert.deepEqual(result.failures.map((f) => [f.code, f.recovered]), [["NOT_FOUND", true], ["CONTEXT_OVERFLOW", true]]);
   assert.ok(result.counts.promptTokens > 0, "token counts from measureContextUsage");
-  // One base session holds the system prompt; each call prompts the rest, constrained, abortable.
-  assert.deepEqual(created, [["system"]]);
+  // A base session per system prompt (the whole step's, then the answer alone's after the result
+  // that leaves nothing to do); each call prompts the rest, constrained, abortable.
+  assert.deepEqual(created, [["system"], ["system"]]);
   assert.ok(prompts.length >= 3 && prompts.every((p) => p.roles[0] === "user" && !p.roles.includes("system")));
   assert.ok(prompts.every((p) => p.constrained && p.omitted && p.aborts), JSON.stringify(prompts));
-  assert.equal(liveBeforeDispose, 1, "the clones are destroyed after each call");
+  assert.equal(liveBeforeDispose, 2, "the clones are destroyed after each call, the two bases kept");
   assert.equal(liveAfterDispose, 0, "dispose() destroys the base session");
 });
 

@@ -16,6 +16,13 @@ function reader(prompts) {
   return async (messages) => {
     const first = messages[1].content;
     prompts.push(first);
+    // The request for the answer alone, after a result that leaves nothing to do: the question, the
+    // conversation's earlier questions and the results.
+    if (messages[0].content.startsWith("Answer the user's question")) {
+      if (first.includes("Question: What is the weather in Paris?")) return answer("It is 18°C in Paris.");
+      const follows = first.includes("What is the weather in Paris?") && first.includes("Question: And in Oslo?");
+      return answer(follows ? "It is 4°C in Oslo." : "I do not know what you are asking about.");
+    }
     const observed = messages.length > 2;
     if (first.includes("Task: What is the weather in Paris?")) {
       return observed ? answer("It is 18°C in Paris.") : act("get_weather", { city: "Paris" });

@@ -89,7 +89,9 @@ export async function samePrompts({ server, route = "prompts", runs, steps }) {
       if (m.type === "modelCall") wire.push({ keep: m.keep ?? 0, edit: m.edit ?? null, skip: m.skip ?? 0, sameSchema: m.sameSchema ?? false });
     }
   });
-  const config = { store: "memory", contextTokens: 1200, stream: false, maxSteps: Math.max(steps + 1, 12) };
+  // Whole steps throughout (no answer asked for alone after a result): the prompts compared are
+  // the step prompt's as the run and its window grow.
+  const config = { store: "memory", contextTokens: 1200, stream: false, maxSteps: Math.max(steps + 1, 12), focusedAnswer: false };
   const page = await Agent.create({
     // The schema as given, then spoilt: what a model does with its schema must not reach the next
     // call's (the page keeps the run's schema, which a call carries only when it changes).

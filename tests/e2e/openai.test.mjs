@@ -91,9 +91,10 @@ test("openai backend: a 429 waits its Retry-After, a 503 is retried, then a tool
   const first = body.response_format.json_schema.schema;
   assert.equal(first.properties.action.properties.tool.const, "get_weather");
   assert.equal(first.anyOf, undefined, "no final-answer branch before a call");
-  const branches = sent[3].body.response_format.json_schema.schema.anyOf;
-  assert.equal(branches[0].properties.action.properties.tool.const, "get_weather");
-  assert.ok(branches.at(-1).properties.final_answer, "after the call, the final-answer branch");
+  // After the call's result, which leaves nothing to do, the answer alone is asked for.
+  const focused = sent[3].body;
+  assert.match(focused.messages[0].content, /^Answer the user's question using only the tool results below/);
+  assert.deepEqual(focused.response_format.json_schema.schema.required, ["final_answer"]);
   assert.equal(sent[0].headers.origin, origin);
   assert.notEqual(new URL(api.url).port, new URL(origin).port, "cross-origin");
   assert.ok(api.requests.some((r) => r.route === "flaky" && r.method === "OPTIONS"), "a CORS preflight");
@@ -113,7 +114,7 @@ test("openai backend: a fallback chain moves past an unauthorised server with a 
   const open = posts("open");
   assert.equal(open.length, 2, "the rest of the run stays on the second backend");
   assert.equal(open[0].body.response_format.type, "json_object");
-  assert.ok(open[1].body.response_format.schema.anyOf, "llama-cpp-python's shape");
+  assert.deepEqual(open[1].body.response_format.schema.required, ["final_answer"], "llama-cpp-python's shape");
 });
 
 test("openai backend: cancelling the run aborts the request under way", async () => {
