@@ -201,12 +201,13 @@ fn a_call_to_a_tool_the_plan_does_not_name_that_works_lets_the_failure_go() {
     assert_eq!(result.turns.len(), 3);
 }
 
-#[test]
-fn a_ref_the_tool_did_not_find_is_not_offered_again() {
+/// A newsletter page: a snapshot of three elements, and a click on `first` (refused NOT_FOUND),
+/// then on `then`, whose click works; the run's model takes the snapshot, then clicks both.
+fn newsletter(first: &str, then: &str) -> Harness {
     let model = ScriptedModel::new([
         act("snapshot", json!({})),
-        act("click", json!({"ref": "e19"})),
-        act("click", json!({"ref": "e21"})),
+        act("click", json!({"ref": first})),
+        act("click", json!({"ref": then})),
         answer("Subscribed."),
     ]);
     let tools = FakeTools::new()
@@ -219,11 +220,16 @@ fn a_ref_the_tool_did_not_find_is_not_offered_again() {
         .script(
             "click",
             vec![
-                Behaviour::Fail(RawFailure::coded("NOT_FOUND", "No element e19 on the page.")),
+                Behaviour::Fail(RawFailure::coded("NOT_FOUND", format!("No element {first} on the page."))),
                 Behaviour::Ok(json!("Subscribed: code NL-88")),
             ],
         );
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    Harness::new(model, tools, specs(), AgentConfig::default())
+}
+
+#[test]
+fn a_ref_the_tool_did_not_find_is_not_offered_again() {
+    let h = newsletter("e19", "e21");
     let (result, _) = h.run("Click the button and give me the confirmation code.");
     assert!(steps_offered(&h, 1).contains(r#""ref":{"enum":["e19","e20","e21"]"#));
     let schema = steps_offered(&h, 2);
@@ -235,27 +241,7 @@ fn a_ref_the_tool_did_not_find_is_not_offered_again() {
 fn the_ref_of_the_element_the_task_names_is_the_one_offered_until_it_fails() {
     // SmolLM2 clicked e19, then e20, then e21 for "Click the Subscribe button" (recovery bench
     // ref-typo, d0b18de).
-    let model = ScriptedModel::new([
-        act("snapshot", json!({})),
-        act("click", json!({"ref": "e21"})),
-        act("click", json!({"ref": "e20"})),
-        answer("Subscribed."),
-    ]);
-    let tools = FakeTools::new()
-        .script(
-            "snapshot",
-            vec![Behaviour::Ok(json!(
-                "e19 heading 'Newsletter'\ne20 textbox 'Email'\ne21 button 'Subscribe'"
-            ))],
-        )
-        .script(
-            "click",
-            vec![
-                Behaviour::Fail(RawFailure::coded("NOT_FOUND", "No element e21 on the page.")),
-                Behaviour::Ok(json!("Subscribed: code NL-88")),
-            ],
-        );
-    let h = Harness::new(model, tools, specs(), AgentConfig::default());
+    let h = newsletter("e21", "e20");
     let (result, _) = h.run("Click the Subscribe button and give me the confirmation code.");
     let schema = steps_offered(&h, 1);
     assert!(schema.contains(r#""ref":{"enum":["e21"]"#), "{schema}");
