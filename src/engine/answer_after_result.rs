@@ -5,9 +5,9 @@
 //! result leaves nothing for another call — no failed call waits for its fix, the tool lists
 //! nothing another tool takes (by its name, its description — keel-agent/dom's `navigate` "lists
 //! its elements" — or another tool's `refsFrom`), it acts on no ref or id another tool gave (a
-//! page action: the task may go on, "type the name, then click Send"), the model may answer, and no part of the task is
-//! left to a tool never called (`task_parts.rs`) — the next model call asks for the answer alone
-//! (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like any other; one that is
+//! page action: the task may go on, "type the name, then click Send"), the model may answer, and
+//! no part of the task is left to a tool never called (`task_parts.rs`) — the next model call asks
+//! for the answer alone (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like any other; one that is
 //! refused sends the run back to the whole step. A result with warnings (a partial count, a
 //! caveat) leaves the next move to the model: SmolLM2, asked for the answer alone beside "the
 //! count covers the other 2", answered "2" for the 14 chairs in stock (partial-warnings, d0b18de).
