@@ -233,6 +233,16 @@ fn a_result_that_leaves_nothing_to_do_gets_the_focused_request_next() {
     let (result, _) = h.run("Open https://shop.test/ and buy the first item.");
     assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"), "{}", result.answer);
 
+    // A task naming more than the call sent: the whole step, where the next call can be made.
+    let h = Harness::new(
+        ScriptedModel::new(vec![act("get_weather", json!({"city": "Paris"})), answer("Paris: 18°C.")]),
+        FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Paris: 18°C"))]),
+        specs(),
+        AgentConfig::default(),
+    );
+    h.run("Weather in Paris and London?");
+    assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"));
+
     // A result with warnings: the model decides what comes next (SmolLM2, asked for the answer
     // alone beside "the count covers the other 2", answered "2": partial-warnings, d0b18de).
     let warned = FakeTools::new().script(

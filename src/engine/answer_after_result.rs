@@ -11,11 +11,15 @@
 //! refused sends the run back to the whole step. A result with warnings (a partial count, a
 //! caveat) leaves the next move to the model: SmolLM2, asked for the answer alone beside "the
 //! count covers the other 2", answered "2" for the 14 chairs in stock (partial-warnings, d0b18de).
+//! Nor after one call of a task that names more than it sent: a name the task states (a
+//! capitalised word inside a sentence) that no call sent and no result holds leaves the next move
+//! to the model ("Weather in Paris and London?" after Paris's call).
 //! Called by `call_step` once the turn is stored, so that the checks read the call as made.
 
 use crate::tools::ToolSpec;
 
 use super::choice::Allowed;
+use super::facts::seen_in;
 use super::provenance::{producers, says_it_lists};
 use super::run::RunState;
 
@@ -31,9 +35,57 @@ impl RunState<'_> {
             || !producers(&self.agent.tools, spec).is_empty()
             || self.consumer_waiting().is_some()
             || self.task_part_left().is_some()
+            || self.names_left()
         {
             return;
         }
         self.focus_answer = true;
+    }
+
+    /// Whether the task states a name no call sent and no result holds (see the module's text).
+    fn names_left(&self) -> bool {
+        let mut said = String::new();
+        for turn in &self.turns {
+            if let Some(action) = &turn.action {
+                said.push_str(&action.args.to_string().to_lowercase());
+                said.push('\n');
+            }
+            if turn.worked() {
+                said.push_str(&turn.observation.to_lowercase());
+                said.push('\n');
+            }
+        }
+        task_names(&self.task).iter().any(|name| !seen_in(&said, &name.to_lowercase()))
+    }
+}
+
+/// The names `task` states: capitalised words (a capital, then a lowercase letter) of three letters
+/// or more that do not open a sentence.
+fn task_names(task: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut opens = true;
+    for word in task.split_whitespace() {
+        let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+        let bare = bare.split(['\'', '’']).next().unwrap_or(bare);
+        let mut chars = bare.chars();
+        let capitalised =
+            chars.next().is_some_and(char::is_uppercase) && chars.next().is_some_and(char::is_lowercase);
+        if !opens && capitalised && bare.chars().count() >= 3 {
+            names.push(bare);
+        }
+        opens = word.ends_with(['.', '?', '!', ':']);
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::task_names;
+
+    #[test]
+    fn the_names_a_task_states_are_its_capitalised_words_inside_a_sentence() {
+        assert_eq!(task_names("Weather in Paris and London?"), ["Paris", "London"]);
+        assert_eq!(task_names("What is the EUR to USD rate? Then tell me Dana's number."), ["Dana"]);
+        assert!(task_names("What is the population of the city?").is_empty());
     }
 }

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::config::ToolChoice;
-use super::named_line::named_option;
+use super::named_line::{named_option, task_names_tool};
 use super::provenance;
 use super::run::RunState;
 use crate::tools::ToolSpec;
@@ -69,11 +69,26 @@ impl RunState<'_> {
         provenance::narrowings(tools, &self.outputs)
             .into_iter()
             .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
-            .map(|n| match output_for(n.tool()).and_then(|out| named_option(&self.task, out, n.options())) {
-                Some(named) => n.only(named),
-                None => n,
+            .map(|n| {
+                let named = output_for(n.tool())
+                    .filter(|_| task_names_tool(&self.task, n.tool()))
+                    .and_then(|out| named_option(&self.task, out, n.options()))
+                    .filter(|id| !self.worked_with(n.tool(), n.field(), id));
+                match named {
+                    Some(named) => n.only(named),
+                    None => n,
+                }
             })
             .collect()
+    }
+
+    /// Whether a call of `tool` with `value` as its `field` has worked this run.
+    fn worked_with(&self, tool: &str, field: &str, value: &Value) -> bool {
+        self.turns
+            .iter()
+            .filter(|t| t.worked())
+            .filter_map(|t| t.action.as_ref())
+            .any(|a| a.tool == tool && a.args.get(field) == Some(value))
     }
 
     /// The step schema for constrained decoding now: the tool choice, the tools sitting out, the

@@ -11,9 +11,13 @@
 //!   named for the source (`from`, `source`, `base`, `from_currency`…) sends another.
 //!
 //! Arguments named for neither are left alone: which of two codes is the source is read from the
-//! names only.
+//! names only. Only tools about currencies (the tool's or the argument's description says
+//! "currency": "to NYC" is a flight's, not a conversion's), and a number the user's questions state
+//! themselves is theirs to send ("250 USD to EUR and 250 GBP to EUR").
 
 use serde_json::Value;
+
+use crate::tools::ToolSpec;
 
 use super::facts::{name_words, number, tokens};
 use super::task_values::{sent_number, Contradiction};
@@ -28,13 +32,20 @@ fn is_code(text: &str) -> bool {
     text.len() == 3 && text.chars().all(|c| c.is_ascii_uppercase())
 }
 
-/// The code arguments of `args` whose names hold one of `words`, with their codes.
-fn named<'a>(args: &'a Value, words: &[&str]) -> Vec<(&'a String, &'a str)> {
+/// Whether `field` of `spec` is about a currency: the tool's or the argument's description says so.
+fn about_currency(spec: &ToolSpec, field: &str) -> bool {
+    let described = spec.input_schema["properties"][field]["description"].as_str().unwrap_or_default();
+    format!("{} {described}", spec.description).to_lowercase().contains("currenc")
+}
+
+/// The code arguments of `args` about a currency whose names hold one of `words`, with their codes.
+fn named<'a>(spec: &ToolSpec, args: &'a Value, words: &[&str]) -> Vec<(&'a String, &'a str)> {
     let Some(object) = args.as_object() else { return Vec::new() };
     object
         .iter()
         .filter_map(|(k, v)| v.as_str().map(str::trim).filter(|c| is_code(c)).map(|c| (k, c)))
         .filter(|(k, _)| name_words(k).iter().any(|w| words.contains(&w.as_str())))
+        .filter(|(k, _)| about_currency(spec, k))
         .collect()
 }
 
@@ -50,9 +61,9 @@ fn asked_target(task: &str) -> Option<&str> {
 }
 
 /// The target argument that sends another code than the one the current `task` names.
-pub(crate) fn target_not_asked(task: &str, args: &Value) -> Vec<Contradiction> {
+pub(crate) fn target_not_asked(task: &str, spec: &ToolSpec, args: &Value) -> Vec<Contradiction> {
     let Some(asked) = asked_target(task) else { return Vec::new() };
-    match named(args, TARGET_WORDS).as_slice() {
+    match named(spec, args, TARGET_WORDS).as_slice() {
         [(field, sent)] if *sent != asked => vec![Contradiction {
             field: (*field).clone(),
             sent: Value::from(*sent).to_string(),
@@ -80,18 +91,21 @@ fn codes_of(n: f64, results: &[&str]) -> Vec<(String, String)> {
 
 /// The source argument that sends another code than the one a result states a sent number with.
 /// `results`: what the calls that worked returned, the session's shown memory included; read only
-/// when the call has a source argument.
+/// when the call has a source argument. `asked`: the user's questions, whose numbers are theirs.
 pub(crate) fn source_unit_changed<'a>(
     results: impl FnOnce() -> Vec<&'a str>,
+    asked: &str,
+    spec: &ToolSpec,
     args: &Value,
 ) -> Vec<Contradiction> {
     let Some(object) = args.as_object() else { return Vec::new() };
     let codes: Vec<&str> =
         object.values().filter_map(|v| v.as_str().map(str::trim)).filter(|c| is_code(c)).collect();
-    let sources = named(args, SOURCE_WORDS);
+    let sources = named(spec, args, SOURCE_WORDS);
     let [(field, sent)] = sources.as_slice() else { return Vec::new() };
     let results = results();
-    for n in object.values().filter_map(sent_number) {
+    let stated: Vec<f64> = tokens(asked).into_iter().filter_map(number).collect();
+    for n in object.values().filter_map(sent_number).filter(|n| !stated.contains(n)) {
         if let [(shown, code)] = codes_of(n, &results).as_slice() {
             if !codes.contains(&code.as_str()) {
                 return vec![Contradiction {
@@ -113,48 +127,98 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn converter() -> ToolSpec {
+        let properties =
+            json!({"amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}});
+        let schema = json!({"type": "object", "properties": properties});
+        ToolSpec::new("convert_currency", "Converts an amount from one currency to another.", schema)
+    }
+
     #[test]
     fn a_target_other_than_the_one_the_task_names_is_refused() {
-        let found = target_not_asked("And to GBP?", &json!({"amount": 230, "from": "GBP", "to": "USD"}));
+        let found = target_not_asked(
+            "And to GBP?",
+            &converter(),
+            &json!({"amount": 230, "from": "GBP", "to": "USD"}),
+        );
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].field.as_str(), found[0].instead.as_str()), ("to", "\"GBP\""));
         assert_eq!(found[0].task_says, "to GBP");
         let named = json!({"amount": 1, "from_currency": "USD", "to_currency": "EUR"});
-        assert_eq!(target_not_asked("Convert it into GBP.", &named)[0].field, "to_currency");
+        assert_eq!(target_not_asked("Convert it into GBP.", &converter(), &named)[0].field, "to_currency");
         // The named target, no target argument, or two targets named: nothing.
-        assert!(target_not_asked("And to GBP?", &json!({"from": "USD", "to": "GBP"})).is_empty());
-        assert!(target_not_asked("And to GBP?", &json!({"currency": "USD"})).is_empty());
-        assert!(target_not_asked("From USD to EUR, then to GBP.", &json!({"to": "USD"})).is_empty());
-        assert!(target_not_asked("Go to the shop.", &json!({"to": "USD"})).is_empty());
+        assert!(
+            target_not_asked("And to GBP?", &converter(), &json!({"from": "USD", "to": "GBP"})).is_empty()
+        );
+        assert!(target_not_asked("And to GBP?", &converter(), &json!({"currency": "USD"})).is_empty());
+        assert!(
+            target_not_asked("From USD to EUR, then to GBP.", &converter(), &json!({"to": "USD"})).is_empty()
+        );
+        assert!(target_not_asked("Go to the shop.", &converter(), &json!({"to": "USD"})).is_empty());
     }
 
     #[test]
     fn a_results_number_sent_as_another_currency_is_refused_at_the_source() {
         let results = ["250 USD = 230.00 EUR"];
-        let found =
-            source_unit_changed(|| results.to_vec(), &json!({"amount": 230, "from": "GBP", "to": "USD"}));
+        let found = source_unit_changed(
+            || results.to_vec(),
+            "And to GBP?",
+            &converter(),
+            &json!({"amount": 230, "from": "GBP", "to": "USD"}),
+        );
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].field.as_str(), found[0].instead.as_str()), ("from", "\"EUR\""));
         assert_eq!(found[0].task_says, "230.00 EUR");
         // Sent as the result gives it, or the code carried by the target: nothing.
         assert!(source_unit_changed(
             || results.to_vec(),
+            "And to GBP?",
+            &converter(),
             &json!({"amount": 230, "from": "EUR", "to": "GBP"})
         )
         .is_empty());
         assert!(source_unit_changed(
             || results.to_vec(),
+            "And to GBP?",
+            &converter(),
             &json!({"amount": 230, "from": "GBP", "to": "EUR"})
         )
         .is_empty());
         // A number the results give in two currencies, or one they do not give: nothing.
         let both = ["1 USD = 0.92 EUR", "1 EUR = 1.09 USD"];
-        assert!(source_unit_changed(|| both.to_vec(), &json!({"amount": 1, "from": "GBP", "to": "USD"}))
-            .is_empty());
-        assert!(source_unit_changed(|| results.to_vec(), &json!({"amount": 75, "from": "GBP", "to": "USD"}))
-            .is_empty());
+        assert!(source_unit_changed(
+            || both.to_vec(),
+            "And to GBP?",
+            &converter(),
+            &json!({"amount": 1, "from": "GBP", "to": "USD"})
+        )
+        .is_empty());
+        assert!(source_unit_changed(
+            || results.to_vec(),
+            "And to GBP?",
+            &converter(),
+            &json!({"amount": 75, "from": "GBP", "to": "USD"})
+        )
+        .is_empty());
+        // A number the questions state is theirs; a tool not about currencies is left alone.
+        let asked = "Convert 250 USD to EUR and 250 GBP to EUR.";
+        let again = json!({"amount": 250, "from": "GBP", "to": "EUR"});
+        assert!(source_unit_changed(|| vec!["250 USD = 230.00 EUR"], asked, &converter(), &again).is_empty());
+        let properties = json!({"from": {"type": "string"}, "to": {"type": "string"}});
+        let flights = ToolSpec::new(
+            "search_flights",
+            "Finds flights.",
+            json!({"type": "object", "properties": properties}),
+        );
+        let trip = json!({"from": "BOS", "to": "LAX"});
+        assert!(target_not_asked("I fly to NYC tomorrow.", &flights, &trip).is_empty());
         // No argument named for the source: which code is the source is not guessed.
-        assert!(source_unit_changed(|| results.to_vec(), &json!({"amount": 230, "a": "GBP", "b": "USD"}))
-            .is_empty());
+        assert!(source_unit_changed(
+            || results.to_vec(),
+            "And to GBP?",
+            &converter(),
+            &json!({"amount": 230, "a": "GBP", "b": "USD"})
+        )
+        .is_empty());
     }
 }

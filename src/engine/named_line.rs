@@ -5,8 +5,10 @@
 //! 'Place order' button". When exactly one line of the producer's latest output has a quoted label
 //! (`'Subscribe'`, `"Place order"`) that the task names as a phrase, and that line holds exactly
 //! one of the listed ids, the id argument is narrowed to that id (`idProvenance`, constrained
-//! decoding), while it has not failed; a task naming several listed labels ("type your e-mail in
-//! Email, then click Subscribe") narrows nothing.
+//! decoding), while it has not failed and no call of the tool with it has worked; a task naming
+//! several listed labels ("type your e-mail in Email, then click Subscribe") narrows nothing, and
+//! only a tool the task names by a word of its name ("click") is narrowed: "Enter my e-mail and
+//! click Subscribe" names the button for `click`, not for `type`.
 
 use serde_json::Value;
 
@@ -33,6 +35,13 @@ fn names(text: &str, phrase: &str) -> bool {
     text.match_indices(phrase).any(|(at, _)| {
         !alnum(text[..at].chars().next_back()) && !alnum(text[at + phrase.len()..].chars().next())
     })
+}
+
+/// Whether `task` names `tool` by a word of its name of four letters or more ("click" for
+/// `click` or `browser_click`).
+pub(crate) fn task_names_tool(task: &str, tool: &str) -> bool {
+    let task = task.to_lowercase();
+    super::facts::name_words(tool).iter().any(|w| w.chars().count() >= 4 && names(&task, w))
 }
 
 /// The option of `options` on the one line of `output` whose quoted label `task` names, when
@@ -75,6 +84,14 @@ mod tests {
         let dom = "- button \"Place order\" [ref=e8]\n- link \"Home\" [ref=e7]";
         let task = "On the shop page, click the 'Place order' button.";
         assert_eq!(named_option(task, dom, &[json!("e7"), json!("e8")]), Some(json!("e8")));
+    }
+
+    #[test]
+    fn a_tool_is_named_by_a_word_of_its_name() {
+        assert!(task_names_tool("Click the Subscribe button.", "click"));
+        assert!(task_names_tool("Click the Subscribe button.", "browser_click"));
+        assert!(!task_names_tool("Enter my e-mail and click Subscribe.", "type"));
+        assert!(!task_names_tool("Clicking is fun.", "click"));
     }
 
     #[test]

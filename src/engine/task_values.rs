@@ -190,8 +190,8 @@ impl RunState<'_> {
                 .collect()
         };
         found.extend(not_the_asked_end(&self.task, results, args));
-        found.extend(target_not_asked(&self.task, args));
-        found.extend(source_unit_changed(results, args));
+        found.extend(target_not_asked(&self.task, spec, args));
+        found.extend(source_unit_changed(results, &asked, spec, args));
         let mut fields = std::collections::BTreeSet::new();
         found.retain(|c| fields.insert(c.field.clone()));
         found
