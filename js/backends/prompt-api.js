@@ -12,10 +12,10 @@
 // reply format and each tool's schema, and a schema the browser inserts into the input would take
 // context the engine's budget cannot see.
 
-/** What keel asks of the model: English text in, English text out. */
 /** How many base sessions, one per system prompt, the backend keeps (see `#baseSession`). */
 const MAX_BASES = 3;
 
+/** What keel asks of the model: English text in, English text out. */
 const CORE_OPTIONS = {
   expectedInputs: [{ type: "text", languages: ["en"] }],
   expectedOutputs: [{ type: "text", languages: ["en"] }],
@@ -184,7 +184,8 @@ export class PromptApiBackend {
         (session) => {
           if (this.#disposed || this.#bases.get(system) !== made) {
             session.destroy();
-            throw failure("InvalidStateError", "the Prompt API backend was disposed while its session was made");
+            const why = this.#disposed ? "was disposed" : `dropped this session to keep ${MAX_BASES} others`;
+            throw failure("InvalidStateError", `the Prompt API backend ${why} while the session was made`);
           }
           made.session = session;
           this.availability = "available";
