@@ -7,8 +7,8 @@
 //! its elements" — or another tool's `refsFrom`), it acts on no ref or id another tool gave (a
 //! page action: the task may go on, "type the name, then click Send"), the model may answer, and
 //! no part of the task is left to a tool never called (`task_parts.rs`) — the next model call asks
-//! for the answer alone (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like any other; one that is
-//! refused sends the run back to the whole step. A result with warnings (a partial count, a
+//! for the answer alone (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like
+//! any other; one that is refused sends the run back to the whole step. A result with warnings (a partial count, a
 //! caveat) leaves the next move to the model: SmolLM2, asked for the answer alone beside "the
 //! count covers the other 2", answered "2" for the 14 chairs in stock (partial-warnings, d0b18de).
 //! Nor after one call of a task that names more than it sent: a name the task states (a
@@ -20,7 +20,8 @@ use crate::tools::ToolSpec;
 
 use super::choice::Allowed;
 use super::facts::seen_in;
-use super::provenance::{producers, says_it_lists};
+use super::memory_text::Reading;
+use super::provenance::producers;
 use super::run::RunState;
 
 impl RunState<'_> {
@@ -31,7 +32,6 @@ impl RunState<'_> {
             || self.unfixed.any()
             || self.allowed() != Allowed::Any
             || self.feeds_another(&spec.name)
-            || says_it_lists(spec)
             || !producers(&self.agent.tools, spec).is_empty()
             || self.consumer_waiting().is_some()
             || self.task_part_left().is_some()
@@ -44,16 +44,10 @@ impl RunState<'_> {
 
     /// Whether the task states a name no call sent and no result holds (see the module's text).
     fn names_left(&self) -> bool {
+        // This run's calls' arguments and results (not the task, which holds every name).
         let mut said = String::new();
         for turn in &self.turns {
-            if let Some(action) = &turn.action {
-                said.push_str(&action.args.to_string().to_lowercase());
-                said.push('\n');
-            }
-            if turn.worked() {
-                said.push_str(&turn.observation.to_lowercase());
-                said.push('\n');
-            }
+            Reading::Results.add(&mut said, turn);
         }
         task_names(&self.task).iter().any(|name| !seen_in(&said, &name.to_lowercase()))
     }

@@ -62,10 +62,7 @@ impl RunState<'_> {
             return Vec::new();
         }
         let tools = &self.agent.tools;
-        let output_for = |tool: &str| {
-            let spec = tools.get(tool)?;
-            provenance::producers(tools, spec).iter().find_map(|p| self.outputs.get(p))
-        };
+        let output_for = |tool: &str| provenance::producer_output(tools, &self.outputs, tools.get(tool)?);
         provenance::narrowings(tools, &self.outputs)
             .into_iter()
             .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))

@@ -19,18 +19,14 @@ use serde_json::Value;
 
 use crate::tools::ToolSpec;
 
-use super::facts::{name_words, number, tokens};
+use super::facts::{name_words, numbered_words, tokens};
 use super::task_values::{sent_number, Contradiction};
+use super::unstated_numbers::{code, is_code, stated};
 
 /// Words of an argument's name that make it the target of a conversion.
 const TARGET_WORDS: &[&str] = &["to", "target", "into"];
 /// Words of an argument's name that make it the source of a conversion.
 const SOURCE_WORDS: &[&str] = &["from", "source", "base"];
-
-/// A code: three capital letters (`"EUR"`).
-fn is_code(text: &str) -> bool {
-    text.len() == 3 && text.chars().all(|c| c.is_ascii_uppercase())
-}
 
 /// Whether `field` of `spec` is about a currency: the tool's or the argument's description says so.
 fn about_currency(spec: &ToolSpec, field: &str) -> bool {
@@ -43,7 +39,7 @@ fn named<'a>(spec: &ToolSpec, args: &'a Value, words: &[&str]) -> Vec<(&'a Strin
     let Some(object) = args.as_object() else { return Vec::new() };
     object
         .iter()
-        .filter_map(|(k, v)| v.as_str().map(str::trim).filter(|c| is_code(c)).map(|c| (k, c)))
+        .filter_map(|(k, v)| code(v).map(|c| (k, c)))
         .filter(|(k, _)| name_words(k).iter().any(|w| words.contains(&w.as_str())))
         .filter(|(k, _)| about_currency(spec, k))
         .collect()
@@ -77,13 +73,11 @@ pub(crate) fn target_not_asked(task: &str, spec: &ToolSpec, args: &Value) -> Vec
 }
 
 /// The codes `results` state a number `n` with ("230.00 EUR"), each with the number as shown.
-fn codes_of(n: f64, results: &[&str]) -> Vec<(String, String)> {
-    let mut found: Vec<(String, String)> = Vec::new();
-    for result in results {
-        for pair in tokens(result).windows(2) {
-            if number(pair[0]) == Some(n) && is_code(pair[1]) && !found.iter().any(|(_, c)| c == pair[1]) {
-                found.push((pair[0].to_string(), pair[1].to_string()));
-            }
+fn codes_of<'a>(n: f64, results: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for said in results.iter().flat_map(|r| numbered_words(r)) {
+        if said.digits && said.n == n && is_code(said.word) && !found.iter().any(|(_, c)| *c == said.word) {
+            found.push((said.number, said.word));
         }
     }
     found
@@ -99,22 +93,21 @@ pub(crate) fn source_unit_changed<'a>(
     args: &Value,
 ) -> Vec<Contradiction> {
     let Some(object) = args.as_object() else { return Vec::new() };
-    let codes: Vec<&str> =
-        object.values().filter_map(|v| v.as_str().map(str::trim)).filter(|c| is_code(c)).collect();
+    let codes: Vec<&str> = object.values().filter_map(code).collect();
     let sources = named(spec, args, SOURCE_WORDS);
     let [(field, sent)] = sources.as_slice() else { return Vec::new() };
     let results = results();
-    let stated: Vec<f64> = tokens(asked).into_iter().filter_map(number).collect();
+    let stated: Vec<f64> = stated(asked).iter().map(|s| s.n).collect();
     for n in object.values().filter_map(sent_number).filter(|n| !stated.contains(n)) {
-        if let [(shown, code)] = codes_of(n, &results).as_slice() {
-            if !codes.contains(&code.as_str()) {
+        if let [(shown, given)] = codes_of(n, &results).as_slice() {
+            if !codes.contains(given) {
                 return vec![Contradiction {
                     field: (*field).clone(),
                     sent: Value::from(*sent).to_string(),
-                    task_says: format!("{shown} {code}"),
-                    because: format!("the result {shown} comes from gives it in {code}"),
+                    task_says: format!("{shown} {given}"),
+                    because: format!("the result {shown} comes from gives it in {given}"),
                     hold: true,
-                    instead: Value::from(code.as_str()).to_string(),
+                    instead: Value::from(*given).to_string(),
                 }];
             }
         }
@@ -126,6 +119,11 @@ pub(crate) fn source_unit_changed<'a>(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `source_unit_changed` for "And to GBP?" after "250 USD = 230.00 EUR".
+    fn after_eur(args: Value) -> Vec<Contradiction> {
+        source_unit_changed(|| vec!["250 USD = 230.00 EUR"], "And to GBP?", &converter(), &args)
+    }
 
     fn converter() -> ToolSpec {
         let properties =
@@ -159,31 +157,13 @@ mod tests {
 
     #[test]
     fn a_results_number_sent_as_another_currency_is_refused_at_the_source() {
-        let results = ["250 USD = 230.00 EUR"];
-        let found = source_unit_changed(
-            || results.to_vec(),
-            "And to GBP?",
-            &converter(),
-            &json!({"amount": 230, "from": "GBP", "to": "USD"}),
-        );
+        let found = after_eur(json!({"amount": 230, "from": "GBP", "to": "USD"}));
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].field.as_str(), found[0].instead.as_str()), ("from", "\"EUR\""));
         assert_eq!(found[0].task_says, "230.00 EUR");
         // Sent as the result gives it, or the code carried by the target: nothing.
-        assert!(source_unit_changed(
-            || results.to_vec(),
-            "And to GBP?",
-            &converter(),
-            &json!({"amount": 230, "from": "EUR", "to": "GBP"})
-        )
-        .is_empty());
-        assert!(source_unit_changed(
-            || results.to_vec(),
-            "And to GBP?",
-            &converter(),
-            &json!({"amount": 230, "from": "GBP", "to": "EUR"})
-        )
-        .is_empty());
+        assert!(after_eur(json!({"amount": 230, "from": "EUR", "to": "GBP"})).is_empty());
+        assert!(after_eur(json!({"amount": 230, "from": "GBP", "to": "EUR"})).is_empty());
         // A number the results give in two currencies, or one they do not give: nothing.
         let both = ["1 USD = 0.92 EUR", "1 EUR = 1.09 USD"];
         assert!(source_unit_changed(
@@ -193,13 +173,7 @@ mod tests {
             &json!({"amount": 1, "from": "GBP", "to": "USD"})
         )
         .is_empty());
-        assert!(source_unit_changed(
-            || results.to_vec(),
-            "And to GBP?",
-            &converter(),
-            &json!({"amount": 75, "from": "GBP", "to": "USD"})
-        )
-        .is_empty());
+        assert!(after_eur(json!({"amount": 75, "from": "GBP", "to": "USD"})).is_empty());
         // A number the questions state is theirs; a tool not about currencies is left alone.
         let asked = "Convert 250 USD to EUR and 250 GBP to EUR.";
         let again = json!({"amount": 250, "from": "GBP", "to": "EUR"});
@@ -213,12 +187,6 @@ mod tests {
         let trip = json!({"from": "BOS", "to": "LAX"});
         assert!(target_not_asked("I fly to NYC tomorrow.", &flights, &trip).is_empty());
         // No argument named for the source: which code is the source is not guessed.
-        assert!(source_unit_changed(
-            || results.to_vec(),
-            "And to GBP?",
-            &converter(),
-            &json!({"amount": 230, "a": "GBP", "b": "USD"})
-        )
-        .is_empty());
+        assert!(after_eur(json!({"amount": 230, "a": "GBP", "b": "USD"})).is_empty());
     }
 }

@@ -12,36 +12,17 @@
 
 use serde_json::Value;
 
+use super::facts::{name_words, quotes, seen_in};
+use super::recovering::has_token;
+
 /// The fewest characters a label needs to be looked for in the task.
 const MIN_LABEL_CHARS: usize = 3;
-
-/// The quoted labels of `line`: the texts between a pair of `'` or of `"`.
-fn labels(line: &str) -> Vec<&str> {
-    let mut found = Vec::new();
-    let mut rest = line;
-    while let Some(start) = rest.find(['\'', '"']) {
-        let quote = rest[start..].chars().next().unwrap_or('"');
-        let after = &rest[start + 1..];
-        let Some(end) = after.find(quote) else { break };
-        found.push(&after[..end]);
-        rest = &after[end + 1..];
-    }
-    found
-}
-
-/// Whether `text` (lowercase) holds `phrase` (lowercase) with no letter or digit either side.
-fn names(text: &str, phrase: &str) -> bool {
-    let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    text.match_indices(phrase).any(|(at, _)| {
-        !alnum(text[..at].chars().next_back()) && !alnum(text[at + phrase.len()..].chars().next())
-    })
-}
 
 /// Whether `task` names `tool` by a word of its name of four letters or more ("click" for
 /// `click` or `browser_click`).
 pub(crate) fn task_names_tool(task: &str, tool: &str) -> bool {
     let task = task.to_lowercase();
-    super::facts::name_words(tool).iter().any(|w| w.chars().count() >= 4 && names(&task, w))
+    name_words(tool).iter().any(|w| w.chars().count() >= 4 && seen_in(&task, w))
 }
 
 /// The option of `options` on the one line of `output` whose quoted label `task` names, when
@@ -49,19 +30,18 @@ pub(crate) fn task_names_tool(task: &str, tool: &str) -> bool {
 pub(crate) fn named_option(task: &str, output: &str, options: &[Value]) -> Option<Value> {
     let task = task.to_lowercase();
     let mut named = output.lines().filter(|line| {
-        labels(line).into_iter().any(|label| {
-            let label = label.trim().to_lowercase();
+        quotes(line).into_iter().any(|label| {
+            let label = label.trim();
             label.chars().count() >= MIN_LABEL_CHARS
                 && label.chars().any(char::is_alphabetic)
-                && names(&task, &label)
+                && seen_in(&task, label)
         })
     });
     let line = named.next()?;
     if named.next().is_some() {
         return None;
     }
-    let words: Vec<&str> = line.split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_').collect();
-    let mut on_line = options.iter().filter(|o| o.as_str().is_some_and(|id| words.contains(&id)));
+    let mut on_line = options.iter().filter(|o| o.as_str().is_some_and(|id| has_token(line, id)));
     let option = on_line.next()?;
     on_line.next().is_none().then(|| option.clone())
 }

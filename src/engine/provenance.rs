@@ -98,14 +98,13 @@ pub(crate) fn producers(tools: &ToolSet, spec: &ToolSpec) -> Vec<String> {
         .trim_end_matches("key")
         .trim_matches(['_', '-']);
     let word = if stem.is_empty() { lower.trim_end_matches('s').to_string() } else { stem.to_string() };
-    let lists = |text: &str| LISTING_WORDS.iter().any(|w| text.contains(w));
     tools
         .specs()
         .iter()
         .filter(|other| other.name != spec.name)
         .filter(|other| {
             let text = format!("{} {}", other.name, other.description).to_lowercase();
-            lists(&text) && text.contains(&word)
+            says_it_lists(other) && text.contains(&word)
         })
         .map(|other| other.name.clone())
         .collect()
@@ -134,6 +133,15 @@ pub(crate) fn unseen(
     ids.into_iter().find(|(_, value)| !seen_in(&seen, value))
 }
 
+/// The latest output of `spec`'s first producer that has run (`outputs`: each tool's latest).
+pub(crate) fn producer_output<'a>(
+    tools: &ToolSet,
+    outputs: &'a std::collections::BTreeMap<String, String>,
+    spec: &ToolSpec,
+) -> Option<&'a String> {
+    producers(tools, spec).iter().find_map(|p| outputs.get(p))
+}
+
 /// For each tool with id arguments whose producer has run, the narrowing of those arguments to
 /// the ids in the producer's latest output (`outputs`: each tool's latest output).
 pub(crate) fn narrowings(
@@ -146,8 +154,7 @@ pub(crate) fn narrowings(
         if fields.is_empty() {
             continue;
         }
-        // The newest output among the producers: `outputs` holds each one's latest.
-        let Some(output) = producers(tools, spec).iter().find_map(|p| outputs.get(p)) else { continue };
+        let Some(output) = producer_output(tools, outputs, spec) else { continue };
         for field in fields {
             let pattern = spec.input_schema["properties"][&field]
                 .get("pattern")

@@ -10,7 +10,7 @@ use super::facts::{id_like, iso_date, tokens};
 use super::grounding::ungrounded_by;
 use super::memory_text::Reading;
 use super::misread::{misread_in, UnitFacts};
-use super::provenance::{producers, unseen, LISTING_WORDS};
+use super::provenance::{producers, says_it_lists, unseen};
 use super::run::RunState;
 use super::{Action, CallKey, Outcome};
 
@@ -93,17 +93,18 @@ impl RunState<'_> {
             .tools
             .specs()
             .iter()
-            .filter(|other| other.name != spec.name && lists(&other.name))
+            .filter(|other| other.name != spec.name && says_it_lists(other))
             .map(|other| other.name.clone())
             .collect()
     }
 
-    /// Whether `tool`'s results are what a next call takes: it lists things (by its name) or
-    /// produces another tool's ids (declared or inferred). A repeat of such a call is no sign the
-    /// model has its answer: it may still act on what it listed.
+    /// Whether `tool`'s results are what a next call takes: it lists things (by its name or
+    /// description: keel-agent/dom's `navigate` "lists its elements") or produces another tool's
+    /// ids (declared or inferred). A repeat of such a call is no sign the model has its answer,
+    /// nor is its first result (`answer_after_result.rs`): the model may still act on what it listed.
     pub(crate) fn feeds_another(&self, tool: &str) -> bool {
         let tools = &self.agent.tools;
-        lists(tool)
+        tools.get(tool).is_some_and(says_it_lists)
             || tools
                 .specs()
                 .iter()
@@ -172,9 +173,4 @@ fn ids_and_dates_only(result: &str) -> bool {
         .into_iter()
         .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
         .all(|t| id_like(t) || iso_date(t))
-}
-
-fn lists(name: &str) -> bool {
-    let name = name.to_lowercase();
-    LISTING_WORDS.iter().any(|w| name.contains(w))
 }

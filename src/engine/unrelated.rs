@@ -43,7 +43,8 @@ pub(crate) fn content_words(text: &str) -> BTreeSet<String> {
 }
 
 /// Whether `answer` is about none of `sources` (the task, the arguments and the successful
-/// results, as one text, made only when the answer is long enough to be judged): at least [`MIN_CONTENT_WORDS`] content words, none of them in `sources`.
+/// results, as one text, made only when the answer is long enough to be judged): at least
+/// [`MIN_CONTENT_WORDS`] content words, none of them in `sources`.
 pub(crate) fn unrelated(answer: &str, sources: impl FnOnce() -> String) -> bool {
     let said = content_words(answer);
     if said.len() < MIN_CONTENT_WORDS {

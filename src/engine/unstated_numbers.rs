@@ -29,14 +29,15 @@ use super::task_values::{plain, sent_number, Contradiction};
 const UNIT_FACTORS: [f64; 7] = [60.0, 100.0, 1000.0, 3600.0, 24.0, 7.0, 12.0];
 
 /// A number a question states, as a whole token: `250`, `$1,250.00`, `seven`.
-struct Stated<'a> {
-    n: f64,
+pub(crate) struct Stated<'a> {
+    /// Its value.
+    pub n: f64,
     shown: &'a str,
 }
 
 /// The numbers `asked` states as whole tokens, in order. `one` and `zero` are left out: "the
 /// cheapest one" states no count.
-fn stated(asked: &str) -> Vec<Stated<'_>> {
+pub(crate) fn stated(asked: &str) -> Vec<Stated<'_>> {
     tokens(asked)
         .into_iter()
         .filter_map(|token| {
@@ -97,8 +98,13 @@ pub(crate) fn unstated_numbers(
 }
 
 /// A code argument of three capitals (`"EUR"`), the form currency codes take.
-fn code(value: &Value) -> Option<&str> {
-    value.as_str().map(str::trim).filter(|s| s.len() == 3 && s.chars().all(|c| c.is_ascii_uppercase()))
+pub(crate) fn code(value: &Value) -> Option<&str> {
+    value.as_str().map(str::trim).filter(|s| is_code(s))
+}
+
+/// Whether `text` is three capitals (`EUR`), the form currency codes take.
+pub(crate) fn is_code(text: &str) -> bool {
+    text.len() == 3 && text.chars().all(|c| c.is_ascii_uppercase())
 }
 
 /// The code argument that should carry the unit a number was asked with: the questions say
