@@ -158,7 +158,8 @@ export class PromptApiBackend {
 
   /**
    * The base session for `system`, made once (with the download, if the model needs one) and kept
-   * beside the others' up to MAX_BASES, the least recently used dropped first: keel asks with a few
+   * beside the others' up to MAX_BASES, the least recently used ready one dropped first (one still
+   * being made is kept for the calls waiting on it, beyond MAX_BASES if need be): keel asks with a few
    * system prompts (the whole step's, the answer alone's, a call's arguments alone), and making a
    * session again processes its system prompt again. Download progress is passed on only while the
    * model was not available yet.
@@ -169,7 +170,12 @@ export class PromptApiBackend {
       this.#bases.delete(system);
       this.#bases.set(system, base);
     } else {
-      while (this.#bases.size >= MAX_BASES) this.#drop(this.#bases.values().next().value);
+      // Only a base whose session exists is dropped: one still being made has a call waiting for it.
+      while (this.#bases.size >= MAX_BASES) {
+        const oldest = [...this.#bases.values()].find((b) => b.session);
+        if (!oldest) break;
+        this.#drop(oldest);
+      }
       const made = { system, listeners: new Set() };
       const downloads = this.availability !== "available";
       const options = {
@@ -182,10 +188,9 @@ export class PromptApiBackend {
       if (system !== undefined) options.initialPrompts = [{ role: "system", content: system }];
       made.ready = this.#lm.create(options).then(
         (session) => {
-          if (this.#disposed || this.#bases.get(system) !== made) {
+          if (this.#disposed) {
             session.destroy();
-            const why = this.#disposed ? "was disposed" : `dropped this session to keep ${MAX_BASES} others`;
-            throw failure("InvalidStateError", `the Prompt API backend ${why} while the session was made`);
+            throw failure("InvalidStateError", "the Prompt API backend was disposed while the session was made");
           }
           made.session = session;
           this.availability = "available";

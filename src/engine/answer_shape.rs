@@ -132,7 +132,7 @@ fn names(text: &str, unit: usize) -> bool {
 }
 
 /// Whether `text` (lowercase) states a value in a unit: a spelling right after a number ("88°f",
-/// "88 fahrenheit", "88 degrees fahrenheit"). The task's own words repeated ("The temperature in
+/// "88 fahrenheit", "88 degrees fahrenheit", "a 5-mile walk"). The task's own words repeated ("The temperature in
 /// Austin in Fahrenheit is 31°C.": Qwen, unknown-key, 5846af0) state no value in it.
 fn states_in(text: &str, unit: usize) -> bool {
     UNITS[unit].1.iter().any(|spelling| {
@@ -152,7 +152,7 @@ fn states_in(text: &str, unit: usize) -> bool {
             }
             word.is_some_and(|w| {
                 let digits = w.trim_start_matches(|c: char| !c.is_ascii_digit() && c != '-');
-                number(digits.trim_end_matches('°')).is_some()
+                number(digits.trim_end_matches(['°', '-'])).is_some()
             })
         })
     })
@@ -492,6 +492,7 @@ mod tests {
             check("12 km", "How far is it in miles?", ""),
             Some(Mismatch::OtherUnit { given: "km".into(), asked: "miles".into() })
         );
+        assert_eq!(check("A 5-mile (8 km) walk.", "How far is it in miles?", ""), None, "a hyphened number");
     }
 
     #[test]

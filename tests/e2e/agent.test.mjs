@@ -85,6 +85,16 @@ test('model: "prompt-api" against the fake LanguageModel: download, overflow com
   assert.equal(liveAfterDispose, 0, "dispose() destroys the base session");
 });
 
+test("the Prompt API backend answers four system prompts at once and keeps three base sessions", async () => {
+  const r = await scenario("promptApiManyBases");
+  assert.deepEqual(r.answers.slice().sort(), ["four", "one", "three", "two"], "no call fails for a base dropped while made");
+  assert.equal(r.fifth, "five");
+  assert.equal(r.created, 5);
+  assert.equal(r.liveAfterFour, 4, "the four bases (the clones destroyed)");
+  assert.equal(r.liveAfterFive, 3, "the least recently used two dropped for the fifth");
+  assert.equal(r.liveAfterDispose, 0);
+});
+
 test("the worker committed both runs and their turns to IndexedDB, in order", async () => {
   const { runs, turns } = await scenario("storedChat");
   assert.deepEqual(runs, [

@@ -1,6 +1,7 @@
 // Scenarios run inside the page against the built package; each returns plain data for the test
 // to assert on. The model is a script: it returns the next step whatever it is asked.
 import { Agent, ToolError } from "/pkg/index.js";
+import { PromptApiBackend } from "/pkg/backends/prompt-api.js";
 import { installFakeLanguageModel } from "/tests/fakes/language-model.js";
 
 import { act, answer, scripted, sessionRecords, tool } from "./steps.js";
@@ -180,6 +181,34 @@ export async function promptApiRun() {
       created: fake.log.created.map((c) => c.initialPrompts.map((m) => m.role)),
       prompts,
       liveBeforeDispose,
+      liveAfterDispose: fake.live(),
+    };
+  } finally {
+    fake.uninstall();
+  }
+}
+
+/**
+ * The Prompt API backend asked with four system prompts at once, one more than it keeps base
+ * sessions for: every call is answered (a base still being made is not dropped), then a fifth
+ * brings the kept ones back to three.
+ */
+export async function promptApiManyBases() {
+  const fake = installFakeLanguageModel({ replies: ["one", "two", "three", "four", "five"] });
+  try {
+    const backend = new PromptApiBackend(fake.LanguageModel, "available");
+    const ask = (n) => backend.complete([{ role: "system", content: `system ${n}` }, { role: "user", content: "hi" }]);
+    const settled = await Promise.allSettled([1, 2, 3, 4].map(ask));
+    const liveAfterFour = fake.live();
+    const fifth = await ask(5);
+    const liveAfterFive = fake.live();
+    backend.dispose();
+    return {
+      answers: settled.map((s) => (s.status === "fulfilled" ? s.value.text : `${s.reason.name}: ${s.reason.message}`)),
+      fifth: fifth.text,
+      created: fake.log.created.length,
+      liveAfterFour,
+      liveAfterFive,
       liveAfterDispose: fake.live(),
     };
   } finally {
