@@ -251,10 +251,9 @@ export async function domOp(op, args) {
       start = items.findIndex((r) => r.ref === ref);
       if (start < 0) throw new Fail("UNKNOWN_REF", `from: @${ref} is not on the page now, so the listing cannot start there.`, ["Call `snapshot` with {} to list the page from the top.", "Use a `from` ref that the latest snapshot's cut note names."], { ref: `@${ref}` });
     }
-    const interactive = (r) => r.kind === "control";
     const head = [
       `page ${quote(clean(win.document.title, 80))} ${win.location.href}`,
-      `${items.length} items (${items.filter(interactive).length} interactive); refs stay valid until the page changes${start ? `; listing from @${items[start].ref}` : ""}`,
+      `refs stay valid until the page changes${start ? `; listing from @${items[start].ref}` : ""}`,
     ];
     const lines = [];
     let used = head.join("\n").length;
@@ -269,9 +268,8 @@ export async function domOp(op, args) {
       used += line.length + 1;
     }
     if (end < items.length) {
-      const rest = items.slice(end);
       lines.push(
-        `[cut: ${rest.length} more items (${rest.filter(interactive).length} interactive) after @${items[end - 1].ref}; call snapshot with {"from": "@${items[end].ref}"} to list them, or read with {"find": "some text"} to search the page]`,
+        `[cut: more items after @${items[end - 1].ref}; call snapshot with {"from": "@${items[end].ref}"} to list them, or read with {"find": "some text"} to search the page]`,
       );
     }
     return { ok: true, text: [...head, ...lines].join("\n"), ...(warnings.length ? { warnings } : {}) };
@@ -402,7 +400,7 @@ export async function domOp(op, args) {
   // What happened to the latest snapshot's elements during an action (a re-render makes refs stale).
   function aftermath() {
     const gone = [...state.refs.values()].filter((r) => !r.el.isConnected).length;
-    return gone ? ` After it, ${gone} of the ${state.refs.size} elements of the latest snapshot are gone (the page re-rendered): call snapshot before using their refs.` : "";
+    return gone ? " After it, some elements of the latest snapshot are gone (the page re-rendered): call snapshot before using their refs." : "";
   }
 
   // Runs `act` and reports whether it started a navigation that will replace this page (then there

@@ -46,6 +46,7 @@ mod narrowing;
 mod observation;
 pub mod output;
 mod own_names;
+mod page_action;
 mod parrot;
 pub mod prompt;
 mod provenance;

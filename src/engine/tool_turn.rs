@@ -192,7 +192,8 @@ impl RunState<'_> {
             // repeated the call, then called distractors until the step budget ran out.
             if self.thought_is_the_answer(thought) && self.task_part_left().is_none() {
                 self.answer_from_thought = Some(thought.trim().to_string());
-            } else {
+            } else if !self.acknowledges_only(&key.tool, &observation) {
+                // A page action made again is no sign the model has its answer (`page_action.rs`).
                 self.focus_answer_next();
             }
         }

@@ -43,7 +43,8 @@ test("snapshot: header, roles, names, states, table rows, headings; refs work as
   const { text, warnings } = await ok("snapshot");
   const [title, counts] = text.split("\n");
   assert.equal(title, `page "Price list" ${site("prices.html")}`);
-  assert.match(counts, /^\d+ items \(\d+ interactive\); refs stay valid until the page changes$/);
+  // No counts: a small model asked for a number answered with one ("13" for an order number).
+  assert.equal(counts, "refs stay valid until the page changes");
   assert.match(text, /^@e\d+ heading "Price list" \[level=1\]$/m);
   assert.match(text, /^@e\d+ row "Blue mug \| €8\.50"$/m);
   assert.match(text, /^@e\d+ link "Garden hose"$/m);
@@ -89,7 +90,7 @@ test("STALE_REFERENCE: a re-render removes the element; the error says what it w
   const first = (await ok("snapshot")).text;
   const lamp = ref(first, /button "Show code for Desk lamp"/);
   const clicked = await ok("click", { ref: lamp });
-  assert.match(clicked.text, /After it, \d+ of the \d+ elements of the latest snapshot are gone \(the page re-rendered\)/);
+  assert.match(clicked.text, /After it, some elements of the latest snapshot are gone \(the page re-rendered\)/);
   const stale = await fails("STALE_REFERENCE", "click", { ref: lamp });
   assert.deepEqual(stale.details, { ref: lamp, role: "button", name: "Show code for Desk lamp", tag: "<button>" });
   assert.match(stale.message, /was removed from the page after the latest snapshot/);
@@ -221,12 +222,12 @@ test("a long page is cut with a note; `from` lists the rest, `read` pages throug
   await tab.goto(site("catalogue.html"));
   const first = (await ok("snapshot")).text;
   assert.ok(first.length <= 1300, `snapshot of ${first.length} chars`);
-  const cut = /\[cut: (\d+) more items \((\d+) interactive\) after @e\d+; call snapshot with \{"from": "(@e\d+)"\} to list them/.exec(first);
+  const cut = /\[cut: more items after @e\d+; call snapshot with \{"from": "(@e\d+)"\} to list them/.exec(first);
   assert.ok(cut, first.slice(-300));
   const last = part(PARTS);
   assert.doesNotMatch(first, new RegExp(last.id));
   let page = first;
-  let from = cut[3];
+  let from = cut[1];
   for (let i = 0; i < 40 && from; i++) {
     page = (await ok("snapshot", { from })).text;
     from = /"from": "(@e\d+)"/.exec(page)?.[1];
