@@ -603,8 +603,10 @@ export async function domOp(op, args) {
     const step = Math.round(win.innerHeight * 0.8);
     const to = { down: page.scrollTop + step, up: page.scrollTop - step, top: 0, bottom: page.scrollHeight }[direction];
     win.scrollTo(0, to);
+    // Where, in words: a small model copies numbers it is shown into its answer.
     const max = Math.max(1, page.scrollHeight - win.innerHeight);
-    return { ok: true, text: `Scrolled ${direction}: now at ${Math.round(page.scrollTop)} of ${max} px (${Math.round((100 * page.scrollTop) / max)}%).` };
+    const where = page.scrollTop <= 0 ? "at the top of the page" : page.scrollTop >= max - 1 ? "at the bottom of the page" : "part way down the page";
+    return { ok: true, text: `Scrolled ${direction}: now ${where}.` };
   }
 
   function read({ ref, offset = 0, find, maxChars = READ_CHARS }) {

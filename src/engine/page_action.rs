@@ -5,29 +5,60 @@
 //! whatever the page had shown — "13" for an order number, the page's title for a SKU, a ref for a
 //! code — in 6 of its 7 wrong successes on the web bench at e691201. The tool sits out and the
 //! whole step follows instead. A call whose result states a value the listing did not (an order
-//! number after "Place order", an invoice's total) still gets the request for the answer alone.
+//! number after "Place order", an invoice's total) still gets the request for the answer alone,
+//! and so does a tool declared read-only, whose result is what it reads.
+
+use serde_json::Value;
 
 use super::facts::{seen_in, tokens};
 use super::provenance::{producer_output, producers};
 use super::run::RunState;
 
 impl RunState<'_> {
-    /// Whether `tool` acts on an id or a ref another tool gives and its `result` states no value
-    /// (a token with a digit) that the producer's latest output does not hold; addresses
-    /// (`http://…`, where a navigation went) are not values the task asks for.
-    pub(crate) fn acknowledges_only(&self, tool: &str, result: &str) -> bool {
+    /// Whether `tool`, not declared read-only, acts on an id or a ref another tool gives and its
+    /// `result` states no value (a token with a digit) that neither the producer's latest output
+    /// nor the call's own `args` hold. Addresses (`http://…`, where a navigation went) and markup
+    /// (`<button#add-2.col-6>`, how a page names its element) are not values the task asks for.
+    pub(crate) fn acknowledges_only(&self, tool: &str, args: &Value, result: &str) -> bool {
         let tools = &self.agent.tools;
         let Some(spec) = tools.get(tool) else { return false };
-        if producers(tools, spec).is_empty() {
+        if spec.read_only || producers(tools, spec).is_empty() {
             return false;
         }
         let Some(listing) = producer_output(tools, &self.outputs, spec) else { return false };
-        let listing = listing.to_lowercase();
-        let words: Vec<&str> = result.split_whitespace().filter(|w| !w.contains("://")).collect();
-        let text = words.join(" ");
-        tokens(&text)
+        let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
+        let words: Vec<&str> =
+            result.split_whitespace().filter(|w| !w.contains("://")).map(without_markup).collect();
+        tokens(&words.join(" "))
             .into_iter()
             .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
-            .all(|t| seen_in(&listing, t))
+            .all(|t| seen_in(&known, t))
+    }
+}
+
+/// `word` without a tag it holds (`<button#add-2.col-6>),` → `),`): a `<` up to the next `>`.
+fn without_markup(word: &str) -> &str {
+    match (word.find('<'), word.rfind('>')) {
+        (Some(open), Some(close)) if open < close => {
+            if open == 0 {
+                &word[close + 1..]
+            } else {
+                &word[..open]
+            }
+        }
+        _ => word,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_markup;
+
+    #[test]
+    fn a_tag_in_a_word_is_left_out() {
+        assert_eq!(without_markup("<button#add-2.col-6>)."), ").");
+        assert_eq!(without_markup("(<p#fee>"), "(");
+        assert_eq!(without_markup("<5"), "<5", "no closing bracket: not markup");
+        assert_eq!(without_markup("ORD-7731"), "ORD-7731");
     }
 }

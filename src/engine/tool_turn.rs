@@ -126,13 +126,13 @@ impl RunState<'_> {
                 let observation = self.with_fix_notes(&spec.name, observation);
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
                 let result = digest(&json!([output.value, output.warnings]));
-                Ok(self.progress(key, &result, observation, outcome, thought))
+                Ok(self.progress(key, &action.args, &result, observation, outcome, thought))
             }
             Ok(ToolEnd::Advisory(envelope)) => {
                 self.call_worked(&spec.name);
                 self.warn(Some(step), format!("`{}`: {}", spec.name, envelope.message));
                 let result = digest(&json!([envelope.code.as_str(), envelope.message]));
-                Ok(self.progress(key, &result, self.show(&envelope), Outcome::Warning, thought))
+                Ok(self.progress(key, &action.args, &result, self.show(&envelope), Outcome::Warning, thought))
             }
             Ok(ToolEnd::Failed(mut envelope, attempt)) => {
                 add_other_forms(&mut envelope, &action.args);
@@ -173,6 +173,7 @@ impl RunState<'_> {
     fn progress(
         &mut self,
         key: &CallKey,
+        args: &Value,
         result: &str,
         observation: String,
         outcome: Outcome,
@@ -192,7 +193,7 @@ impl RunState<'_> {
             // repeated the call, then called distractors until the step budget ran out.
             if self.thought_is_the_answer(thought) && self.task_part_left().is_none() {
                 self.answer_from_thought = Some(thought.trim().to_string());
-            } else if !self.acknowledges_only(&key.tool, &observation) {
+            } else if !self.acknowledges_only(&key.tool, args, &observation) {
                 // A page action made again is no sign the model has its answer (`page_action.rs`).
                 self.focus_answer_next();
             }
