@@ -17,9 +17,7 @@ const FOCUSED: &str = "Answer the user's question using only the tool results be
 
 /// A page's tools: `snapshot` lists the refs the others take; `read` is read-only.
 fn page_specs() -> Vec<ToolSpec> {
-    let on_ref = |name: &str, extra: Value| {
-        let mut properties = json!({"ref": {"type": "string"}});
-        properties.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    let on_ref = |name: &str, properties: Value| {
         ToolSpec::new(
             name,
             "Acts on the element with this ref.",
@@ -27,12 +25,13 @@ fn page_specs() -> Vec<ToolSpec> {
         )
         .with_refs_from(["snapshot"])
     };
+    let reference = json!({"type": "string"});
     vec![
         ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
             .read_only(),
-        on_ref("click", json!({})),
-        on_ref("type", json!({"text": {"type": "string"}})),
-        on_ref("read", json!({})).read_only(),
+        on_ref("click", json!({"ref": reference})),
+        on_ref("type", json!({"ref": reference, "text": {"type": "string"}})),
+        on_ref("read", json!({"ref": reference})).read_only(),
     ]
 }
 

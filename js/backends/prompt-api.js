@@ -171,10 +171,9 @@ export class PromptApiBackend {
       this.#bases.set(system, base);
     } else {
       // Only a base whose session exists is dropped: one still being made has a call waiting for it.
-      while (this.#bases.size >= MAX_BASES) {
-        const oldest = [...this.#bases.values()].find((b) => b.session);
-        if (!oldest) break;
-        this.#drop(oldest);
+      for (const oldest of this.#bases.values()) {
+        if (this.#bases.size < MAX_BASES) break;
+        if (oldest.session) this.#drop(oldest);
       }
       const made = { system, listeners: new Set() };
       const downloads = this.availability !== "available";

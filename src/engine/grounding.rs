@@ -97,7 +97,7 @@ pub(crate) fn ungrounded_by(answer: &str, seen: &str, misread: impl FnOnce() -> 
 
 /// The tokens of `text` with a digit that `task` (lowercase) does not hold: the values it states
 /// of its own.
-fn own_values<'a>(text: &'a str, task: &'a str) -> impl Iterator<Item = &'a str> {
+pub(crate) fn own_values<'a>(text: &'a str, task: &'a str) -> impl Iterator<Item = &'a str> {
     tokens(text).into_iter().filter(move |t| t.chars().any(|c| c.is_ascii_digit()) && !seen_in(task, t))
 }
 

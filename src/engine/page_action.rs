@@ -10,8 +10,8 @@
 
 use serde_json::Value;
 
-use super::facts::{seen_in, tokens};
-use super::provenance::{producer_output, producers};
+use super::grounding::own_values;
+use super::provenance::producer_output;
 use super::run::RunState;
 
 impl RunState<'_> {
@@ -22,17 +22,17 @@ impl RunState<'_> {
     pub(crate) fn acknowledges_only(&self, tool: &str, args: &Value, result: &str) -> bool {
         let tools = &self.agent.tools;
         let Some(spec) = tools.get(tool) else { return false };
-        if spec.read_only || producers(tools, spec).is_empty() {
+        if spec.read_only {
             return false;
         }
+        // No producer, or none has run: nothing was listed to act on.
         let Some(listing) = producer_output(tools, &self.outputs, spec) else { return false };
         let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
         let words: Vec<&str> =
             result.split_whitespace().filter(|w| !w.contains("://")).map(without_markup).collect();
-        tokens(&words.join(" "))
-            .into_iter()
-            .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
-            .all(|t| seen_in(&known, t))
+        let text = words.join(" ");
+        let nothing_new = own_values(&text, &known).next().is_none();
+        nothing_new
     }
 }
 
