@@ -243,6 +243,28 @@ fn a_result_that_leaves_nothing_to_do_gets_the_focused_request_next() {
     h.run("Weather in Paris and London?");
     assert!(h.model.requests.borrow()[1].messages[0].content.contains("Tools:"));
 
+    // Once a later call has sent the name left, the answer alone comes next: what a step reads of
+    // the run is kept from one step to the next, and the turn since the last step is read too.
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("get_weather", json!({"city": "Paris"})),
+            act("get_weather", json!({"city": "London"})),
+            answer("Paris: 18°C. London: 12°C."),
+        ]),
+        FakeTools::new().script(
+            "get_weather",
+            vec![Behaviour::Ok(json!("Paris: 18°C")), Behaviour::Ok(json!("London: 12°C"))],
+        ),
+        specs(),
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("Weather in Paris and London?");
+    assert!(result.success, "{}", result.answer);
+    let requests = h.model.requests.borrow();
+    assert!(requests[1].messages[0].content.contains("Tools:"), "London is left after Paris's call");
+    assert!(requests[2].messages[0].content.starts_with("Answer the user's question"), "nothing is left");
+    drop(requests);
+
     // A result with warnings: the model decides what comes next (SmolLM2, asked for the answer
     // alone beside "the count covers the other 2", answered "2": partial-warnings, d0b18de).
     let warned = FakeTools::new().script(

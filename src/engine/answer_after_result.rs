@@ -43,14 +43,32 @@ impl RunState<'_> {
     }
 
     /// Whether the task states a name no call sent and no result holds (see the module's text).
-    fn names_left(&self) -> bool {
-        // This run's calls' arguments and results (not the task, which holds every name).
-        let mut said = String::new();
-        for turn in &self.turns {
+    fn names_left(&mut self) -> bool {
+        let NamesLeft { left, read } = &mut self.names_left;
+        let left = left.get_or_insert_with(|| task_names(&self.task).iter().map(|n| n.to_lowercase()).collect());
+        // Only the turns stored since the last step are read: a run's turns are only ever added.
+        for turn in self.turns.get(*read..).unwrap_or_default() {
+            if left.is_empty() {
+                break;
+            }
+            // This run's calls' arguments and results (not the task, which holds every name).
+            let mut said = String::new();
             Reading::Results.add(&mut said, turn);
+            left.retain(|name| !seen_in(&said, name));
         }
-        task_names(&self.task).iter().any(|name| !seen_in(&said, &name.to_lowercase()))
+        *read = self.turns.len();
+        !left.is_empty()
     }
+}
+
+/// The task's names no call has sent and no result has held yet (`names_left`), kept from one step
+/// to the next so that a step reads only its own turn, not the whole run again.
+#[derive(Debug, Default)]
+pub(crate) struct NamesLeft {
+    /// The names, lowercased, once the task has been read.
+    left: Option<Vec<String>>,
+    /// How many of the run's turns have been read.
+    read: usize,
 }
 
 /// The names `task` states: capitalised words (a capital, then a lowercase letter) of three letters

@@ -70,6 +70,8 @@ pub(crate) struct RunState<'a> {
     /// lines back to the agent.
     pub(crate) memory_text: super::memory_text::MemoryText,
     pub(crate) turns: Vec<Turn>,
+    /// The task's names no call has sent nor result held yet (`answer_after_result.rs`).
+    pub(crate) names_left: super::answer_after_result::NamesLeft,
     pub(crate) log: FailureLog,
     pub(crate) repeats: Repeats,
     /// The run's history as rendered for the prompt, kept from one step to the next.
@@ -216,6 +218,7 @@ impl<'a> RunState<'a> {
             memory_shown_from: 0,
             memory_text: Default::default(),
             turns,
+            names_left: Default::default(),
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
