@@ -99,7 +99,10 @@ fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> Cost
         "Looks a key up.",
         json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}),
     );
-    let config = AgentConfig { max_steps: steps, ..AgentConfig::default() };
+    // The scripted model calls the tool again when asked for the answer alone: `focused_answer`
+    // off, so that every step is the whole step (since d0b18de the step after a result that
+    // leaves nothing to do asked for the answer alone).
+    let config = AgentConfig { max_steps: steps, focused_answer: false, ..AgentConfig::default() };
     let agent = Agent::new(vec![spec], config).expect("a valid agent");
     let options = RunOptions { session: session.into(), run_id: Some(run_id.into()), ..Default::default() };
     let started = Instant::now();

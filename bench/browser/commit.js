@@ -61,7 +61,9 @@ async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
     model: { custom: instantModel(steps) },
     tools: [lookupOf(config, ToolError)],
     // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
-    config: { format: "xml", maxSteps: steps + 2, store, idProvenance: false, taskValues: false },
+    // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
+    // step is the whole step (since d0b18de the step after a result asked for the answer alone).
+    config: { format: "xml", maxSteps: steps + 2, store, idProvenance: false, taskValues: false, focusedAnswer: false },
     worker,
   });
   return { build: build.label, config, probed, agent, worker, db, steps: [], probes: [] };

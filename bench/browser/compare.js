@@ -15,7 +15,15 @@ export async function benchCompare({ builds, runs = 60, warmup = 10, stepsPerRun
         model: { custom: scriptedModel(stepsPerRun, { first: [], last: [] }) },
         tools: [lookupTool(config.failEvery)],
         // steps.js's scripted model invents its ids (1, 2, 3…), which id provenance would refuse.
-        config: { format: config.format, maxSteps: stepsPerRun + 2, store: "memory", idProvenance: false },
+        // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
+        // step is the whole step (since d0b18de the step after a result asked for the answer alone).
+        config: {
+          format: config.format,
+          maxSteps: stepsPerRun + 2,
+          store: "memory",
+          idProvenance: false,
+          focusedAnswer: false,
+        },
         worker,
       });
       agents.push({ config, build: build.label, agent, steps: [] });

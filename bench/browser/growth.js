@@ -23,7 +23,16 @@ async function agentOn(store, steps, sizes, wire) {
     model: { custom: instantModel(steps, (n, messages, schema) => sizes.push([n, { messages, schema }])) },
     tools: [instantLookup()],
     // The scripted model calls ids no result named first: id provenance and the task-values check off.
-    config: { format: "xml", maxSteps: Math.min(steps, 1000), store, idProvenance: false, taskValues: false },
+    // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
+    // step is the whole step (since d0b18de the step after a result asked for the answer alone).
+    config: {
+      format: "xml",
+      maxSteps: Math.min(steps, 1000),
+      store,
+      idProvenance: false,
+      taskValues: false,
+      focusedAnswer: false,
+    },
     worker,
   });
 }

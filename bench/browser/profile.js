@@ -13,7 +13,16 @@ export async function benchProfileSetup(dir) {
     model: { custom: instantModel(10) },
     tools: [instantLookup(true)],
     // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
-    config: { format: "xml", maxSteps: 12, store: "memory", idProvenance: false, taskValues: false },
+    // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
+    // step is the whole step (since d0b18de the step after a result asked for the answer alone).
+    config: {
+      format: "xml",
+      maxSteps: 12,
+      store: "memory",
+      idProvenance: false,
+      taskValues: false,
+      focusedAnswer: false,
+    },
   });
 }
 

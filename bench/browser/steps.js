@@ -131,7 +131,9 @@ export async function benchSteps({ runs = 120, warmup = 10, stepsPerRun = 10 } =
         model: { custom: scriptedModel(stepsPerRun, prompts) },
         tools: [lookupTool(config.failEvery)],
         // The scripted model invents its ids (1, 2, 3…), which id provenance would refuse (UNSEEN_ID).
-        config: { format: config.format, maxSteps: stepsPerRun + 2, idProvenance: false },
+        // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
+        // step is the whole step (since d0b18de the step after a result asked for the answer alone).
+        config: { format: config.format, maxSteps: stepsPerRun + 2, idProvenance: false, focusedAnswer: false },
         worker,
       });
       agents.push({ config, probed, agent, worker, prompts, page: { all: [], ok: [], failed: [], final: [], overhead: [] }, split: null });

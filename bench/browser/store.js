@@ -21,7 +21,9 @@ async function stepCost({ runs, warmup, stepsPerRun }) {
     const agent = await Agent.create({
       model: { custom: scriptedModel(stepsPerRun, { first: [], last: [] }) },
       tools: [lookupTool(0)],
-      config: { format: "xml", maxSteps: stepsPerRun + 2, store },
+      // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
+      // step is the whole step (since d0b18de the step after a result asked for the answer alone).
+      config: { format: "xml", maxSteps: stepsPerRun + 2, store, focusedAnswer: false },
     });
     agents.push({ name, agent, steps: [], overhead: [] });
   }
