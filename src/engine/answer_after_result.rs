@@ -45,7 +45,8 @@ impl RunState<'_> {
     /// Whether the task states a name no call sent and no result holds (see the module's text).
     fn names_left(&mut self) -> bool {
         let NamesLeft { left, read } = &mut self.names_left;
-        let left = left.get_or_insert_with(|| task_names(&self.task).iter().map(|n| n.to_lowercase()).collect());
+        let left =
+            left.get_or_insert_with(|| task_names(&self.task).iter().map(|n| n.to_lowercase()).collect());
         // Only the turns stored since the last step are read: a run's turns are only ever added.
         for turn in self.turns.get(*read..).unwrap_or_default() {
             if left.is_empty() {
