@@ -302,6 +302,15 @@ export interface Tool<Args = { [key: string]: Json }> {
    * (`UNSEEN_ID`). Each must be one of the agent's tools (`INVALID_TOOLS` otherwise).
    */
   refsFrom?: string[];
+  /**
+   * Of the ids `refsFrom`'s tools list, the kinds of thing this tool acts on, as their output names
+   * them (`["textbox", "searchbox"]` for a typing tool): where decoding is constrained
+   * (`idProvenance`), the tool's id argument is narrowed to the ids on the lines of the latest
+   * listing that name one of these words outside quoted text, and the tool is left out of a step
+   * while that listing names none. Each is one word of letters and digits; needs `refsFrom`
+   * (`INVALID_TOOLS` otherwise). Absent: every listed id.
+   */
+  refKinds?: string[];
   /** The tool only reads: no side effect. Only read-only tools may be called by the runtime itself. Default false. */
   readOnly?: boolean;
   /**

@@ -899,6 +899,14 @@ export type ToolSpec = {
    */
   refsFrom?: Array<string>,
   /**
+   * Of the ids `refsFrom`'s tools list, the kinds of thing this tool acts on (`textbox`,
+   * `checkbox`): where decoding is constrained (`idProvenance`), its id argument is narrowed to
+   * the ids on the lines of the producer's latest output that name one of these words outside
+   * quoted text, and the tool sits out a step whose latest listing names none. Empty: every
+   * listed id. Needs `refsFrom`.
+   */
+  refKinds?: Array<string>,
+  /**
    * The tool only reads: it has no side effect, so the runtime may call it on its own (see
    * `recoverWith`).
    */

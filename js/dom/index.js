@@ -15,6 +15,12 @@ const obj = (properties, required = []) => ({ type: "object", properties, requir
 // The runtime refreshes refs itself when one fails this way (contract: recoverWith, read-only snapshot).
 const RECOVER = { STALE_REFERENCE: "snapshot", UNKNOWN_REF: "snapshot", FRAME_DETACHED: "snapshot" };
 const REFS = { refsFrom: ["snapshot"], recoverWith: RECOVER };
+// The kinds of element a tool acts on, as the snapshot names them: where decoding is constrained, the
+// engine offers `type`, `select` and `check` only those refs, and leaves the tool out while the page
+// lists none (both models of the web bench typed into rows, links and headings, again and again).
+const TEXT_FIELDS = ["textbox", "searchbox", "spinbutton", "combobox"];
+const DROP_DOWNS = ["combobox", "listbox"];
+const CHECKABLE = ["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"];
 
 /** Every tool `domTools` can make, in the order it lists them. */
 export const DOM_TOOL_NAMES = ["snapshot", "click", "type", "select", "check", "press", "scroll", "read", "navigate", "back"];
@@ -31,16 +37,19 @@ const SPECS = {
     description: "Replaces the text of a text field with `text`; with submit: true, then sends its form (like pressing Enter).",
     inputSchema: obj({ ref: REF, text: { type: "string" }, submit: { type: "boolean" } }, ["ref", "text"]),
     ...REFS,
+    refKinds: TEXT_FIELDS,
   },
   select: {
     description: "Chooses the option with this label in a drop-down (select).",
     inputSchema: obj({ ref: REF, value: { type: "string", description: "the option's label as the snapshot lists it" } }, ["ref", "value"]),
     ...REFS,
+    refKinds: DROP_DOWNS,
   },
   check: {
     description: "Checks (or with checked: false, unchecks) a checkbox or radio button.",
     inputSchema: obj({ ref: REF, checked: { type: "boolean" } }, ["ref"]),
     ...REFS,
+    refKinds: CHECKABLE,
   },
   press: {
     description: "Presses a key (Enter, Escape, Tab, ArrowDown, Control+a…) on the element with this ref, or on the focused one.",

@@ -155,13 +155,20 @@ pub(crate) fn narrowings(
             continue;
         }
         let Some(output) = producer_output(tools, outputs, spec) else { continue };
+        // With `refKinds`, only the lines naming a kind the tool acts on list its ids.
+        let kinds = &spec.ref_kinds;
+        let listing: Vec<&str> = if kinds.is_empty() {
+            vec![output.as_str()]
+        } else {
+            output.lines().filter(|line| names_kind(line, kinds)).collect()
+        };
         for field in fields {
             let pattern = spec.input_schema["properties"][&field]
                 .get("pattern")
                 .and_then(Value::as_str)
                 .and_then(|p| Regex::new(p).ok());
             let mut ids: Vec<Value> = Vec::new();
-            for token in tokens(output) {
+            for token in listing.iter().flat_map(|text| tokens(text)) {
                 let fits = match &pattern {
                     Some(re) => re.is_match(token),
                     None => id_like(token),
@@ -171,12 +178,35 @@ pub(crate) fn narrowings(
                     ids.push(token);
                 }
             }
-            if !ids.is_empty() && ids.len() <= MAX_IDS {
+            // No id of its kinds listed: the narrowing has no option, and the tool sits out.
+            if (!ids.is_empty() || !kinds.is_empty()) && ids.len() <= MAX_IDS {
                 found.push(Narrowing::new(&spec.name, &field, ids));
             }
         }
     }
     found
+}
+
+/// Whether `line` names one of `kinds` as a word outside its quoted text (`@e7 textbox "Email"`
+/// names `textbox`; `@e8 link "Textbox help"` does not).
+fn names_kind(line: &str, kinds: &[String]) -> bool {
+    let mut unquoted = String::with_capacity(line.len());
+    let (mut quoted, mut escaped) = (false, false);
+    for c in line.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => {
+                quoted = !quoted;
+                unquoted.push(' ');
+            }
+            _ if !quoted => unquoted.push(c),
+            _ => {}
+        }
+    }
+    unquoted
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| kinds.iter().any(|kind| kind.eq_ignore_ascii_case(word)))
 }
 
 #[cfg(test)]

@@ -39,6 +39,16 @@ pub(super) fn check(spec: &ToolSpec) -> Result<(), String> {
             "onUnknownOutcome is for tools with side effects, and it is declared {declared}: a call of it cut off by a reload is simply made again; drop one of the two"
         ));
     }
+    if !spec.ref_kinds.is_empty() && spec.refs_from.is_empty() {
+        return Err("refKinds needs refsFrom: the kinds are read from the lines of the tools refsFrom names"
+            .to_string());
+    }
+    if let Some(kind) = spec.ref_kinds.iter().find(|k| k.is_empty() || !k.chars().all(char::is_alphanumeric))
+    {
+        return Err(format!(
+            "refKinds has {kind:?}: each kind is one word of letters and digits, as the listing names it (\"textbox\")"
+        ));
+    }
     let chars = spec.description.chars().count();
     if chars > MAX_DESCRIPTION_CHARS {
         return Err(format!("its description has {chars} characters: at most {MAX_DESCRIPTION_CHARS}"));

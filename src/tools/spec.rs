@@ -32,6 +32,14 @@ pub struct ToolSpec {
     #[serde(default)]
     #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub refs_from: Vec<String>,
+    /// Of the ids `refsFrom`'s tools list, the kinds of thing this tool acts on (`textbox`,
+    /// `checkbox`): where decoding is constrained (`idProvenance`), its id argument is narrowed to
+    /// the ids on the lines of the producer's latest output that name one of these words outside
+    /// quoted text, and the tool sits out a step whose latest listing names none. Empty: every
+    /// listed id. Needs `refsFrom`.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
+    pub ref_kinds: Vec<String>,
     /// The tool only reads: it has no side effect, so the runtime may call it on its own (see
     /// `recoverWith`).
     #[serde(default)]
@@ -148,6 +156,7 @@ impl ToolSpec {
             timeout_ms: None,
             max_attempts: None,
             refs_from: Vec::new(),
+            ref_kinds: Vec::new(),
             read_only: false,
             recover_with: BTreeMap::new(),
             needs_approval: NeedsApproval::Never,
@@ -207,6 +216,16 @@ impl ToolSpec {
         S: Into<String>,
     {
         self.refs_from = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Names the kinds of listed thing this tool acts on (see [`ToolSpec::ref_kinds`]).
+    pub fn with_ref_kinds<I, S>(mut self, kinds: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.ref_kinds = kinds.into_iter().map(Into::into).collect();
         self
     }
 

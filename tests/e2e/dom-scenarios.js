@@ -14,11 +14,12 @@ export function refIn(text, pattern) {
 }
 
 /** A custom model whose steps may depend on the prompt so far (all messages' text). */
-function reactive(steps, prompts) {
+function reactive(steps, prompts, schemas = []) {
   let next = 0;
-  return async (messages) => {
+  return async (messages, { schema } = {}) => {
     const text = messages.map((m) => m.content).join("\n");
     prompts.push(text);
+    schemas.push(schema);
     const step = steps[next++];
     if (step === undefined) return answer("out of script");
     return typeof step === "function" ? step(text) : step;
@@ -33,9 +34,16 @@ const tabTools = () =>
     back: () => window.__keelTabBack(),
   });
 
+/** The refs the step schema `schema` lets `tool` take, or null when it does not offer the tool. */
+function refsOffered(schema, tool) {
+  const branch = (schema?.anyOf ?? []).find((b) => b.properties?.action?.properties?.tool?.const === tool);
+  return branch ? (branch.properties.action.properties.args.properties.ref.enum ?? "any") : null;
+}
+
 async function runWith(tools, steps, task) {
   const prompts = [];
-  const agent = await Agent.create({ model: { custom: reactive(steps, prompts) }, tools, config: { store: "memory", maxSteps: 12 } });
+  const schemas = [];
+  const agent = await Agent.create({ model: { custom: reactive(steps, prompts, schemas) }, tools, config: { store: "memory", maxSteps: 12 } });
   try {
     const events = [];
     const run = agent.run(task);
@@ -51,6 +59,9 @@ async function runWith(tools, steps, task) {
       actions: events.filter((e) => e.type === "action").map((e) => e.tool),
       recoveryCalls: events.filter((e) => e.type === "recoveryCall").map(({ tool, code, called, ok }) => ({ tool, code, called, ok })),
       toolNames: tools.map((t) => t.name),
+      // Per model call, the refs the step schema offered `type` and `click` (null: the tool sat out).
+      typeRefs: schemas.map((schema) => refsOffered(schema, "type")),
+      clickRefs: schemas.map((schema) => refsOffered(schema, "click")),
     };
   } finally {
     agent.dispose();

@@ -283,6 +283,10 @@ test("a copilot on its own page (pageRunner): a covered button, a cross-origin f
   assert.equal(r.done, "Subscribed ada@example.com.");
   assert.equal(r.answer, "Subscribed ada@example.com.");
   assert.equal(r.success, true);
+  // `type` is offered only the text field's ref (refKinds), `click` every listed one.
+  const email = r.typeRefs[1];
+  assert.equal(email.length, 1, JSON.stringify(r.typeRefs));
+  assert.ok(r.clickRefs[1].length > 1 && r.clickRefs[1].includes(email[0]), JSON.stringify(r.clickRefs));
 });
 
 test("domTools checks its options; a runner that gives no answer (the frame went away) is FRAME_DETACHED", async () => {
