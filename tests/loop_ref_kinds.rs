@@ -6,6 +6,7 @@
 mod support;
 
 use keel::engine::AgentConfig;
+use keel::errors::RawFailure;
 use keel::tools::{ToolSet, ToolSpec};
 use serde_json::{json, Value};
 use support::*;
@@ -96,4 +97,31 @@ fn ref_kinds_without_refs_from_or_not_one_word_fail_the_agent() {
     let error = ToolSet::new(spec(&["text field"], true)).expect_err("two words").to_string();
     assert!(error.contains(r#"refKinds has "text field""#), "{error}");
     assert!(ToolSet::new(spec(&["textbox"], true)).is_ok());
+}
+
+#[test]
+fn a_held_step_whose_tools_all_sit_out_offers_the_tool_that_lists_their_refs() {
+    // A model that ignores the schema types into a row; the failed call waits for its fix, but the
+    // listing names no text field, so `type` sits out: the held step offers `snapshot`, not no tool.
+    let prices = "page \"Price list\"\n@e1 link \"Home\"\n@e2 row \"Blue mug | €8.50\"";
+    let mut not_a_field =
+        RawFailure::coded("INVALID_ARGS", "@e2 (row \"Blue mug | €8.50\") is not a text field.");
+    // Its plan names `type` alone (a tool's own `availableActions`).
+    not_a_field.hints.available_actions = Some(vec!["type".to_string()]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("type", json!({"ref": "@e2", "text": "mug"})),
+            act("snapshot", json!({})),
+            answer("Blue mug: €8.50."),
+        ]),
+        FakeTools::new()
+            .script("snapshot", vec![Behaviour::Ok(json!(prices)), Behaviour::Ok(json!(prices))])
+            .script("type", vec![Behaviour::Fail(not_a_field)]),
+        page_specs(),
+        AgentConfig::default(),
+    );
+    h.run("What does the blue mug cost?");
+    let (_, offered) = offered_tools(&h.model, 2);
+    assert_eq!(offered, ["snapshot"], "the held step offers the listing tool");
 }

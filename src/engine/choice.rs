@@ -121,6 +121,7 @@ impl RunState<'_> {
                 let selected = |n: &String| offered_now.is_none_or(|o| o.iter().any(|s| &s.name == n));
                 let kept: Vec<String> = names.iter().filter(|n| selected(n)).cloned().collect();
                 let names = if kept.is_empty() { names } else { kept };
+                let names = self.callable(names, &sitting_out);
                 self.narrowings.step_schema(&offered(&names), &sitting_out, &ids, false)
             }
             allowed => self.narrowings.step_schema(
@@ -129,6 +130,31 @@ impl RunState<'_> {
                 &ids,
                 allowed == Allowed::Any,
             ),
+        }
+    }
+
+    /// Of the tools a failed call's recovery may call (`names`), those not sitting out; if every
+    /// one sits out (no listed id of its kinds, every listed id failed), the tools that list their
+    /// ids, so that the held step never offers no tool (its schema would allow only the answer the
+    /// step then refuses).
+    fn callable(&self, names: Vec<String>, sitting_out: &std::collections::BTreeSet<String>) -> Vec<String> {
+        let free = |n: &String| !sitting_out.contains(n);
+        if names.iter().any(free) {
+            return names.into_iter().filter(free).collect();
+        }
+        let tools = &self.agent.tools;
+        let mut listers: Vec<String> = Vec::new();
+        for spec in names.iter().filter_map(|n| tools.get(n)) {
+            for producer in provenance::producers(tools, spec) {
+                if free(&producer) && tools.get(&producer).is_some() && !listers.contains(&producer) {
+                    listers.push(producer);
+                }
+            }
+        }
+        if listers.is_empty() {
+            names
+        } else {
+            listers
         }
     }
 

@@ -144,6 +144,8 @@ impl RunState<'_> {
                     if let Some(last) = self.turns.last_mut() {
                         // Only the prompt's copy: the stored step keeps what the tool returned.
                         last.observation = WITHHELD.to_string();
+                        // What the task's names were read in is no longer what the model sees.
+                        self.names_left = Default::default();
                     }
                     Some(
                         "The model's safety filter blocked the prompt; withholding the last observation."
