@@ -37,13 +37,13 @@ const sh = (cmd, args) => {
  * (`faultsFor(scenarioId)`: the model faults to inject), the repository's file server and the
  * browser. `close()` stops all four.
  */
-export async function startModelBench({ python, model, logName, threads = 2, faultsFor = () => undefined, dump }) {
+export async function startModelBench({ python, model, logName, threads = 2, faultsFor = () => undefined, dump, sitePort = 0 }) {
   const log = join(ROOT, "target", `${logName}.log`);
   mkdirSync(dirname(log), { recursive: true });
   process.stdout.write(`    llama_cpp.server with ${basename(model)} (log: ${log})\n`);
   const llama = await startLlama({ python, model, log, threads });
   const proxy = await startProxy({ upstream: llama.url, faultsFor, dump });
-  const site = await serve(ROOT);
+  const site = await serve(ROOT, { port: sitePort });
   const browser = await launchChromium();
   const close = async () => {
     await browser.close();

@@ -5,6 +5,7 @@
 // Asserts nothing.
 //
 //   node bench/web/run.mjs --python P --model M.gguf --label L [--only id,id] [--threads N] [--out DIR]
+//     [--site-port N] (the fixture site's port, 8931 by default: fixed, as the pages' URLs reach the prompts)
 //
 // One llama.cpp thread by default: on the shared 2-core machine (load ~7) SmolLM2 generated 7.7
 // tokens/s with 1 thread and 0.5 with 2 (threads spin at each barrier while the other is descheduled).
@@ -27,6 +28,9 @@ const { values: opts } = parseArgs({
     only: { type: "string", default: "" },
     threads: { type: "string", default: "1" },
     out: { type: "string", default: join(ROOT, "bench/results") },
+    // The pages' URLs are in every snapshot the model reads: a fixed port keeps two runs' prompts
+    // the same (with a free port each run's differ, and so may a greedy model's replies).
+    "site-port": { type: "string", default: "8931" },
   },
 });
 for (const required of ["python", "model", "label"]) {
@@ -37,10 +41,12 @@ for (const id of only) if (!TASKS.some((t) => t.id === id)) throw new Error(`unk
 const chosen = only.length ? TASKS.filter((t) => only.includes(t.id)) : TASKS;
 const threads = Number(opts.threads);
 if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a whole number of at least 1, not '${opts.threads}'`);
+const sitePort = Number(opts["site-port"]);
+if (!Number.isInteger(sitePort) || sitePort < 1 || sitePort > 65535) throw new Error(`--site-port must be a port from 1 to 65535, not '${opts["site-port"]}'`);
 
 
 mkdirSync(opts.out, { recursive: true });
-const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-web-${opts.label}`, threads, faultsFor: () => undefined });
+const bench = await startModelBench({ python: opts.python, model: opts.model, logName: `llama-server-web-${opts.label}`, threads, faultsFor: () => undefined, sitePort });
 const { site, browser, proxy } = bench;
 const pageErrors = [];
 const results = [];

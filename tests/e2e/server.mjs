@@ -17,8 +17,9 @@ const TYPES = {
  * Serves `root`; resolves to { url, close }. `headers` are added to every response (the benchmark
  * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path;
  * `fail(path)` may return a status to answer with instead of the file (a test failing a script).
+ * `port`: a fixed one (a benchmark whose pages' URLs reach a model's prompt), else a free one.
  */
-export function serve(root, { headers = {}, onRequest, fail } = {}) {
+export function serve(root, { headers = {}, onRequest, fail, port = 0 } = {}) {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
     onRequest?.(path);
@@ -40,8 +41,11 @@ export function serve(root, { headers = {}, onRequest, fail } = {}) {
       response.writeHead(404).end("not found");
     }
   });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
+  return new Promise((resolve, reject) => {
+    server.once("error", (e) =>
+      reject(e.code === "EADDRINUSE" ? new Error(`port ${port} on 127.0.0.1 is in use: free it or choose another`) : e),
+    );
+    server.listen(port, "127.0.0.1", () => {
       const { port } = server.address();
       resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
     });
