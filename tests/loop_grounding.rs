@@ -433,3 +433,51 @@ fn a_number_read_with_another_numbers_unit_is_ungrounded() {
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "You have 13.5 days left.");
 }
+
+/// A catalogue whose first page lists other parts than the one asked for, and a search that finds it.
+fn catalogue_run(script: Vec<Reply>) -> keel::engine::RunResult {
+    let search = ToolSpec::new(
+        "search_parts",
+        "Lists the catalogue's parts, or those matching `query`.",
+        json!({"type": "object", "properties": {"query": {"type": "string"}}}),
+    );
+    let tools = FakeTools::new().script(
+        "search_parts",
+        vec![
+            Behaviour::Ok(json!("P-0001 Wing nut — €31.19\nP-0002 Washer — €12.38")),
+            Behaviour::Ok(json!("P-0287 Hinge — €18.40")),
+        ],
+    );
+    let h = Harness::new(ScriptedModel::new(script), tools, vec![search], AgentConfig::default());
+    h.run("What is the price of part P-0287?").0
+}
+
+#[test]
+fn an_answer_about_the_item_the_task_names_that_no_result_held_gets_one_more_step() {
+    // Every value grounded (P-0287 in the task, €31.19 in a result), but €31.19 is P-0001's.
+    let result = catalogue_run(vec![
+        act("search_parts", json!({})),
+        answer("The price of part P-0287 is €31.19."),
+        act("search_parts", json!({"query": "P-0287"})),
+        answer("The price of part P-0287 is €18.40."),
+    ]);
+    let envelope = &result.turns[1].observation;
+    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("about 'P-0287'"), "{envelope}");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "The price of part P-0287 is €18.40.");
+
+    // Given again, it ends the run unsuccessful, without the value.
+    let result = catalogue_run(vec![
+        act("search_parts", json!({})),
+        answer("The price of part P-0287 is €31.19."),
+        answer("The price of part P-0287 is €31.19."),
+    ]);
+    assert!(!result.success);
+    assert!(!result.answer.contains("31.19"), "{}", result.answer);
+    assert_eq!(result.ungrounded, ["P-0287"]);
+
+    // Saying it was not found states no value of its own: no envelope.
+    let result =
+        catalogue_run(vec![act("search_parts", json!({})), answer("Part P-0287 is not in the list.")]);
+    assert!(result.turns.iter().all(|t| !t.observation.contains("UNGROUNDED_ANSWER")));
+}

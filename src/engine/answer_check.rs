@@ -174,6 +174,9 @@ impl RunState<'_> {
         }
         let values = self.ungrounded_here(answer);
         if values.is_empty() {
+            if let Some(item) = self.unreturned_item(answer) {
+                return self.refuse_unreturned(step, thought, reply, item).await;
+            }
             return match self.check_shape(step, thought, answer, reply).await {
                 Verdict::Accept => {
                     self.check_part_stated(step, thought, answer, reply).await.unwrap_or(Verdict::Accept)
@@ -214,6 +217,34 @@ impl RunState<'_> {
         // bench's recorded runs at eea301b and ec588f2/fe8590e (Qwen sent "$1,250.00 + $980.00 =
         // $2,238.00" again after the plan stated the sum; SmolLM2 "25 days" again, invent-balance).
         self.focus_answer_next();
+        self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
+        Verdict::Retry
+    }
+
+    /// An answer about the item the task names, which no result ever held (`unreturned_item.rs`):
+    /// judged as an ungrounded one, sharing its one warning.
+    async fn refuse_unreturned(&mut self, step: u32, thought: &str, reply: &str, item: String) -> Verdict {
+        if self.ungrounded_warned {
+            self.ungrounded = vec![item];
+            self.answer_withheld = true;
+            return Verdict::Replace(self.honest_answer(
+                "no tool returned anything about the item the task names, so the answer's values are not about it",
+            ));
+        }
+        self.ungrounded_warned = true;
+        let message = format!(
+            "No tool returned anything about '{item}', so the values in your answer come from something else."
+        );
+        let recovery = vec![
+            format!("Call the tool that finds '{item}', with '{item}' as its argument or search text."),
+            format!("Then answer from its result; if no tool has '{item}', say that it was not found."),
+        ];
+        let suppliers = self.suppliers();
+        let ctx = CallContext { refs_from: &suppliers, ..CallContext::default() };
+        let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
+        let raw = RawFailure::message(message).with_hints(hints);
+        let envelope =
+            self.envelope(ErrorCode::UngroundedAnswer, &raw, None, ctx).with_detail("values", vec![item]);
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
     }

@@ -69,6 +69,7 @@ mod thought_answer;
 mod times_of_day;
 mod tool_turn;
 mod unrelated;
+mod unreturned_item;
 mod unstated_numbers;
 mod value_forms;
 mod withheld;

@@ -1,0 +1,74 @@
+//! The item the task names, never returned: "What is the price of part P-0287 in the catalogue?",
+//! the page's first screen listed P-0001 to P-0040, and Qwen answered "The price of part P-0287 in
+//! the catalogue is €31.19." — P-0001's price (web bench long-page, 14f97c6). Every value of that
+//! answer is grounded: P-0287 in the task, €31.19 in a result. What grounding cannot see is that no
+//! result ever said anything about P-0287.
+//!
+//! When the task names an item by an id (a token with letters and digits: `P-0287`, `INV-9`, not a
+//! date) that no call that worked sent and no result (of this run or the session's shown lines)
+//! holds, an answer stating that id beside a value of its own (a token with a digit the task does
+//! not state) is judged like an ungrounded answer (under `grounding`): the first gets an
+//! `UNGROUNDED_ANSWER` envelope naming the id and one more step, one after that ends the run
+//! unsuccessful with the runtime's honest answer.
+
+use super::facts::{id_like, iso_date, seen_in, tokens};
+use super::memory_text::Reading;
+use super::run::RunState;
+
+impl RunState<'_> {
+    /// The id the task names that `answer` states beside a value of its own, while no call that
+    /// worked sent it and no result holds it (see the module's text).
+    pub(crate) fn unreturned_item(&self, answer: &str) -> Option<String> {
+        let ids = task_ids(&self.task);
+        if ids.is_empty() {
+            return None;
+        }
+        let answer_lower = answer.to_lowercase();
+        let stated: Vec<&str> = ids.into_iter().filter(|id| seen_in(&answer_lower, id)).collect();
+        if stated.is_empty() || !states_a_value(answer, &self.task) {
+            return None;
+        }
+        // What the calls that worked sent and returned: the session's shown lines', then this run's.
+        let mut worked = self.memory_text.steps(self.shown_memory(), Reading::Worked).to_string();
+        for turn in &self.turns {
+            Reading::Worked.add(&mut worked, turn);
+        }
+        stated.into_iter().find(|id| !seen_in(&worked, id)).map(str::to_string)
+    }
+}
+
+/// The ids `task` names: its tokens with letters and digits, not dates.
+fn task_ids(task: &str) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for token in tokens(task) {
+        if id_like(token) && !iso_date(token) && !ids.contains(&token) {
+            ids.push(token);
+        }
+    }
+    ids
+}
+
+/// Whether `answer` states a value of its own: a token with a digit that `task` does not state.
+fn states_a_value(answer: &str, task: &str) -> bool {
+    let task = task.to_lowercase();
+    tokens(answer).into_iter().any(|t| t.chars().any(|c| c.is_ascii_digit()) && !seen_in(&task, t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{states_a_value, task_ids};
+
+    #[test]
+    fn a_task_names_its_items_by_tokens_with_letters_and_digits_not_dates() {
+        assert_eq!(task_ids("What is the price of part P-0287 in the catalogue?"), ["P-0287"]);
+        assert_eq!(task_ids("Total of INV-9, due 2025-09-02, for 4 people?"), ["INV-9"]);
+        assert!(task_ids("What is the price of the Wool blanket?").is_empty());
+    }
+
+    #[test]
+    fn an_answer_states_a_value_of_its_own_when_a_number_is_not_the_tasks() {
+        let task = "What is the price of part P-0287?";
+        assert!(states_a_value("P-0287 costs €31.19.", task));
+        assert!(!states_a_value("I could not find P-0287.", task));
+    }
+}
