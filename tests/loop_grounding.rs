@@ -436,6 +436,10 @@ fn a_number_read_with_another_numbers_unit_is_ungrounded() {
 
 /// A catalogue whose first page lists other parts than the one asked for, and a search that finds it.
 fn catalogue_run(script: Vec<Reply>) -> keel::engine::RunResult {
+    catalogue_run_with(script, AgentConfig::default())
+}
+
+fn catalogue_run_with(script: Vec<Reply>, config: AgentConfig) -> keel::engine::RunResult {
     let search = ToolSpec::new(
         "search_parts",
         "Lists the catalogue's parts, or those matching `query`.",
@@ -448,7 +452,7 @@ fn catalogue_run(script: Vec<Reply>) -> keel::engine::RunResult {
             Behaviour::Ok(json!("P-0287 Hinge — €18.40")),
         ],
     );
-    let h = Harness::new(ScriptedModel::new(script), tools, vec![search], AgentConfig::default());
+    let h = Harness::new(ScriptedModel::new(script), tools, vec![search], config);
     h.run("What is the price of part P-0287?").0
 }
 
@@ -474,6 +478,23 @@ fn an_answer_about_the_item_the_task_names_that_no_result_held_gets_one_more_ste
     ]);
     assert!(!result.success);
     assert!(!result.answer.contains("31.19"), "{}", result.answer);
+    assert_eq!(result.ungrounded, ["P-0287"]);
+
+    // The step budget spent, the forced last answer about P-0287 is not given either.
+    let result = catalogue_run_with(
+        vec![
+            act("search_parts", json!({})),
+            answer("The price of part P-0287 is €31.19."),
+            answer("The price of part P-0287 is €31.19."),
+        ],
+        AgentConfig { max_steps: 2, ..AgentConfig::default() },
+    );
+    assert!(!result.success);
+    assert!(
+        result.answer.contains("about 'P-0287'") && !result.answer.contains("31.19"),
+        "{}",
+        result.answer
+    );
     assert_eq!(result.ungrounded, ["P-0287"]);
 
     // Saying it was not found states no value of its own: no envelope.

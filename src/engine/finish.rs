@@ -53,10 +53,16 @@ impl RunState<'_> {
         // in the result's `ungrounded`).
         let (thought, answer) = match parse_step(&text).map(|p| p.step) {
             Ok(Step::Final { thought, answer }) => {
-                let values =
-                    if self.agent.config.grounding { self.ungrounded_here(&answer) } else { Vec::new() };
+                let grounding = self.agent.config.grounding;
+                let values = if grounding { self.ungrounded_here(&answer) } else { Vec::new() };
+                // An answer about the item the task names, which no result held (`unreturned_item.rs`).
+                let item = (grounding && values.is_empty()).then(|| self.unreturned_item(&answer)).flatten();
                 let account = self.account(&reason);
-                if values.is_empty() {
+                if let Some(item) = item {
+                    let why = format!("The model's answer was about '{item}', of which no tool returned anything, so it is not given.");
+                    self.ungrounded = vec![item];
+                    (thought, format!("{account}\n{why}"))
+                } else if values.is_empty() {
                     (thought, format!("{account}\nWhat the model reported: {answer}"))
                 } else {
                     self.ungrounded = values;
