@@ -502,3 +502,26 @@ fn an_answer_about_the_item_the_task_names_that_no_result_held_gets_one_more_ste
         catalogue_run(vec![act("search_parts", json!({})), answer("Part P-0287 is not in the list.")]);
     assert!(result.turns.iter().all(|t| !t.observation.contains("UNGROUNDED_ANSWER")));
 }
+
+#[test]
+fn a_term_the_task_uses_that_no_tool_echoes_is_no_item() {
+    // "3pm" is never sent nor returned, but no result lists another time: not an item of a list.
+    let weather = ToolSpec::new(
+        "get_weather",
+        "The weather in a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    );
+    let tools = FakeTools::new().script("get_weather", vec![Behaviour::Ok(json!("Paris: 18°C, light rain"))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("get_weather", json!({"city": "Paris"})),
+            answer("At 3pm Paris has 18°C."),
+        ]),
+        tools,
+        vec![weather],
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What is the weather in Paris at 3pm?");
+    assert!(result.success, "{}", result.answer);
+    assert!(result.turns.iter().all(|t| !t.observation.contains("UNGROUNDED_ANSWER")));
+}

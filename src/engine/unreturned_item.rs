@@ -6,10 +6,13 @@
 //!
 //! When the task names an item by an id (a token with letters and digits: `P-0287`, `INV-9`, not a
 //! date) that no call that worked sent and no result (of this run or the session's shown lines)
-//! holds, an answer stating that id beside a value of its own (a token with a digit the task does
-//! not state) is judged like an ungrounded answer (under `grounding`): the first gets an
+//! holds, while a result holds another id of the same shape (`P-0001`: letters, digits and marks in
+//! the same places), an answer stating that id beside a value of its own (a token with a digit the
+//! task does not state) is judged like an ungrounded answer (under `grounding`): the first gets an
 //! `UNGROUNDED_ANSWER` envelope naming the id and one more step, one after that ends the run
-//! unsuccessful with the runtime's honest answer.
+//! unsuccessful with the runtime's honest answer. The same shape is what makes the value likely
+//! another item's; a term the task uses that no tool echoes ("COVID-19", "3pm" with no other time
+//! in the results) is not read as an item.
 
 use super::facts::{id_like, iso_date, seen_in, tokens};
 use super::memory_text::Reading;
@@ -33,8 +36,26 @@ impl RunState<'_> {
         for turn in &self.turns {
             Reading::Worked.add(&mut worked, turn);
         }
-        stated.into_iter().find(|id| !seen_in(&worked, id)).map(str::to_string)
+        let unreturned: Vec<&str> = stated.into_iter().filter(|id| !seen_in(&worked, id)).collect();
+        if unreturned.is_empty() {
+            return None;
+        }
+        let listed = tokens(&worked);
+        unreturned.into_iter().find(|id| listed.iter().any(|t| shape(t) == shape(id))).map(str::to_string)
     }
+}
+
+/// A token's shape: each letter `a`, each digit `9`, the rest as it is (`P-0287` and `p-0001` are
+/// both `a-9999`).
+fn shape(token: &str) -> String {
+    token
+        .chars()
+        .map(|c| match c {
+            _ if c.is_ascii_digit() => '9',
+            _ if c.is_alphabetic() => 'a',
+            _ => c,
+        })
+        .collect()
 }
 
 /// The ids `task` names: its tokens with letters and digits, not dates.
@@ -56,7 +77,14 @@ fn states_a_value(answer: &str, task: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{states_a_value, task_ids};
+    use super::{shape, states_a_value, task_ids};
+
+    #[test]
+    fn ids_of_one_kind_have_one_shape() {
+        assert_eq!(shape("P-0287"), shape("p-0001"));
+        assert_ne!(shape("P-0287"), shape("P-28"));
+        assert_ne!(shape("3pm"), shape("COVID-19"));
+    }
 
     #[test]
     fn a_task_names_its_items_by_tokens_with_letters_and_digits_not_dates() {
