@@ -497,10 +497,14 @@ fn an_answer_about_the_item_the_task_names_that_no_result_held_gets_one_more_ste
     );
     assert_eq!(result.ungrounded, ["P-0287"]);
 
-    // Saying it was not found states no value of its own: no envelope.
-    let result =
-        catalogue_run(vec![act("search_parts", json!({})), answer("Part P-0287 is not in the list.")]);
-    assert!(result.turns.iter().all(|t| !t.observation.contains("UNGROUNDED_ANSWER")));
+    // Saying it was not found, even counting what was: no envelope.
+    for said in [
+        "Part P-0287 is not in the list.",
+        "I could not find P-0287 among the 2 parts listed (P-0001, P-0002).",
+    ] {
+        let result = catalogue_run(vec![act("search_parts", json!({})), answer(said)]);
+        assert!(result.turns.iter().all(|t| !t.observation.contains("UNGROUNDED_ANSWER")), "{said}");
+    }
 }
 
 #[test]
