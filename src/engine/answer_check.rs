@@ -17,6 +17,7 @@ use super::parrot::{echoes_the_quote, parroted, placeholder};
 use super::prompt::next_step_text;
 use super::run::RunState;
 use super::unrelated::{off_the_results, unrelated};
+use super::unreturned_item::Unfounded;
 use super::{Outcome, Turn};
 
 /// How much of a tool's result an `UNGROUNDED_ANSWER` plan quotes.
@@ -172,79 +173,86 @@ impl RunState<'_> {
             self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
             return Verdict::Retry;
         }
-        let values = self.ungrounded_here(answer);
-        if values.is_empty() {
-            if let Some(item) = self.unreturned_item(answer) {
-                return self.refuse_unreturned(step, thought, reply, item).await;
-            }
+        let Some(unfounded) = self.unfounded(answer) else {
             return match self.check_shape(step, thought, answer, reply).await {
                 Verdict::Accept => {
                     self.check_part_stated(step, thought, answer, reply).await.unwrap_or(Verdict::Accept)
                 }
                 verdict => verdict,
             };
-        }
-        if self.ungrounded_warned {
-            self.ungrounded = values;
-            self.answer_withheld = true;
-            return Verdict::Replace(
-                self.honest_answer("the answer stated values that no tool returned, so it is not given"),
-            );
-        }
-        self.ungrounded_warned = true;
-        let listed: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
-        let message = format!(
-            "Your answer states {} that no tool returned and the task does not give: {}.",
-            if values.len() == 1 { "a value" } else { "values" },
-            listed.join(", ")
-        );
-        let suppliers = self.suppliers();
-        let ctx = CallContext { refs_from: &suppliers, ..CallContext::default() };
-        let mut envelope = self
-            .envelope(ErrorCode::UngroundedAnswer, &RawFailure::message(message), None, ctx)
-            .with_detail("values", values);
-        if let Some(plan) = self.answer_from_result(&suppliers) {
-            envelope.recovery = plan;
-        }
-        let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
-        if let Some(sum) = sum_asked(&self.task, results) {
-            // After the quoted result, where there is one: the sum is read from it.
-            envelope.recovery.insert(envelope.recovery.len().min(1), sum);
-        }
-        // Once a tool has answered, the next call asks for the answer alone, from the results (and
-        // their sum, when the task asks for one: `focused_answer.rs`). After the whole step again,
-        // no ungrounded answer given with a result at hand was ever followed by a right one in the
-        // bench's recorded runs at eea301b and ec588f2/fe8590e (Qwen sent "$1,250.00 + $980.00 =
-        // $2,238.00" again after the plan stated the sum; SmolLM2 "25 days" again, invent-balance).
-        self.focus_answer_next();
-        self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
-        Verdict::Retry
+        };
+        self.refuse_unfounded(step, thought, reply, unfounded).await
     }
 
-    /// An answer about the item the task names, which no result ever held (`unreturned_item.rs`):
-    /// judged as an ungrounded one, sharing its one warning.
-    async fn refuse_unreturned(&mut self, step: u32, thought: &str, reply: &str, item: String) -> Verdict {
+    /// An answer stating values no tool returned, or about an item no result held: the first gets
+    /// an `UNGROUNDED_ANSWER` envelope and one more step, one after that ends the run.
+    async fn refuse_unfounded(
+        &mut self,
+        step: u32,
+        thought: &str,
+        reply: &str,
+        unfounded: Unfounded,
+    ) -> Verdict {
         if self.ungrounded_warned {
-            self.ungrounded = vec![item];
+            let why = match &unfounded {
+                Unfounded::Values(_) => "the answer stated values that no tool returned, so it is not given",
+                Unfounded::Item(_) => {
+                    "no tool returned anything about the item the task names, so the answer's values are not about it"
+                }
+            };
+            self.ungrounded = unfounded.into_values();
             self.answer_withheld = true;
-            return Verdict::Replace(self.honest_answer(
-                "no tool returned anything about the item the task names, so the answer's values are not about it",
-            ));
+            return Verdict::Replace(self.honest_answer(why));
         }
         self.ungrounded_warned = true;
-        let message = format!(
-            "No tool returned anything about '{item}', so the values in your answer come from something else."
-        );
-        let recovery = vec![
-            format!("Call the tool that finds '{item}', with '{item}' as its argument or search text."),
-            format!("Then answer from its result; if no tool has '{item}', say that it was not found."),
-        ];
         let suppliers = self.suppliers();
         let ctx = CallContext { refs_from: &suppliers, ..CallContext::default() };
-        let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
-        let raw = RawFailure::message(message).with_hints(hints);
-        let envelope =
-            self.envelope(ErrorCode::UngroundedAnswer, &raw, None, ctx).with_detail("values", vec![item]);
+        let envelope = match unfounded {
+            Unfounded::Values(values) => {
+                let listed: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
+                let message = format!(
+                    "Your answer states {} that no tool returned and the task does not give: {}.",
+                    if values.len() == 1 { "a value" } else { "values" },
+                    listed.join(", ")
+                );
+                let mut envelope = self
+                    .envelope(ErrorCode::UngroundedAnswer, &RawFailure::message(message), None, ctx)
+                    .with_detail("values", values);
+                if let Some(plan) = self.answer_from_result(&suppliers) {
+                    envelope.recovery = plan;
+                }
+                let results = self.outputs.iter().map(|(tool, result)| (tool.as_str(), result.as_str()));
+                if let Some(sum) = sum_asked(&self.task, results) {
+                    // After the quoted result, where there is one: the sum is read from it.
+                    envelope.recovery.insert(envelope.recovery.len().min(1), sum);
+                }
+                // Once a tool has answered, the next call asks for the answer alone, from the
+                // results (and their sum, when the task asks for one: `focused_answer.rs`). After
+                // the whole step again, no ungrounded answer given with a result at hand was ever
+                // followed by a right one in the bench's recorded runs at eea301b and
+                // ec588f2/fe8590e (Qwen sent "$1,250.00 + $980.00 = $2,238.00" again after the plan
+                // stated the sum; SmolLM2 "25 days" again, invent-balance).
+                self.focus_answer_next();
+                envelope
+            }
+            // The item is found by a call, not in the results at hand: the whole step follows.
+            Unfounded::Item(item) => {
+                let message = format!(
+                    "No tool returned anything about '{item}', so the values in your answer come from something else."
+                );
+                let recovery = vec![
+                    format!(
+                        "Call the tool that finds '{item}', with '{item}' as its argument or search text."
+                    ),
+                    format!(
+                        "Then answer from its result; if no tool has '{item}', say that it was not found."
+                    ),
+                ];
+                let hints = FailureHints { recovery: Some(recovery), ..Default::default() };
+                let raw = RawFailure::message(message).with_hints(hints);
+                self.envelope(ErrorCode::UngroundedAnswer, &raw, None, ctx).with_detail("values", vec![item])
+            }
+        };
         self.reject_reply(step, thought.to_string(), envelope, reply.to_string()).await;
         Verdict::Retry
     }

@@ -146,7 +146,8 @@ impl RunState<'_> {
         let mut listers: Vec<String> = Vec::new();
         for spec in names.iter().filter_map(|n| tools.get(n)) {
             for producer in provenance::producers(tools, spec) {
-                if free(&producer) && tools.get(&producer).is_some() && !listers.contains(&producer) {
+                // Producers are the agent's tools (`refsFrom` is checked, inferred ones are found among them).
+                if free(&producer) && !listers.contains(&producer) {
                     listers.push(producer);
                 }
             }

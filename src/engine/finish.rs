@@ -6,6 +6,7 @@ use crate::store::{EndReason, RunStatus, StepWrite, TurnRecord};
 use super::agent::RunResult;
 use super::model_turn::Ask;
 use super::run::{RunState, Stop};
+use super::unreturned_item::Unfounded;
 use super::{parse_step, Event, Outcome, Step, Turn};
 
 impl RunState<'_> {
@@ -53,21 +54,21 @@ impl RunState<'_> {
         // in the result's `ungrounded`).
         let (thought, answer) = match parse_step(&text).map(|p| p.step) {
             Ok(Step::Final { thought, answer }) => {
-                let grounding = self.agent.config.grounding;
-                let values = if grounding { self.ungrounded_here(&answer) } else { Vec::new() };
-                // An answer about the item the task names, which no result held (`unreturned_item.rs`).
-                let item = (grounding && values.is_empty()).then(|| self.unreturned_item(&answer)).flatten();
+                let unfounded = if self.agent.config.grounding { self.unfounded(&answer) } else { None };
                 let account = self.account(&reason);
-                if let Some(item) = item {
-                    let why = format!("The model's answer was about '{item}', of which no tool returned anything, so it is not given.");
-                    self.ungrounded = vec![item];
-                    (thought, format!("{account}\n{why}"))
-                } else if values.is_empty() {
-                    (thought, format!("{account}\nWhat the model reported: {answer}"))
-                } else {
-                    self.ungrounded = values;
-                    (thought, format!("{account}\nThe model's answer stated values that no tool returned, so it is not given."))
+                let said = match &unfounded {
+                    None => format!("What the model reported: {answer}"),
+                    Some(Unfounded::Values(_)) => {
+                        "The model's answer stated values that no tool returned, so it is not given.".to_string()
+                    }
+                    Some(Unfounded::Item(item)) => format!(
+                        "The model's answer was about '{item}', of which no tool returned anything, so it is not given."
+                    ),
+                };
+                if let Some(unfounded) = unfounded {
+                    self.ungrounded = unfounded.into_values();
                 }
+                (thought, format!("{account}\n{said}"))
             }
             _ => (String::new(), self.account(&reason)),
         };

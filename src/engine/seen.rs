@@ -23,15 +23,26 @@ impl RunState<'_> {
         text
     }
 
-    /// [`Self::asked_text`], then what `reading` takes of every step (the session's remembered
-    /// ones, made once a run, then this run's: `memory_text.rs`).
+    /// [`Self::asked_text`], then [`Self::steps_text`].
     fn read_text(&self, reading: Reading) -> String {
         let mut text = self.asked_text();
+        self.add_steps(&mut text, reading);
+        text
+    }
+
+    /// What `reading` takes of every step, lowercased: the session's remembered ones (made once a
+    /// run, `memory_text.rs`), then this run's. Not what the user asked.
+    pub(crate) fn steps_text(&self, reading: Reading) -> String {
+        let mut text = String::new();
+        self.add_steps(&mut text, reading);
+        text
+    }
+
+    fn add_steps(&self, text: &mut String, reading: Reading) {
         text.push_str(self.memory_text.steps(self.shown_memory(), reading));
         for turn in &self.turns {
-            reading.add(&mut text, turn);
+            reading.add(text, turn);
         }
-        text
     }
 
     /// Everything the model was given, lowercased: the task, the tasks of the session's earlier

@@ -20,10 +20,37 @@ use super::grounding::own_values;
 use super::memory_text::Reading;
 use super::run::RunState;
 
+/// Why an answer is not founded on what the tools returned (under `grounding`).
+pub(crate) enum Unfounded {
+    /// It states these values, which nothing the run has seen gives (`grounding.rs`).
+    Values(Vec<String>),
+    /// It is about this item the task names, which no result held (this module).
+    Item(String),
+}
+
+impl Unfounded {
+    /// What the run's result lists as `ungrounded`.
+    pub(crate) fn into_values(self) -> Vec<String> {
+        match self {
+            Unfounded::Values(values) => values,
+            Unfounded::Item(item) => vec![item],
+        }
+    }
+}
+
 impl RunState<'_> {
+    /// Whether `answer` is unfounded: values nothing gave, else an item no result held.
+    pub(crate) fn unfounded(&self, answer: &str) -> Option<Unfounded> {
+        let values = self.ungrounded_here(answer);
+        if !values.is_empty() {
+            return Some(Unfounded::Values(values));
+        }
+        self.unreturned_item(answer).map(Unfounded::Item)
+    }
+
     /// The id the task names that `answer` states beside a value of its own, while no call that
     /// worked sent it and no result holds it (see the module's text).
-    pub(crate) fn unreturned_item(&self, answer: &str) -> Option<String> {
+    fn unreturned_item(&self, answer: &str) -> Option<String> {
         let ids = task_ids(&self.task);
         if ids.is_empty() {
             return None;
@@ -36,16 +63,13 @@ impl RunState<'_> {
             return None;
         }
         // What the calls that worked sent and returned: the session's shown lines', then this run's.
-        let mut worked = self.memory_text.steps(self.shown_memory(), Reading::Worked).to_string();
-        for turn in &self.turns {
-            Reading::Worked.add(&mut worked, turn);
-        }
+        let worked = self.steps_text(Reading::Worked);
         let unreturned: Vec<&str> = stated.into_iter().filter(|id| !seen_in(&worked, id)).collect();
         if unreturned.is_empty() {
             return None;
         }
-        let listed = tokens(&worked);
-        unreturned.into_iter().find(|id| listed.iter().any(|t| shape(t) == shape(id))).map(str::to_string)
+        let shapes: Vec<String> = tokens(&worked).into_iter().map(shape).collect();
+        unreturned.into_iter().find(|id| shapes.contains(&shape(id))).map(str::to_string)
     }
 }
 
