@@ -61,7 +61,8 @@ export interface DomToolsOptions {
 }
 
 /**
- * A DOM tool: a keel `Tool` whose ref-taking tools set `refsFrom: ["snapshot"]` and `recoverWith`
+ * A DOM tool: a keel `Tool` whose ref-taking tools set `refsFrom` (`snapshot`, and `navigate` and
+ * `back` when made: they list the page they open) and `recoverWith`
  * (STALE_REFERENCE, UNKNOWN_REF, FRAME_DETACHED → `snapshot`), and whose `snapshot` and `read` are
  * `readOnly`.
  */

@@ -14,13 +14,24 @@ const REF = { type: "string", pattern: "^@?e[0-9]+$", description: "an element's
 const obj = (properties, required = []) => ({ type: "object", properties, required, additionalProperties: false });
 // The runtime refreshes refs itself when one fails this way (contract: recoverWith, read-only snapshot).
 const RECOVER = { STALE_REFERENCE: "snapshot", UNKNOWN_REF: "snapshot", FRAME_DETACHED: "snapshot" };
-const REFS = { refsFrom: ["snapshot"], recoverWith: RECOVER };
+// Where refs come from: `snapshot`, and `navigate` and `back`, which list the page they open. The engine
+// reads whichever of them answered last (`domTools` keeps those it makes).
+const LISTERS = ["snapshot", "navigate", "back"];
+const REFS = { refsFrom: LISTERS, recoverWith: RECOVER };
 // The kinds of element a tool acts on, as the snapshot names them: where decoding is constrained, the
 // engine offers `type`, `select` and `check` only those refs, and leaves the tool out while the page
 // lists none (both models of the web bench typed into rows, links and headings, again and again).
 const TEXT_FIELDS = ["textbox", "searchbox", "spinbutton", "combobox"];
 const DROP_DOWNS = ["combobox", "listbox"];
 const CHECKABLE = ["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"];
+// What a click acts on: the snapshot's interactive roles (an element with an onclick handler is listed
+// as a button), not its headings, texts and table rows (Qwen clicked the heading "Checkout" to place
+// an order, and price rows, on the web bench).
+// The same list as page-op.js's INTERACTIVE (domOp is self-contained: it cannot import it).
+const CLICKABLE = [
+  "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox", "option", "menuitem",
+  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
+];
 
 /** Every tool `domTools` can make, in the order it lists them. */
 export const DOM_TOOL_NAMES = ["snapshot", "click", "type", "select", "check", "press", "scroll", "read", "navigate", "back"];
@@ -32,7 +43,7 @@ const SPECS = {
     inputSchema: obj({ from: { type: "string", description: "optional: list from this ref on, as a cut note says" } }),
     readOnly: true,
   },
-  click: { description: "Clicks the element with this ref (a button, link, tab…).", inputSchema: obj({ ref: REF }, ["ref"]), ...REFS },
+  click: { description: "Clicks the element with this ref (a button, link, tab…).", inputSchema: obj({ ref: REF }, ["ref"]), ...REFS, refKinds: CLICKABLE },
   type: {
     description: "Replaces the text of a text field with `text`; with submit: true, then sends its form (like pressing Enter).",
     inputSchema: obj({ ref: REF, text: { type: "string" }, submit: { type: "boolean" } }, ["ref", "text"]),
@@ -167,7 +178,12 @@ export function domTools({ run, navigate, back, include, maxChars } = {}) {
       return snapshotAfter("Went back.", context);
     },
   };
-  return available
-    .filter((name) => include === undefined || include.includes(name))
-    .map((name) => ({ name, ...SPECS[name], execute: execute[name] ?? page(name) }));
+  const names = available.filter((name) => include === undefined || include.includes(name));
+  // A ref tool without `snapshot` keeps naming it, and `Agent.create` says it is missing.
+  const listers = LISTERS.filter((n) => names.includes(n));
+  const refsFrom = listers.includes("snapshot") ? listers : ["snapshot"];
+  return names.map((name) => {
+    const spec = SPECS[name].refsFrom ? { ...SPECS[name], refsFrom } : SPECS[name];
+    return { name, ...spec, execute: execute[name] ?? page(name) };
+  });
 }

@@ -446,7 +446,16 @@ export async function domOp(op, args) {
 
   function click({ ref }) {
     const rec = resolve(ref);
-    usable(rec);
+    try {
+      usable(rec);
+    } catch (e) {
+      // The click that fixes a covered element is one on the cover's buttons: `field` and `options`
+      // hold the next click to them until one works (where decoding is constrained).
+      const details = e?.error?.details;
+      const closers = details?.reason === "covered" ? details.closeWith.map((c) => c.split(" ")[0]) : [];
+      if (closers.length) Object.assign(details, { field: "ref", options: closers });
+      throw e;
+    }
     const el = rec.el;
     return acting(el, () => {
       for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup"]) mouse(el, type);

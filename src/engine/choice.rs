@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::config::ToolChoice;
-use super::named_line::{named_option, task_names_tool};
+use super::named_line::{most_named, named_option, task_names_tool};
 use super::provenance;
 use super::run::RunState;
 use crate::tools::ToolSpec;
@@ -56,7 +56,9 @@ impl RunState<'_> {
 
     /// The id arguments narrowed to their producer's latest output, without the values their tool
     /// already failed on, and to the one on the line whose label the task names while it has not
-    /// failed (`named_line.rs`) (`idProvenance`).
+    /// failed (`named_line.rs`); an id that is its tool's only required argument, to those on the
+    /// lines whose labels share the most words with the task and not acted on since the listing
+    /// came (`most_named`) (`idProvenance`).
     pub(crate) fn id_narrowings(&self) -> Vec<super::narrowing::Narrowing> {
         if !self.agent.config.id_provenance {
             return Vec::new();
@@ -67,16 +69,41 @@ impl RunState<'_> {
             .into_iter()
             .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
             .map(|n| {
-                let named = output_for(n.tool())
+                let Some((producer, out)) = output_for(n.tool()) else { return n };
+                let named = Some(out)
                     .filter(|_| task_names_tool(&self.task, n.tool()))
                     .and_then(|out| named_option(&self.task, out, n.options()))
                     .filter(|id| !self.worked_with(n.tool(), n.field(), id));
-                match named {
-                    Some(named) => n.only(named),
+                if let Some(named) = named {
+                    return n.only(named);
+                }
+                if !self.only_required(n.tool(), n.field()) {
+                    return n;
+                }
+                // The listing's lines the task names most, without those acted on since it came.
+                let since = self.outputs.since(producer).unwrap_or(0);
+                let tried = |id: &Value| self.worked_with_since(n.tool(), n.field(), id, since);
+                match most_named(&self.task, out, n.options(), tried) {
+                    Some(options) => n.with_options(options),
                     None => n,
                 }
             })
             .collect()
+    }
+
+    /// Whether `field` is the one argument `tool` requires: the task's words can only say which
+    /// element it acts on (`click`, `check`), not fill a value (`type`'s text).
+    fn only_required(&self, tool: &str, field: &str) -> bool {
+        self.agent.tools.get(tool).is_some_and(|spec| spec.required() == [field])
+    }
+
+    /// Whether a call of `tool` with `value` as its `field` has worked at `since` or later.
+    fn worked_with_since(&self, tool: &str, field: &str, value: &Value, since: u32) -> bool {
+        self.turns
+            .iter()
+            .filter(|t| t.step >= since && t.worked())
+            .filter_map(|t| t.action.as_ref())
+            .any(|a| a.tool == tool && a.args.get(field) == Some(value))
     }
 
     /// Whether a call of `tool` with `value` as its `field` has worked this run.
@@ -135,7 +162,7 @@ impl RunState<'_> {
 
     /// Of the tools a failed call's recovery may call (`names`), those not sitting out; if every
     /// one sits out (no listed id of its kinds, every listed id failed), the tools that list their
-    /// ids, so that the held step never offers no tool (its schema would allow only the answer the
+    /// ids (those of them that only read, if any do), so that the held step never offers no tool (its schema would allow only the answer the
     /// step then refuses).
     fn callable(&self, names: Vec<String>, sitting_out: &std::collections::BTreeSet<String>) -> Vec<String> {
         let free = |n: &String| !sitting_out.contains(n);
@@ -151,6 +178,11 @@ impl RunState<'_> {
                     listers.push(producer);
                 }
             }
+        }
+        // A lister that only reads (`snapshot`) before one that acts (`navigate` leaves the page).
+        let reads = |n: &String| tools.get(n).is_some_and(|s| s.read_only);
+        if listers.iter().any(reads) {
+            listers.retain(reads);
         }
         if listers.is_empty() {
             names

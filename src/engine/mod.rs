@@ -45,6 +45,7 @@ mod named_line;
 mod narrowing;
 mod observation;
 pub mod output;
+mod outputs;
 mod own_names;
 mod page_action;
 mod parrot;

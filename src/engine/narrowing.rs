@@ -3,7 +3,9 @@
 //!
 //! A tool that rejects an argument and says which values it takes (`details.field` and
 //! `details.options` on an `INVALID_ARGS` failure: a rule its schema did not state, as real APIs
-//! have) gets that argument narrowed to those options for the rest of the run; and a tool whose
+//! have) gets that argument narrowed to those options for the rest of the run; a tool whose other
+//! failure names the values that fix it the same way (a click on a covered element: the cover's
+//! buttons) gets it narrowed to them until a call of it works; and a tool whose
 //! identical call returned an identical result again, or was refused as an identical repeat of a
 //! failed call, sits out the steps until a new call is made. Both only
 //! shape constrained decoding: with a grammar, the same mistake cannot be made again — greedy
@@ -43,12 +45,11 @@ impl Narrowing {
         Narrowing { until_worked: true, ..Narrowing::new(tool, field, options) }
     }
 
-    /// The narrowing an `INVALID_ARGS` envelope of `tool` asks for, if it names a top-level field
-    /// and between 1 and [`MAX_OPTIONS`] scalar options.
+    /// The narrowing an envelope of `tool` asks for, if it names a top-level field and between 1
+    /// and [`MAX_OPTIONS`] scalar options: for the rest of the run after `INVALID_ARGS` (the values
+    /// the argument takes), until a call of `tool` works after any other failure (the values that
+    /// fix it: keel-agent/dom's click on a covered element names the cover's buttons).
     pub(crate) fn from_failure(tool: &str, envelope: &Envelope) -> Option<Narrowing> {
-        if envelope.code != ErrorCode::InvalidArgs {
-            return None;
-        }
         let field = envelope.details.get("field")?.as_str()?.trim();
         let options = envelope.details.get("options")?.as_array()?;
         let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_));
@@ -59,7 +60,10 @@ impl Narrowing {
         {
             return None;
         }
-        Some(Narrowing::new(tool, field, options.clone()))
+        Some(match envelope.code {
+            ErrorCode::InvalidArgs => Narrowing::new(tool, field, options.clone()),
+            _ => Narrowing::until_worked(tool, field, options.clone()),
+        })
     }
 
     /// The narrowing without the values its tool already failed on for its field (`failed(tool,
@@ -75,8 +79,13 @@ impl Narrowing {
     }
 
     /// The narrowing to `value` alone (one of its options).
-    pub(crate) fn only(mut self, value: Value) -> Narrowing {
-        self.options = vec![value];
+    pub(crate) fn only(self, value: Value) -> Narrowing {
+        self.with_options(vec![value])
+    }
+
+    /// The narrowing to `options` (some of its options).
+    pub(crate) fn with_options(mut self, options: Vec<Value>) -> Narrowing {
+        self.options = options;
         self
     }
 
@@ -212,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn nothing_is_learned_without_a_field_options_or_from_other_codes() {
+    fn nothing_is_learned_without_a_field_and_options_and_other_codes_hold_until_a_call_works() {
         for details in [
             json!({"options": ["a"]}),
             json!({"field": "cabin"}),
@@ -222,10 +231,17 @@ mod tests {
         ] {
             assert_eq!(Narrowing::from_failure("t", &rejected(details.clone())), None, "{details}");
         }
-        let raw = RawFailure::coded("NOT_FOUND", "no");
+        let raw = RawFailure::coded("NOT_INTERACTABLE", "covered");
         let mut other = Envelope::from_failure(&raw, classify(&raw, Origin::Tool), CallContext::default());
         other.details = json!({"field": "cabin", "options": ["a"]}).as_object().cloned().unwrap_or_default();
-        assert_eq!(Narrowing::from_failure("t", &other), None);
+        assert_eq!(
+            Narrowing::from_failure("t", &other),
+            Some(Narrowing::until_worked("t", "cabin", vec![json!("a")]))
+        );
+        let mut narrowings = Narrowings::default();
+        narrowings.learn(Narrowing::from_failure("search_flights", &other.clone()).expect("narrowing"));
+        narrowings.worked("search_flights");
+        assert!(narrowings.is_empty(), "a call of the tool that works ends it");
     }
 
     #[test]

@@ -26,7 +26,7 @@ impl RunState<'_> {
             return false;
         }
         // No producer, or none has run: nothing was listed to act on.
-        let Some(listing) = producer_output(tools, &self.outputs, spec) else { return false };
+        let Some((_, listing)) = producer_output(tools, &self.outputs, spec) else { return false };
         let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
         let words: Vec<&str> =
             result.split_whitespace().filter(|w| !w.contains("://")).map(without_markup).collect();

@@ -17,6 +17,7 @@ use crate::tools::{ToolSet, ToolSpec};
 
 use super::facts::{id_like, seen_in, tokens};
 use super::narrowing::Narrowing;
+use super::outputs::Outputs;
 
 /// Formats whose values are computed rather than copied.
 const COMPUTED_FORMATS: &[&str] = &["date", "time", "date-time", "duration"];
@@ -133,28 +134,27 @@ pub(crate) fn unseen(
     ids.into_iter().find(|(_, value)| !seen_in(&seen, value))
 }
 
-/// The latest output of `spec`'s first producer that has run (`outputs`: each tool's latest).
+/// The output of whichever of `spec`'s producers answered last (`outputs`: each tool's latest),
+/// with that producer's name: after `navigate` lists a new page, an older `snapshot` lists a page
+/// that is gone.
 pub(crate) fn producer_output<'a>(
     tools: &ToolSet,
-    outputs: &'a std::collections::BTreeMap<String, String>,
+    outputs: &'a Outputs,
     spec: &ToolSpec,
-) -> Option<&'a String> {
-    producers(tools, spec).iter().find_map(|p| outputs.get(p))
+) -> Option<(&'a str, &'a String)> {
+    outputs.latest_of(&producers(tools, spec))
 }
 
 /// For each tool with id arguments whose producer has run, the narrowing of those arguments to
 /// the ids in the producer's latest output (`outputs`: each tool's latest output).
-pub(crate) fn narrowings(
-    tools: &ToolSet,
-    outputs: &std::collections::BTreeMap<String, String>,
-) -> Vec<Narrowing> {
+pub(crate) fn narrowings(tools: &ToolSet, outputs: &Outputs) -> Vec<Narrowing> {
     let mut found = Vec::new();
     for spec in tools.specs() {
         let fields = id_fields(spec);
         if fields.is_empty() {
             continue;
         }
-        let Some(output) = producer_output(tools, outputs, spec) else { continue };
+        let Some((_, output)) = producer_output(tools, outputs, spec) else { continue };
         // With `refKinds`, only the lines naming a kind the tool acts on list its ids.
         let kinds = &spec.ref_kinds;
         let listing: Vec<&str> = if kinds.is_empty() {
@@ -271,7 +271,8 @@ mod tests {
         let click = tool("click", "Clicks.", json!({"ref": {"type": "string"}}));
         let snapshot = tool("snapshot", "Lists the page's elements with their refs.", json!({}));
         let tools = ToolSet::new(vec![click, snapshot]).unwrap();
-        let outputs = [("snapshot".to_string(), "e7 link 'Home'\n@e8 button 'Order 2'".to_string())].into();
+        let mut outputs = Outputs::default();
+        outputs.insert("snapshot", "e7 link 'Home'\n@e8 button 'Order 2'".to_string(), 1);
         let found = narrowings(&tools, &outputs);
         assert_eq!(found, vec![Narrowing::new("click", "ref", vec![json!("e7"), json!("@e8")])]);
         assert!(narrowings(&tools, &Default::default()).is_empty());

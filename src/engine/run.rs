@@ -1,7 +1,7 @@
 //! One run of the loop: thought → action → observation, until a final answer, a spent budget, a
 //! fatal failure or cancellation.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::errors::render::render;
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
@@ -87,7 +87,7 @@ pub(crate) struct RunState<'a> {
     /// Arguments narrowed to the options their tool said it takes, for constrained decoding.
     pub(crate) narrowings: Narrowings,
     /// Each tool's latest successful output as the model saw it: where ids come from.
-    pub(crate) outputs: BTreeMap<String, String>,
+    pub(crate) outputs: super::outputs::Outputs,
     /// Replies refused as steps, by text, with how often each was sent.
     pub(crate) replies: std::collections::HashMap<String, u32>,
     /// A greedy backend's replies, by request: a request sent again gets its reply from here.
@@ -198,13 +198,12 @@ impl<'a> RunState<'a> {
         record.counts.steps = turns.last().map_or(0, |t| t.step);
         let (run_id, task) = (record.id.clone(), record.task.clone());
         // Where ids came from: each tool's latest successful output among the committed steps.
-        let mut outputs = BTreeMap::new();
-        outputs.extend(
-            turns
-                .iter()
-                .filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning))
-                .filter_map(|t| Some((t.action.as_ref()?.tool.clone(), t.observation.clone()))),
-        );
+        let mut outputs = super::outputs::Outputs::default();
+        for turn in turns.iter().filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning)) {
+            if let Some(action) = &turn.action {
+                outputs.insert(&action.tool, turn.observation.clone(), turn.step);
+            }
+        }
         let mut state = RunState {
             agent,
             effects,
