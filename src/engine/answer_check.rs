@@ -102,7 +102,7 @@ impl RunState<'_> {
     /// or every tool when all were.
     fn suppliers(&self) -> Vec<String> {
         let names = self.agent.tools.names();
-        let unused: Vec<String> = names.iter().filter(|n| !self.outputs.contains_key(*n)).cloned().collect();
+        let unused: Vec<String> = names.iter().filter(|n| !self.outputs.contains_key(n)).cloned().collect();
         if unused.is_empty() {
             names.to_vec()
         } else {
