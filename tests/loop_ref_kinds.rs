@@ -31,15 +31,6 @@ fn page_specs() -> Vec<ToolSpec> {
     ]
 }
 
-/// The refs the step schema of the model's request `n` allows `tool`, if it offers the tool.
-fn refs_of(h: &Harness, n: usize, tool: &str) -> Option<Value> {
-    let schema = h.model.requests.borrow()[n].schema.clone().expect("constrained");
-    schema["anyOf"].as_array()?.iter().find_map(|branch| {
-        let action = &branch["properties"]["action"]["properties"];
-        (action["tool"]["const"] == tool).then(|| action["args"]["properties"]["ref"]["enum"].clone())
-    })
-}
-
 #[test]
 fn a_tool_with_ref_kinds_is_offered_only_the_refs_of_its_kinds() {
     let page = "page \"Shop\"\n@e1 link \"Textbox help\"\n@e2 row \"Blue mug | €8.50\"\n@e3 textbox \"Search \\\"mugs\\\"\"\n  @e4 searchbox \"Find\"";
@@ -52,9 +43,9 @@ fn a_tool_with_ref_kinds_is_offered_only_the_refs_of_its_kinds() {
     // A task naming no listed label (one that does narrows `click` further: `loop_task_named.rs`).
     h.run("What is the price of the cheapest item?");
     // `type`: the text field and the search box; a kind named inside a label does not count.
-    assert_eq!(refs_of(&h, 1, "type"), Some(json!(["@e3", "@e4"])));
+    assert_eq!(refs_offered(&h.model, 1, "type"), Some(json!(["@e3", "@e4"])));
     // `click`: every listed ref.
-    assert_eq!(refs_of(&h, 1, "click"), Some(json!(["@e1", "@e2", "@e3", "@e4"])));
+    assert_eq!(refs_offered(&h.model, 1, "click"), Some(json!(["@e1", "@e2", "@e3", "@e4"])));
 }
 
 #[test]
@@ -75,10 +66,10 @@ fn a_tool_with_ref_kinds_sits_out_while_the_listing_names_none() {
         AgentConfig::default(),
     );
     h.run("Open the order form.");
-    assert_eq!(refs_of(&h, 1, "type"), None, "no text field is listed: `type` sits out");
-    assert_eq!(refs_of(&h, 1, "click"), Some(json!(["@e1", "@e2"])));
+    assert_eq!(refs_offered(&h.model, 1, "type"), None, "no text field is listed: `type` sits out");
+    assert_eq!(refs_offered(&h.model, 1, "click"), Some(json!(["@e1", "@e2"])));
     // The next listing has one: `type` is back, narrowed to it.
-    assert_eq!(refs_of(&h, 3, "type"), Some(json!(["@e5"])));
+    assert_eq!(refs_offered(&h.model, 3, "type"), Some(json!(["@e5"])));
 }
 
 #[test]

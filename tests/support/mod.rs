@@ -425,3 +425,13 @@ pub fn offered_tools(model: &ScriptedModel, n: usize) -> (Vec<String>, Vec<Strin
         .collect();
     (listed, in_schema)
 }
+
+/// The values the step schema of the model's request `n` allows `tool`'s `ref` argument (its
+/// `enum`; null when not narrowed), if the step offers the tool.
+pub fn refs_offered(model: &ScriptedModel, n: usize, tool: &str) -> Option<Value> {
+    let schema = model.requests.borrow()[n].schema.clone().expect("constrained");
+    schema["anyOf"].as_array()?.iter().find_map(|branch| {
+        let action = &branch["properties"]["action"]["properties"];
+        (action["tool"]["const"] == tool).then(|| action["args"]["properties"]["ref"]["enum"].clone())
+    })
+}
