@@ -299,7 +299,8 @@ export interface Tool<Args = { [key: string]: Json }> {
   /**
    * Tools whose output supplies this tool's ids or refs: recovery plans name them, and an id this
    * tool is sent that no earlier result (nor the task) holds is refused before the tool runs
-   * (`UNSEEN_ID`). Each must be one of the agent's tools (`INVALID_TOOLS` otherwise).
+   * (`UNSEEN_ID`); the one of them that answered last gives the ids a constrained step may send.
+   * Each must be one of the agent's tools (`INVALID_TOOLS` otherwise).
    */
   refsFrom?: string[];
   /**
@@ -442,7 +443,9 @@ export interface AgentConfig {
    * Whether an id or ref argument (a `pattern`/`format` in its schema, a name saying id/ref/key, or
    * the only required string of a tool with `refsFrom`) must appear in the task or an earlier
    * observation before the call runs (`UNSEEN_ID` otherwise), and, under constrained decoding, is
-   * narrowed to the ids in its producer's latest output. Default true.
+   * narrowed to the ids in the output of whichever producer answered last — for a tool whose one
+   * required argument it is (a click), to those on the lines whose labels share the most words with
+   * the task, then the next most once those were acted on. Default true.
    */
   idProvenance: boolean;
   /**

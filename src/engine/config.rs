@@ -66,8 +66,9 @@ pub struct AgentConfig {
     /// prompt (`engine/focused_call.rs`). Off, the model gets the envelope and one more step.
     pub focused_call: bool,
     /// Whether an id or reference argument must have been seen (in the task or an earlier
-    /// observation) before the call runs, and is narrowed to its producer's latest output under
-    /// constrained decoding (see `engine/provenance.rs`).
+    /// observation) before the call runs, and is narrowed under constrained decoding to the output
+    /// of whichever producer answered last — and, for a tool whose one required argument it is, to
+    /// the lines whose labels the task names most (see `engine/provenance.rs`, `named_line.rs`).
     pub id_provenance: bool,
     /// Whether a call whose argument contradicts a time or a count the task states ("four
     /// people at 19:30" and `people: 1`, `time: "20:30"`) is refused once before it runs, with a

@@ -34,7 +34,7 @@ pub struct ToolSpec {
     pub refs_from: Vec<String>,
     /// Of the ids `refsFrom`'s tools list, the kinds of thing this tool acts on (`textbox`,
     /// `checkbox`): where decoding is constrained (`idProvenance`), its id argument is narrowed to
-    /// the ids on the lines of the producer's latest output that name one of these words outside
+    /// the ids on the lines of the latest producer's output that name one of these words outside
     /// quoted text, and the tool sits out a step whose latest listing names none. Empty: every
     /// listed id. Needs `refsFrom`.
     #[serde(default)]
