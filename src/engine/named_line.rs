@@ -87,18 +87,21 @@ pub(crate) fn most_named(
             scored.push((shared, on_line));
         }
     }
-    let mut levels: Vec<usize> = scored.iter().map(|(shared, _)| *shared).collect();
-    levels.sort_unstable_by(|a, b| b.cmp(a));
-    levels.dedup();
-    levels.into_iter().find_map(|level| {
+    // From the most words shared down (no sort: a level is the most below the last one).
+    let mut above = usize::MAX;
+    loop {
+        let level = scored.iter().map(|(shared, _)| *shared).filter(|s| *s < above).max()?;
         let mut found: Vec<Value> = Vec::new();
         for option in scored.iter().filter(|(shared, _)| *shared == level).flat_map(|(_, on)| on) {
             if !tried(option) && !found.contains(option) {
                 found.push((*option).clone());
             }
         }
-        (!found.is_empty()).then_some(found)
-    })
+        if !found.is_empty() {
+            return Some(found);
+        }
+        above = level;
+    }
 }
 
 #[cfg(test)]
