@@ -8,7 +8,7 @@ mod support;
 use keel::engine::AgentConfig;
 use keel::errors::RawFailure;
 use keel::tools::{ToolSet, ToolSpec};
-use serde_json::{json, Value};
+use serde_json::json;
 use support::*;
 
 /// `snapshot` lists; `click` takes any listed ref; `type` only a text field's.

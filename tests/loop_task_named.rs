@@ -134,3 +134,71 @@ fn a_failure_naming_the_values_that_fix_it_holds_the_ref_to_them_until_a_call_wo
     // The cover closed: the button the task names again.
     assert_eq!(refs_offered(&h.model, 3, "click"), Some(json!(["@e4"])));
 }
+
+#[test]
+fn a_named_ref_that_failed_waits_for_a_new_listing_and_one_that_worked_is_not_first_again() {
+    let disabled = || RawFailure::coded("NOT_INTERACTABLE", "@e4 (button \"Place order\") is disabled.");
+    let enabled =
+        CHECKOUT.replace("@e5 button \"Accept all\"", "@e5 checkbox \"Accept the terms\" [checked]");
+    let h = run(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("click", json!({"ref": "@e4"})),
+            act("snapshot", json!({})),
+            act("click", json!({"ref": "@e4"})),
+            act("snapshot", json!({})),
+            answer("Order placed."),
+        ]),
+        FakeTools::new()
+            .script(
+                "snapshot",
+                vec![
+                    Behaviour::Ok(json!(CHECKOUT)),
+                    Behaviour::Ok(json!(enabled)),
+                    Behaviour::Ok(json!(format!("{enabled}\n@e9 text \"Thank you\""))),
+                ],
+            )
+            .script("click", vec![Behaviour::Fail(disabled()), Behaviour::Ok(json!("Clicked."))]),
+        "Place the order.",
+    );
+    assert_eq!(refs_offered(&h.model, 1, "click"), Some(json!(["@e4"])));
+    // Failed on this listing: the next most named.
+    assert_eq!(refs_offered(&h.model, 2, "click"), Some(json!(["@e2", "@e3"])));
+    // A new listing: "Place order" first again.
+    assert_eq!(refs_offered(&h.model, 3, "click"), Some(json!(["@e4"])));
+    // It worked; listed again with the same label, it is not offered first (no second order).
+    assert_eq!(refs_offered(&h.model, 5, "click"), Some(json!(["@e2", "@e3"])));
+}
+
+#[test]
+fn a_held_fix_the_listing_no_longer_has_is_left_and_plans_name_the_lister_that_reads() {
+    let covered = || {
+        let mut raw = RawFailure::coded("NOT_INTERACTABLE", "@e4 is covered by a dialog.");
+        raw.hints.details =
+            json!({"field": "ref", "options": ["@e5"]}).as_object().cloned().unwrap_or_default();
+        raw
+    };
+    let closed = CHECKOUT.replace("\n@e5 button \"Accept all\"", "");
+    let h = run(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("click", json!({"ref": "@e4"})),
+            act("snapshot", json!({})),
+            act("click", json!({"ref": "@e99"})),
+            answer("Done."),
+        ]),
+        FakeTools::new()
+            .script("snapshot", vec![Behaviour::Ok(json!(CHECKOUT)), Behaviour::Ok(json!(closed))])
+            .script("click", vec![Behaviour::Fail(covered())]),
+        "Place the order.",
+    );
+    assert_eq!(refs_offered(&h.model, 2, "click"), Some(json!(["@e5"])));
+    // The cover went away another way: its button is not listed, the named button is offered.
+    assert_eq!(refs_offered(&h.model, 3, "click"), Some(json!(["@e4"])));
+    // The system prompt and a refusal's plan name `snapshot` for fresh refs, not `navigate`.
+    let requests = h.model.requests.borrow();
+    assert!(requests[0].messages[0].content.contains("(ids come from: snapshot)"));
+    let refusal = &requests[4].messages.last().expect("a message").content;
+    assert!(refusal.contains("UNSEEN_ID") && refusal.contains("`snapshot`"), "{refusal}");
+    assert!(!refusal.contains("`navigate`"), "{refusal}");
+}

@@ -14,7 +14,8 @@ export type DomToolName = DomOp | "navigate" | "back";
  * - `UNKNOWN_REF`: not a ref of the latest snapshot (a typo, a made-up ref, a page navigated since),
  *   with the ref format and a did-you-mean.
  * - `NOT_INTERACTABLE`: hidden, disabled, read-only or covered (`details.coveredBy`, found with
- *   `elementFromPoint`, and the cover's buttons in `details.closeWith`).
+ *   `elementFromPoint`, and the cover's buttons in `details.closeWith`; from `click`, also as
+ *   `details.field: "ref"` and `details.options`, which hold the next click to them until one works).
  * - `FRAME_DETACHED`: the ref was inside a frame that was removed or navigated.
  * - `NAVIGATION_FAILED`: `navigate` / `back` could not load the page.
  * - `INVALID_ARGS`: a bad key name, option label, direction… (`details.field`; `details.choices` for options).

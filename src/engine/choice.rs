@@ -54,11 +54,12 @@ impl RunState<'_> {
         }
     }
 
-    /// The id arguments narrowed to their producer's latest output, without the values their tool
-    /// already failed on, and to the one on the line whose label the task names while it has not
-    /// failed (`named_line.rs`); an id that is its tool's only required argument, to those on the
-    /// lines whose labels share the most words with the task and not acted on since the listing
-    /// came (`most_named`) (`idProvenance`).
+    /// The id arguments narrowed to the latest listing of their producers, without the values
+    /// their tool already failed on; to the values held until a call works that the listing has;
+    /// else to the one on the line whose label the task names while it has not failed
+    /// (`named_line.rs`); else, for an id that is its tool's only required argument, to those on
+    /// the lines whose labels share the most words with the task and not acted on (`most_named`,
+    /// `acted_on.rs`) (`idProvenance`).
     pub(crate) fn id_narrowings(&self) -> Vec<super::narrowing::Narrowing> {
         if !self.agent.config.id_provenance {
             return Vec::new();
@@ -69,6 +70,14 @@ impl RunState<'_> {
             .into_iter()
             .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
             .map(|n| {
+                // Held until a call works (a failure's fix, the latest item): to what the listing
+                // still has of it (a cover closed another way leaves no such button).
+                if let Some(held) = self.narrowings.held(n.tool(), n.field()) {
+                    let kept: Vec<Value> = held.iter().filter(|v| n.options().contains(v)).cloned().collect();
+                    if !kept.is_empty() {
+                        return n.with_options(kept);
+                    }
+                }
                 let Some((producer, out)) = output_for(n.tool()) else { return n };
                 let named = Some(out)
                     .filter(|_| task_names_tool(&self.task, n.tool()))
@@ -80,9 +89,10 @@ impl RunState<'_> {
                 if !self.only_required(n.tool(), n.field()) {
                     return n;
                 }
-                // The listing's lines the task names most, without those acted on since it came.
+                // The listing's lines the task names most, without those acted on (`acted_on.rs`).
                 let since = self.outputs.since(producer).unwrap_or(0);
-                let tried = |id: &Value| self.worked_with_since(n.tool(), n.field(), id, since);
+                let tried =
+                    |id: &Value, label: &str| self.acted_on.tried(n.tool(), n.field(), id, label, since);
                 match most_named(&self.task, out, n.options(), tried) {
                     Some(options) => n.with_options(options),
                     None => n,
@@ -95,15 +105,6 @@ impl RunState<'_> {
     /// element it acts on (`click`, `check`), not fill a value (`type`'s text).
     fn only_required(&self, tool: &str, field: &str) -> bool {
         self.agent.tools.get(tool).is_some_and(|spec| spec.required() == [field])
-    }
-
-    /// Whether a call of `tool` with `value` as its `field` has worked at `since` or later.
-    fn worked_with_since(&self, tool: &str, field: &str, value: &Value, since: u32) -> bool {
-        self.turns
-            .iter()
-            .filter(|t| t.step >= since && t.worked())
-            .filter_map(|t| t.action.as_ref())
-            .any(|a| a.tool == tool && a.args.get(field) == Some(value))
     }
 
     /// Whether a call of `tool` with `value` as its `field` has worked this run.
@@ -162,26 +163,28 @@ impl RunState<'_> {
 
     /// Of the tools a failed call's recovery may call (`names`), those not sitting out; if every
     /// one sits out (no listed id of its kinds, every listed id failed), the tools that list their
-    /// ids (those of them that only read, if any do), so that the held step never offers no tool (its schema would allow only the answer the
-    /// step then refuses).
+    /// ids (those that only read, where some do), so that the held step never offers no tool (its
+    /// schema would allow only the answer the step then refuses); if none of those is free either,
+    /// `names`.
     fn callable(&self, names: Vec<String>, sitting_out: &std::collections::BTreeSet<String>) -> Vec<String> {
         let free = |n: &String| !sitting_out.contains(n);
         if names.iter().any(free) {
             return names.into_iter().filter(free).collect();
         }
         let tools = &self.agent.tools;
-        let mut listers: Vec<String> = Vec::new();
+        let reads = |n: &String| tools.get(n).is_some_and(|s| s.read_only);
+        let (mut listers, mut any_reads): (Vec<String>, bool) = (Vec::new(), false);
         for spec in names.iter().filter_map(|n| tools.get(n)) {
             for producer in provenance::producers(tools, spec) {
+                any_reads |= reads(&producer);
                 // Producers are the agent's tools (`refsFrom` is checked, inferred ones are found among them).
                 if free(&producer) && !listers.contains(&producer) {
                     listers.push(producer);
                 }
             }
         }
-        // A lister that only reads (`snapshot`) before one that acts (`navigate` leaves the page).
-        let reads = |n: &String| tools.get(n).is_some_and(|s| s.read_only);
-        if listers.iter().any(reads) {
+        // Where a lister only reads (`snapshot`), not one that acts (`navigate` leaves the page).
+        if any_reads {
             listers.retain(reads);
         }
         if listers.is_empty() {

@@ -10,6 +10,7 @@
 //! - [`output`]: reading the model's step; [`prompt`]: building and compacting the prompt, with
 //!   the session's earlier runs as [`Remembered`] lines.
 
+mod acted_on;
 mod agent;
 mod answer_after_result;
 mod answer_check;

@@ -2,13 +2,15 @@
 //! code": the snapshot listed `e19 heading 'Newsletter'`, `e20 textbox 'Email'`, `e21 button
 //! 'Subscribe'`, and SmolLM2, its ref narrowed to those three, clicked e19, then e20, then e21
 //! (recovery bench ref-typo, d0b18de); on stale-ref it clicked `e1 link 'Home'` for "click the
-//! 'Place order' button". When exactly one line of the producer's latest output has a quoted label
+//! 'Place order' button". When exactly one line of the latest listing has a quoted label
 //! (`'Subscribe'`, `"Place order"`) that the task names as a phrase, and that line holds exactly
 //! one of the listed ids, the id argument is narrowed to that id (`idProvenance`, constrained
 //! decoding), while it has not failed and no call of the tool with it has worked; a task naming
 //! several listed labels ("type your e-mail in Email, then click Subscribe") narrows nothing, and
 //! only a tool the task names by a word of its name ("click") is narrowed: "Enter my e-mail and
-//! click Subscribe" names the button for `click`, not for `type`.
+//! click Subscribe" names the button for `click`, not for `type`. Otherwise, a tool whose one
+//! required argument is the id is offered the ids on the lines whose labels share the most words
+//! with the task ([`most_named`]).
 
 use serde_json::Value;
 
@@ -56,10 +58,16 @@ fn stem(word: &str) -> &str {
     }
 }
 
+/// The quoted label of the first line of `output` that holds `id` as a token.
+pub(crate) fn label_of(output: &str, id: &str) -> Option<String> {
+    output.lines().find(|line| has_token(line, id)).map(|line| quotes(line).join(" "))
+}
+
 /// The options of `options` on the lines of `output` whose quoted labels share the most content
-/// words with `task` (one at least) and that `tried` does not hold; those of the lines sharing
-/// the next most when every one of those was tried. `None` when no line's label shares a word
-/// with the task, or every option on such a line was tried.
+/// words with `task` (one at least) and that `tried` (an option, its line's label) does not hold;
+/// those of the lines sharing the next most when every one of those was tried. `None` when no
+/// line's label shares a word with the task, or every option on such a line was tried. Only
+/// string options are looked for (refs and ids as text; a number is no ref on a line).
 ///
 /// Why (web bench, acac820): on ten of thirteen tasks Qwen2.5-Coder-0.5B, its ref narrowed to the
 /// snapshot's refs, clicked `@e1 link "Home"` (the first listed, the navigation bar's) and left
@@ -69,11 +77,11 @@ pub(crate) fn most_named(
     task: &str,
     output: &str,
     options: &[Value],
-    tried: impl Fn(&Value) -> bool,
+    tried: impl Fn(&Value, &str) -> bool,
 ) -> Option<Vec<Value>> {
     let asked: Vec<String> = content_words(task).iter().map(|w| stem(w).to_string()).collect();
-    // Per line that holds an option: the label's words the task has, and the options on it.
-    let mut scored: Vec<(usize, Vec<&Value>)> = Vec::new();
+    // Per line that holds an option: the label's words the task has, the label, and the options.
+    let mut scored: Vec<(usize, String, Vec<&Value>)> = Vec::new();
     for line in output.lines() {
         let on_line: Vec<&Value> =
             options.iter().filter(|o| o.as_str().is_some_and(|id| has_token(line, id))).collect();
@@ -84,17 +92,19 @@ pub(crate) fn most_named(
         let words = content_words(&label);
         let shared = words.iter().filter(|w| asked.iter().any(|a| a == stem(w))).count();
         if shared > 0 {
-            scored.push((shared, on_line));
+            scored.push((shared, label, on_line));
         }
     }
     // From the most words shared down (no sort: a level is the most below the last one).
     let mut above = usize::MAX;
     loop {
-        let level = scored.iter().map(|(shared, _)| *shared).filter(|s| *s < above).max()?;
+        let level = scored.iter().map(|(shared, _, _)| *shared).filter(|s| *s < above).max()?;
         let mut found: Vec<Value> = Vec::new();
-        for option in scored.iter().filter(|(shared, _)| *shared == level).flat_map(|(_, on)| on) {
-            if !tried(option) && !found.contains(option) {
-                found.push((*option).clone());
+        for (_, label, on) in scored.iter().filter(|(shared, _, _)| *shared == level) {
+            for option in on {
+                if !tried(option, label) && !found.contains(option) {
+                    found.push((*option).clone());
+                }
             }
         }
         if !found.is_empty() {
@@ -135,13 +145,14 @@ mod tests {
     #[test]
     fn the_lines_sharing_the_most_words_with_the_task_give_their_options() {
         let all = refs(&["@e1", "@e3", "@e4", "@e10", "@e12", "@e14", "@e15"]);
-        let none = |_: &Value| false;
+        let none = |_: &Value, _: &str| false;
         let task = "Place the order and answer with the order number.";
         assert_eq!(most_named(task, SHOP, &all, none), Some(refs(&["@e12"])));
         // Tried: the next most ("order" alone), then nothing.
-        let tried = |v: &Value| v == "@e12";
+        let tried = |v: &Value, label: &str| v == "@e12" && label == "Place order";
         assert_eq!(most_named(task, SHOP, &all, tried), Some(refs(&["@e3"])));
-        assert_eq!(most_named(task, SHOP, &all, |v: &Value| v == "@e12" || v == "@e3"), None);
+        assert_eq!(most_named(task, SHOP, &all, |v: &Value, _: &str| v == "@e12" || v == "@e3"), None);
+        assert_eq!(label_of(SHOP, "@e12").as_deref(), Some("Place order"));
         // A plural in the task, a label's word it does not have.
         assert_eq!(most_named("How many Tea kettles are there?", SHOP, &all, none), Some(refs(&["@e15"])));
         assert_eq!(most_named("Sign in to my account.", SHOP, &all, none), None);

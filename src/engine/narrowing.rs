@@ -30,7 +30,8 @@ pub(crate) struct Narrowing {
     field: String,
     options: Vec<Value>,
     /// Whether it lasts only until a call of its tool works (a value keel converted for the
-    /// model, `value_forms.rs`), not for the rest of the run (options the tool said it takes).
+    /// model, `value_forms.rs`; the values a failure named as its fix), not for the rest of the
+    /// run (options the tool said it takes).
     until_worked: bool,
 }
 
@@ -49,7 +50,8 @@ impl Narrowing {
     /// and [`MAX_OPTIONS`] scalar options: for the rest of the run after `INVALID_ARGS` (the values
     /// the argument takes), until a call of `tool` works after any other failure (the values that
     /// fix it: keel-agent/dom's click on a covered element names the cover's buttons).
-    pub(crate) fn from_failure(tool: &str, envelope: &Envelope) -> Option<Narrowing> {
+    pub(crate) fn from_failure(spec: &ToolSpec, envelope: &Envelope) -> Option<Narrowing> {
+        let tool = spec.name.as_str();
         let field = envelope.details.get("field")?.as_str()?.trim();
         let options = envelope.details.get("options")?.as_array()?;
         let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_));
@@ -60,10 +62,14 @@ impl Narrowing {
         {
             return None;
         }
-        Some(match envelope.code {
-            ErrorCode::InvalidArgs => Narrowing::new(tool, field, options.clone()),
-            _ => Narrowing::until_worked(tool, field, options.clone()),
-        })
+        match envelope.code {
+            ErrorCode::InvalidArgs => Some(Narrowing::new(tool, field, options.clone())),
+            // Only an argument the tool has: another code's details are the tool's own to word.
+            _ => spec
+                .input_schema
+                .pointer(&format!("/properties/{}", field.replace('~', "~0").replace('/', "~1")))
+                .map(|_| Narrowing::until_worked(tool, field, options.clone())),
+        }
     }
 
     /// The narrowing without the values its tool already failed on for its field (`failed(tool,
@@ -135,12 +141,19 @@ impl Narrowing {
 pub(crate) struct Narrowings(Vec<Narrowing>);
 
 impl Narrowings {
-    /// Keeps `narrowing`, replacing an older one of the same tool and field.
+    /// Keeps `narrowing`, replacing an older one of the same tool and field and lifetime (one that
+    /// holds until a call works leaves the run-long one under it, for after).
     pub(crate) fn learn(&mut self, narrowing: Narrowing) {
         self.0.retain(|n| {
-            (n.tool.as_str(), n.field.as_str()) != (narrowing.tool.as_str(), narrowing.field.as_str())
+            (n.tool.as_str(), n.field.as_str(), n.until_worked)
+                != (narrowing.tool.as_str(), narrowing.field.as_str(), narrowing.until_worked)
         });
         self.0.push(narrowing);
+    }
+
+    /// The values `tool`'s `field` is held to until a call of it works, if it is.
+    pub(crate) fn held(&self, tool: &str, field: &str) -> Option<&[Value]> {
+        self.0.iter().find(|n| n.until_worked && n.tool == tool && n.field == field).map(|n| n.options())
     }
 
     /// Drops the narrowings of `tool` that last until a call of it works: one just did.
@@ -149,11 +162,13 @@ impl Narrowings {
     }
 
     /// `spec` narrowed as [`Self::step_schema`] narrows it, by what was learned and by `ids` (the
-    /// focused call's schema).
+    /// focused call's schema). A held argument that `ids` narrows is left to them: they hold it to
+    /// the held values the latest listing still has (`RunState::id_narrowings`).
     pub(crate) fn narrowed(&self, spec: &ToolSpec, ids: &[Narrowing]) -> ToolSpec {
         let mut spec = spec.clone();
         let (held, learned): (Vec<&Narrowing>, Vec<&Narrowing>) = self.0.iter().partition(|n| n.until_worked);
-        for narrowing in learned.into_iter().chain(ids).chain(held) {
+        let by_ids = |n: &&Narrowing| ids.iter().any(|i| i.tool == n.tool && i.field == n.field);
+        for narrowing in learned.into_iter().chain(ids).chain(held.into_iter().filter(|n| !by_ids(n))) {
             narrowing.apply(&mut spec);
         }
         spec
@@ -165,7 +180,7 @@ impl Narrowings {
     }
 
     /// The step schema over `tools` narrowed (by the options tools said they take, then by `ids`:
-    /// the id arguments narrowed to their producer's latest output, then by what holds until a
+    /// the id arguments narrowed to the latest listing of their producers, then by what holds until a
     /// call works: a value keel named for the model, which a producer's whole list must not widen
     /// again), without the branches of `leave_out`; with the final-answer branch when `answer` or
     /// when no tool is left.
@@ -210,7 +225,7 @@ mod tests {
     #[test]
     fn a_field_and_its_options_narrow_that_argument_and_keep_its_description() {
         let found = Narrowing::from_failure(
-            "search_flights",
+            &flights(),
             &rejected(json!({"field": "cabin", "options": ["economy", "first"]})),
         );
         let mut narrowings = Narrowings::default();
@@ -229,19 +244,30 @@ mod tests {
             json!({"field": "cabin", "options": [{"nested": 1}]}),
             json!({"field": " ", "options": ["a"]}),
         ] {
-            assert_eq!(Narrowing::from_failure("t", &rejected(details.clone())), None, "{details}");
+            assert_eq!(Narrowing::from_failure(&flights(), &rejected(details.clone())), None, "{details}");
         }
         let raw = RawFailure::coded("NOT_INTERACTABLE", "covered");
         let mut other = Envelope::from_failure(&raw, classify(&raw, Origin::Tool), CallContext::default());
         other.details = json!({"field": "cabin", "options": ["a"]}).as_object().cloned().unwrap_or_default();
         assert_eq!(
-            Narrowing::from_failure("t", &other),
-            Some(Narrowing::until_worked("t", "cabin", vec![json!("a")]))
+            Narrowing::from_failure(&flights(), &other),
+            Some(Narrowing::until_worked("search_flights", "cabin", vec![json!("a")]))
         );
+        // Not an argument of the tool: its details are its own.
+        other.details = json!({"field": "seat", "options": ["a"]}).as_object().cloned().unwrap_or_default();
+        assert_eq!(Narrowing::from_failure(&flights(), &other), None);
+        // Held over a run-long narrowing of the same argument, which is there again after it.
         let mut narrowings = Narrowings::default();
-        narrowings.learn(Narrowing::from_failure("search_flights", &other.clone()).expect("narrowing"));
+        let rule = json!({"field": "cabin", "options": ["economy", "first"]});
+        narrowings.learn(Narrowing::from_failure(&flights(), &rejected(rule)).expect("narrowing"));
+        narrowings.learn(Narrowing::until_worked("search_flights", "cabin", vec![json!("first")]));
+        assert_eq!(narrowings.held("search_flights", "cabin"), Some(&[json!("first")][..]));
+        let text = narrowings.step_schema(&[flights()], &BTreeSet::new(), &[], true).to_string();
+        assert!(text.contains(r#""enum":["first"]"#), "{text}");
         narrowings.worked("search_flights");
-        assert!(narrowings.is_empty(), "a call of the tool that works ends it");
+        assert_eq!(narrowings.held("search_flights", "cabin"), None, "a call of the tool that works ends it");
+        let text = narrowings.step_schema(&[flights()], &BTreeSet::new(), &[], true).to_string();
+        assert!(text.contains(r#""enum":["economy","first"]"#), "{text}");
     }
 
     #[test]
@@ -249,8 +275,7 @@ mod tests {
         let mut narrowings = Narrowings::default();
         for options in [json!(["a"]), json!(["b"])] {
             let details = json!({"field": "cabin", "options": options});
-            narrowings
-                .learn(Narrowing::from_failure("search_flights", &rejected(details)).expect("narrowing"));
+            narrowings.learn(Narrowing::from_failure(&flights(), &rejected(details)).expect("narrowing"));
         }
         let text = narrowings.step_schema(&[flights()], &BTreeSet::new(), &[], true).to_string();
         assert!(text.contains(r#""enum":["b"]"#) && !text.contains(r#""enum":["a"]"#), "{text}");

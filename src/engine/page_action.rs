@@ -16,7 +16,7 @@ use super::run::RunState;
 
 impl RunState<'_> {
     /// Whether `tool`, not declared read-only, acts on an id or a ref another tool gives and its
-    /// `result` states no value (a token with a digit) that neither the producer's latest output
+    /// `result` states no value (a token with a digit) that neither the latest listing of its producers
     /// nor the call's own `args` hold. Addresses (`http://…`, where a navigation went) and markup
     /// (`<button#add-2.col-6>`, how a page names its element) are not values the task asks for.
     pub(crate) fn acknowledges_only(&self, tool: &str, args: &Value, result: &str) -> bool {

@@ -2,7 +2,7 @@
 //! that appears in no earlier observation and not in the task was guessed (small models copy the
 //! schema's shape, `e12`, `INV-2024-001`), so the call is refused before the tool runs, with a plan
 //! naming the tools that produce such values; and once a producer has run, constrained decoding
-//! narrows the argument to the ids in the producer's latest output.
+//! narrows the argument to the ids in the output of whichever producer answered last.
 //!
 //! An argument is an id when its schema has a `pattern` or an identifier `format` (not a date or
 //! time: those are computed from the task, `tomorrow` → a date), or its name says id/ref/key
@@ -134,6 +134,18 @@ pub(crate) fn unseen(
     ids.into_iter().find(|(_, value)| !seen_in(&seen, value))
 }
 
+/// Of `names` (a tool's producers), those that only read, where any does: what a plan or the
+/// prompt tells the model to call for fresh ids (`snapshot`, not `navigate` or `back`, which
+/// leave the page).
+pub(crate) fn reading_first(tools: &ToolSet, names: &[String]) -> Vec<String> {
+    let reads = |n: &&String| tools.get(n).is_some_and(|s| s.read_only);
+    if names.iter().any(|n| reads(&n)) {
+        names.iter().filter(reads).cloned().collect()
+    } else {
+        names.to_vec()
+    }
+}
+
 /// The output of whichever of `spec`'s producers answered last (`outputs`: each tool's latest),
 /// with that producer's name: after `navigate` lists a new page, an older `snapshot` lists a page
 /// that is gone.
@@ -146,7 +158,7 @@ pub(crate) fn producer_output<'a>(
 }
 
 /// For each tool with id arguments whose producer has run, the narrowing of those arguments to
-/// the ids in the producer's latest output (`outputs`: each tool's latest output).
+/// the ids in the output of the producer that answered last (`outputs`: each tool's latest).
 pub(crate) fn narrowings(tools: &ToolSet, outputs: &Outputs) -> Vec<Narrowing> {
     let mut found = Vec::new();
     for spec in tools.specs() {

@@ -88,6 +88,8 @@ pub(crate) struct RunState<'a> {
     pub(crate) narrowings: Narrowings,
     /// Each tool's latest successful output as the model saw it: where ids come from.
     pub(crate) outputs: super::outputs::Outputs,
+    /// The calls made with listed ids, and how they went: what `most_named` no longer offers first.
+    pub(crate) acted_on: super::acted_on::ActedOn,
     /// Replies refused as steps, by text, with how often each was sent.
     pub(crate) replies: std::collections::HashMap<String, u32>,
     /// A greedy backend's replies, by request: a request sent again gets its reply from here.
@@ -224,6 +226,7 @@ impl<'a> RunState<'a> {
             narrowings: Narrowings::default(),
             transcript: Transcript::new(),
             outputs,
+            acted_on: Default::default(),
             replies: Default::default(),
             greedy_replies: Default::default(),
             ungrounded_warned: false,
@@ -539,11 +542,14 @@ impl<'a> RunState<'a> {
         ctx: CallContext<'_>,
     ) -> Envelope {
         let tools = &self.agent.tools;
-        let declared = action.and_then(|a| tools.get(&a.tool)).map(|s| s.refs_from.as_slice()).unwrap_or(&[]);
+        let declared: Vec<String> = action
+            .and_then(|a| tools.get(&a.tool))
+            .map(|s| super::provenance::reading_first(tools, &s.refs_from))
+            .unwrap_or_default();
         let ctx = CallContext {
             tool: action.map(|a| a.tool.as_str()),
             args: action.map(|a| &a.args),
-            refs_from: if ctx.refs_from.is_empty() { declared } else { ctx.refs_from },
+            refs_from: if ctx.refs_from.is_empty() { &declared } else { ctx.refs_from },
             available: tools.names(),
             ..ctx
         };

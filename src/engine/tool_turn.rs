@@ -111,6 +111,7 @@ impl RunState<'_> {
         match end {
             Err(stop) => Err(("The run was cancelled during this call.".to_string(), stop)),
             Ok(ToolEnd::Done(output)) => {
+                self.note_acted(step, spec, &action.args, true);
                 self.call_worked(&spec.name);
                 for warning in &output.warnings {
                     self.warn(Some(step), format!("`{}`: {warning}", spec.name));
@@ -146,8 +147,10 @@ impl RunState<'_> {
                 // A new call that failed may have changed things (a stale ref: the page moved on),
                 // so tools spent before it may have something new to give again.
                 self.spent_tools.clear();
-                if let Some(narrowing) = Narrowing::from_failure(&spec.name, &envelope) {
-                    self.narrowings.learn(narrowing);
+                match Narrowing::from_failure(spec, &envelope) {
+                    Some(narrowing) => self.narrowings.learn(narrowing),
+                    // A failure naming its fix leaves the element to be tried again after it.
+                    None => self.note_acted(step, spec, &action.args, false),
                 }
                 let envelope = self.repeats.failed(key, envelope, self.effects.clock.now_ms());
                 let index = self.fail(step, Some(&spec.name), Some(key), &envelope, attempt);

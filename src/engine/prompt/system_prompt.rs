@@ -51,8 +51,13 @@ pub(crate) fn system_message(tools: &[ToolSpec], instructions: Option<&str>) -> 
             out.push_str(description);
         }
         if !tool.refs_from.is_empty() {
+            // The listers that only read, where some do (`snapshot`, not `navigate`).
+            let reads = |n: &&String| tools.iter().any(|t| &t.name == *n && t.read_only);
+            let any_reads = tool.refs_from.iter().any(|n| reads(&n));
+            let named: Vec<&str> =
+                tool.refs_from.iter().filter(|n| !any_reads || reads(n)).map(String::as_str).collect();
             out.push_str(" (ids come from: ");
-            out.push_str(&tool.refs_from.join(", "));
+            out.push_str(&named.join(", "));
             out.push(')');
         }
         out.push_str("\n  args: ");
