@@ -25,12 +25,12 @@ const TEXT_FIELDS = ["textbox", "searchbox", "spinbutton", "combobox"];
 const DROP_DOWNS = ["combobox", "listbox"];
 const CHECKABLE = ["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"];
 // What a click acts on: the snapshot's interactive roles (an element with an onclick handler is listed
-// as a button), not its headings, texts and table rows (Qwen clicked the heading "Checkout" to place
-// an order, and price rows, on the web bench).
-// The same list as page-op.js's INTERACTIVE (domOp is self-contained: it cannot import it).
+// as a button) and what it marks [clickable] (a pointer cursor), not other headings, texts and table
+// rows (Qwen clicked the heading "Checkout" to place an order, and price rows, on the web bench).
+// The roles are page-op.js's INTERACTIVE (domOp is self-contained: it cannot import them).
 const CLICKABLE = [
   "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox", "option", "menuitem",
-  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
+  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem", "clickable",
 ];
 
 /** Every tool `domTools` can make, in the order it lists them. */

@@ -212,21 +212,28 @@ export async function domOp(op, args) {
         return;
       }
       if (role && (INTERACTIVE.has(role) || role === "heading")) {
-        push(role === "heading" ? "heading" : "control", nameOf(el, role), stateOf(el, role));
+        const heading = role === "heading";
+        push(heading ? "heading" : "control", nameOf(el, role), [stateOf(el, role), heading ? clickable(el) : ""].filter(Boolean).join(" "));
         if (["select", "textarea", "input"].includes(tag)) return;
         textAllowed = false;
       } else if (tag === "tr" && textAllowed) {
         const cells = [...el.cells].map((c) => clean(c.innerText, 40)).filter(Boolean);
-        if (cells.length) push("text", clean(cells.join(" | "), 120), "", "row");
+        if (cells.length) push("text", clean(cells.join(" | "), 120), clickable(el), "row");
         textAllowed = false;
       } else if (textAllowed && !absorbed.has(el) && !(tag === "label" && el.control)) {
         const t = clean(ownText(el, absorbed), 100);
-        if (t) push("text", t);
+        if (t) push("text", t, clickable(el));
       }
       for (const child of el.children) visit(child, textAllowed);
       if (el.shadowRoot) for (const child of el.shadowRoot.children) visit(child, textAllowed);
     };
     if (doc.body) visit(doc.body, true);
+  }
+
+  // "[clickable]" for a heading, row or text the page shows as clickable (a pointer cursor: a card or
+  // list item whose click handler was added by script, which no role or attribute says).
+  function clickable(el) {
+    return el.ownerDocument.defaultView.getComputedStyle(el).cursor === "pointer" ? "[clickable]" : "";
   }
 
   function describe(rec) {

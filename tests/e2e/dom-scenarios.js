@@ -114,6 +114,7 @@ export async function samePageRun(crossOriginUrl) {
   host.id = "copilot-fixture";
   host.innerHTML = `
     <h2>Newsletter</h2>
+    <p id="cp-card" style="cursor: pointer">Gift card offers</p>
     <label>Email <input id="cp-email" type="email" /></label>
     <button type="button" id="cp-send">Subscribe</button>
     <p id="cp-done"></p>

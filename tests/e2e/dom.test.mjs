@@ -292,6 +292,11 @@ test("a copilot on its own page (pageRunner): a covered button, a cross-origin f
   assert.ok(subscribe.length === 1 && close.length === 1 && close[0] !== subscribe[0], JSON.stringify(r.clickRefs));
   assert.deepEqual(again, subscribe, JSON.stringify(r.clickRefs));
   assert.ok(r.clickRefs.at(-1).length > 1 && r.clickRefs.at(-1).includes(email[0]), JSON.stringify(r.clickRefs));
+  // A text the page shows as clickable (a pointer cursor) is a click's; a plain heading is not.
+  const card = /@(e\d+) text "Gift card offers" \[clickable\]/.exec(r.observations[0].text)?.[1];
+  const heading = /@(e\d+) heading "Newsletter" \[level=2\]\n/.exec(r.observations[0].text)?.[1];
+  assert.ok(card && heading, r.observations[0].text);
+  assert.ok(r.clickRefs.at(-1).includes(`@${card}`) && !r.clickRefs.at(-1).includes(`@${heading}`), JSON.stringify(r.clickRefs));
 });
 
 test("domTools checks its options; a runner that gives no answer (the frame went away) is FRAME_DETACHED", async () => {
