@@ -18,7 +18,8 @@ export type DomToolName = DomOp | "navigate" | "back";
  *   `details.field: "ref"` and `details.options`, which hold the next click to them until one works).
  * - `FRAME_DETACHED`: the ref was inside a frame that was removed or navigated.
  * - `NAVIGATION_FAILED`: `navigate` / `back` could not load the page.
- * - `INVALID_ARGS`: a bad key name, option label, direction… (`details.field`; `details.choices` for options).
+ * - `INVALID_ARGS`: a bad key name, option label, direction… (`details.field`; `details.options`: the
+ *   values it takes, which hold that argument to them until a call works).
  */
 export type DomErrorCode = "STALE_REFERENCE" | "UNKNOWN_REF" | "NOT_INTERACTABLE" | "FRAME_DETACHED" | "NAVIGATION_FAILED" | "INVALID_ARGS" | "INTERNAL_ERROR";
 

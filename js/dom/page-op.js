@@ -526,7 +526,7 @@ export async function domOp(op, args) {
     const options = [...el.options];
     const option = options.find((o) => o.label.trim().toLowerCase() === want) ?? options.find((o) => o.value.toLowerCase() === want) ?? options.find((o) => o.label.trim().toLowerCase().includes(want));
     const labels = options.map((o) => o.label.trim());
-    if (!option) throw invalid(`${describe(rec)} has no option ${quote(value)}; its options are ${labels.map(quote).join(", ")}.`, { field: "value", choices: labels });
+    if (!option) throw invalid(`${describe(rec)} has no option ${quote(value)}; its options are ${labels.map(quote).join(", ")}.`, { field: "value", options: labels });
     if (option.disabled) throw notInteractable(rec, "disabled", `Option ${quote(option.label)} of ${describe(rec)} is disabled.`, ["The option is not available now."], ["Choose another option (see the snapshot).", "Call `snapshot` to see which options are available."]);
     return acting(el, () => {
       el.focus({ preventScroll: true });
@@ -614,7 +614,7 @@ export async function domOp(op, args) {
       return { ok: true, text: `Scrolled ${describe(rec)} into view.` };
     }
     const dirs = ["down", "up", "top", "bottom"];
-    if (!dirs.includes(direction)) throw invalid(`direction ${quote(direction)} is not one of ${dirs.join(", ")}.`, { field: "direction", choices: dirs });
+    if (!dirs.includes(direction)) throw invalid(`direction ${quote(direction)} is not one of ${dirs.join(", ")}.`, { field: "direction", options: dirs });
     const page = win.document.scrollingElement ?? win.document.documentElement;
     const step = Math.round(win.innerHeight * 0.8);
     const to = { down: page.scrollTop + step, up: page.scrollTop - step, top: 0, bottom: page.scrollHeight }[direction];

@@ -19,6 +19,7 @@ use crate::errors::{Envelope, ErrorCode};
 use crate::tools::ToolSpec;
 
 use super::output::choice_schema;
+use super::provenance::id_fields;
 
 /// The most options a narrowing keeps: a longer list is not a choice a model needs made for it.
 const MAX_OPTIONS: usize = 64;
@@ -46,10 +47,12 @@ impl Narrowing {
         Narrowing { until_worked: true, ..Narrowing::new(tool, field, options) }
     }
 
-    /// The narrowing an envelope of `tool` asks for, if it names a top-level field and between 1
-    /// and [`MAX_OPTIONS`] scalar options: for the rest of the run after `INVALID_ARGS` (the values
-    /// the argument takes), until a call of `tool` works after any other failure (the values that
-    /// fix it: keel-agent/dom's click on a covered element names the cover's buttons).
+    /// The narrowing an envelope of `spec`'s tool asks for, if it names a top-level field and
+    /// between 1 and [`MAX_OPTIONS`] scalar options: for the rest of the run after `INVALID_ARGS`
+    /// (the values the argument takes), but only until a call of the tool works when the tool acts
+    /// on a listed element (it has an id argument: a drop-down's labels are that drop-down's) or
+    /// after any other failure (the values that fix it: keel-agent/dom's click on a covered
+    /// element names the cover's buttons).
     pub(crate) fn from_failure(spec: &ToolSpec, envelope: &Envelope) -> Option<Narrowing> {
         let tool = spec.name.as_str();
         let field = envelope.details.get("field")?.as_str()?.trim();
@@ -62,7 +65,13 @@ impl Narrowing {
         {
             return None;
         }
+        let ids = id_fields(spec);
         match envelope.code {
+            // A tool that acts on a listed element (an id argument) names that element's options
+            // (a drop-down's labels): another element has others, so they hold until a call works.
+            ErrorCode::InvalidArgs if !ids.is_empty() && !ids.iter().any(|f| f == field) => {
+                Some(Narrowing::until_worked(tool, field, options.clone()))
+            }
             ErrorCode::InvalidArgs => Some(Narrowing::new(tool, field, options.clone())),
             // Only an argument the tool has: another code's details are the tool's own to word.
             _ => spec
@@ -252,6 +261,18 @@ mod tests {
         assert_eq!(
             Narrowing::from_failure(&flights(), &other),
             Some(Narrowing::until_worked("search_flights", "cabin", vec![json!("a")]))
+        );
+        // A tool acting on a listed element: its options are that element's, held until a call works.
+        let select = ToolSpec::new(
+            "select",
+            "Chooses an option of a drop-down.",
+            json!({"type": "object", "properties": {"ref": {"type": "string", "pattern": "^e[0-9]+$"},
+                   "value": {"type": "string"}}}),
+        );
+        let labels = json!({"field": "value", "options": ["Small", "Large"]});
+        assert_eq!(
+            Narrowing::from_failure(&select, &rejected(labels)),
+            Some(Narrowing::until_worked("select", "value", vec![json!("Small"), json!("Large")]))
         );
         // Not an argument of the tool: its details are its own.
         other.details = json!({"field": "seat", "options": ["a"]}).as_object().cloned().unwrap_or_default();

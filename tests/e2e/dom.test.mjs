@@ -70,7 +70,7 @@ test("a form filled, an option chosen, a box checked and sent: the page navigate
   const form = (await ok("snapshot")).text;
   const size = ref(form, /combobox "Size"/);
   const wrong = await op("select", { ref: size, value: "XL" });
-  assert.deepEqual([wrong.error.code, wrong.error.details.choices], ["INVALID_ARGS", ["Small", "Medium", "Large"]]);
+  assert.deepEqual([wrong.error.code, wrong.error.details.options], ["INVALID_ARGS", ["Small", "Medium", "Large"]]);
   assert.match((await ok("select", { ref: size, value: "large" })).text, /Selected "Large"/);
   await ok("type", { ref: ref(form, /textbox "Full name"/), text: "Ada Lovelace" });
   await ok("type", { ref: ref(form, /spinbutton "Quantity"/), text: "2" });
