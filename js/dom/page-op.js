@@ -28,6 +28,9 @@ export async function domOp(op, args) {
   // Under the agent's default observationChars (1500), which would cut the middle out of a longer
   // answer blindly (with room left for a warning): the tool cuts where it can say what it cut.
   const SNAPSHOT_CHARS = 1300;
+  // The most an action's result shows of what it made appear (the rest: a snapshot).
+  const APPEARED_LINES = 6;
+  const APPEARED_CHARS = 500;
   const READ_CHARS = 1300;
 
   // A failure crosses as data: thrown inside, caught once at the bottom.
@@ -410,6 +413,33 @@ export async function domOp(op, args) {
     return gone ? " After it, some elements of the latest snapshot are gone (the page re-rendered): call snapshot before using their refs." : "";
   }
 
+  // The page's lines as a snapshot lists them now (new elements get their refs as a snapshot gives them).
+  function linesNow() {
+    const items = [];
+    collect(win.document, 0, null, items, []);
+    return items;
+  }
+
+  // What an action made the page show that it did not list before (`before`: the lines then): an
+  // answer that appears in place (an order number, an opened question, a revealed code) is in the
+  // action's own result. Its refs can be used at once.
+  function appeared(before) {
+    const fresh = linesNow().filter((r) => !before.has(r.line.trim()));
+    if (!fresh.length) return "";
+    const shown = [];
+    let used = 0;
+    for (const rec of fresh) {
+      state.refs.set(rec.ref, rec);
+      const line = rec.line.trim();
+      if (shown.length < APPEARED_LINES && used + line.length <= APPEARED_CHARS) {
+        shown.push(line);
+        used += line.length + 1;
+      }
+    }
+    const more = fresh.length - shown.length;
+    return `\nThe page now shows:\n${shown.join("\n")}${more ? `\n(${more} more: call snapshot)` : ""}`;
+  }
+
   // Runs `act` and reports whether it started a navigation that will replace this page (then there
   // is nothing to wait for: the answer must leave before the document goes).
   async function acting(el, act) {
@@ -424,6 +454,7 @@ export async function domOp(op, args) {
         if (!(to.hash && to.pathname === here.pathname && to.search === here.search && to.origin === here.origin)) seen.link = to.href;
       }
     };
+    const before = new Set(linesNow().map((r) => r.line.trim()));
     view.addEventListener("submit", onSubmit);
     view.addEventListener("click", onClick);
     let result;
@@ -441,7 +472,7 @@ export async function domOp(op, args) {
       return { ok: true, text: `${result} The form was sent and the page is loading its answer: call snapshot next (this page's refs are gone).`, navigating: to.href };
     }
     await sleep(60);
-    return { ok: true, text: `${result}${aftermath()}` };
+    return { ok: true, text: `${result}${aftermath()}${appeared(before)}` };
   }
 
   function mouse(el, type) {

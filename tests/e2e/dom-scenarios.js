@@ -70,8 +70,9 @@ async function runWith(tools, steps, task) {
 
 /**
  * Extension-like: the deals SPA in the other tab. Navigate there, click a deal (the page re-renders
- * instead of answering), click the same ref again (stale: the runtime takes a snapshot itself, the
- * tool's recoverWith), click the new ref that snapshot shows, read.
+ * instead of answering; the click's result shows what appeared), click the ref the first listing
+ * gave again (stale: the runtime takes a snapshot itself, the tool's recoverWith), click the new ref
+ * that snapshot shows, read.
  */
 export async function tabDealsRun(dealsUrl) {
   const lamp = /button "Show code for Desk lamp"/;
@@ -80,10 +81,10 @@ export async function tabDealsRun(dealsUrl) {
     [
       act("navigate", { url: dealsUrl }),
       (p) => act("click", { ref: refIn(p, lamp) }),
-      (p) => act("click", { ref: refIn(p, lamp) }),
+      (p) => act("click", { ref: refIn(p.slice(0, p.indexOf("The page now shows")), lamp) }),
       (p) => act("click", { ref: refIn(p, lamp) }),
       (p) => act("read", { ref: refIn(p, /text "Code for Desk lamp|text "Prices were updated|text "Pick a deal/) }),
-      (p) => answer(/Code for Desk lamp: (\S+)/.exec(p)?.[1] ?? "no code seen"),
+      (p) => answer(/Code for Desk lamp: ([^\s"]+)/.exec(p)?.[1] ?? "no code seen"),
     ],
     "Reveal the code of the Desk lamp deal.",
   );

@@ -251,6 +251,9 @@ test("an agent in another tab (as in the extension): navigate, a re-render, a st
   // The failed click's observation holds the fresh snapshot: the third click used a ref from it.
   const [, first, staleSeen] = r.observations;
   const old = first.text.match(/@e\d+(?= \(button "Show code for Desk lamp")/)[0];
+  // The click's result shows what the re-render put on the page: the notice and the new buttons.
+  assert.match(first.text, /\nThe page now shows:\n(.*\n)*@e\d+ text "Prices were updated/, first.text);
+  assert.match(first.text, /@e\d+ button "Show code for Desk lamp"/, first.text);
   assert.match(staleSeen.text, /STALE_REFERENCE/);
   const fresh = staleSeen.text.match(/(@e\d+) button "Show code for Desk lamp"/)?.[1];
   assert.ok(fresh && fresh !== old, `a new ref in the recovery snapshot: ${staleSeen.text}`);
