@@ -336,6 +336,36 @@ fn a_page_action_s_result_gets_the_whole_step_and_its_repeat_the_focused_request
 }
 
 #[test]
+fn a_page_action_that_shows_the_answer_appear_gets_the_focused_request() {
+    // "… and answer with the order number": the click's result shows a new line holding a value
+    // and two of the task's words.
+    let listing = "@e1 link 'Home'\n@e4 button 'Place order'\n@e5 text 'Last order number: PO-5520'";
+    let run = |shown: &str| {
+        let h = Harness::new(
+            ScriptedModel::new(vec![
+                act("snapshot", json!({})),
+                act("click", json!({"ref": "@e4"})),
+                bare_answer("PO-5521"),
+                answer("PO-5521"),
+            ]),
+            FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]).script(
+                "click",
+                vec![Behaviour::Ok(json!(format!("Clicked @e4.\nThe page now shows:\n{shown}")))],
+            ),
+            specs(),
+            AgentConfig::default(),
+        );
+        h.run("Place the order and answer with the order number.");
+        let asked_alone = h.model.requests.borrow()[2].messages.len() == 2;
+        asked_alone
+    };
+    assert!(run("@e6 text 'Order placed. Order number: PO-5521'"));
+    // No value, a listed line whose number changed, or one word of the task: the whole step.
+    assert!(!run("@e6 text 'Order placed. Thank you for your order.'"));
+    assert!(!run("@e5 text 'Last order number: PO-5521'\n@e6 text 'Placed: PO-5521'"));
+}
+
+#[test]
 fn an_answer_repeating_the_tasks_quoted_label_is_no_answer() {
     // SmolLM2 after a repeated click, asked for the answer alone, answered with the button's label
     // (recovery bench guessed-ref at ef7c6d2), reported a success.

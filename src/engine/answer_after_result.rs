@@ -5,7 +5,9 @@
 //! result leaves nothing for another call — no failed call waits for its fix, the tool lists
 //! nothing another tool takes (by its name, its description — keel-agent/dom's `navigate` "lists
 //! its elements" — or another tool's `refsFrom`), it acts on no ref or id another tool gave (a
-//! page action: the task may go on, "type the name, then click Send"), the model may answer, and
+//! page action: the task may go on, "type the name, then click Send") unless its result showed the
+//! answer appear (a new value on a line that shares two words with the task: `page_action.rs`),
+//! the model may answer, and
 //! no part of the task is left to a tool never called (`task_parts.rs`) — the next model call asks
 //! for the answer alone (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like
 //! any other; one that is refused sends the run back to the whole step. A result with warnings (a partial count, a
@@ -32,7 +34,7 @@ impl RunState<'_> {
             || self.unfixed.any()
             || self.allowed() != Allowed::Any
             || self.feeds_another(&spec.name)
-            || !producers(&self.agent.tools, spec).is_empty()
+            || (!producers(&self.agent.tools, spec).is_empty() && !self.last_call_answered(spec))
             || self.consumer_waiting().is_some()
             || self.task_part_left().is_some()
             || self.names_left()
@@ -40,6 +42,14 @@ impl RunState<'_> {
             return;
         }
         self.focus_answer = true;
+    }
+
+    /// Whether the latest turn, `spec`'s call on a listed element, showed the answer appear
+    /// (`page_action.rs`, `answer_appeared`).
+    fn last_call_answered(&self, spec: &ToolSpec) -> bool {
+        let Some(turn) = self.turns.last() else { return false };
+        let Some(action) = turn.action.as_ref().filter(|a| a.tool == spec.name) else { return false };
+        self.answer_appeared(spec, &action.args, &turn.observation)
     }
 
     /// Whether the task states a name no call sent and no result holds (see the module's text).

@@ -58,6 +58,16 @@ fn stem(word: &str) -> &str {
     }
 }
 
+/// The task's content words as [`words_shared`] compares them.
+pub(crate) fn asked_words(task: &str) -> Vec<String> {
+    content_words(task).iter().map(|w| stem(w).to_string()).collect()
+}
+
+/// How many of `text`'s content words `asked` (a task's [`asked_words`]) holds.
+pub(crate) fn words_shared(asked: &[String], text: &str) -> usize {
+    content_words(text).iter().filter(|w| asked.iter().any(|a| a == stem(w))).count()
+}
+
 /// The quoted label of the first line of `output` that holds `id` as a token.
 pub(crate) fn label_of(output: &str, id: &str) -> Option<String> {
     output.lines().find(|line| has_token(line, id)).map(|line| quotes(line).join(" "))
@@ -79,7 +89,7 @@ pub(crate) fn most_named(
     options: &[Value],
     tried: impl Fn(&Value, &str) -> bool,
 ) -> Option<Vec<Value>> {
-    let asked: Vec<String> = content_words(task).iter().map(|w| stem(w).to_string()).collect();
+    let asked = asked_words(task);
     // Per line that holds an option: the label's words the task has, the label, and the options.
     let mut scored: Vec<(usize, String, Vec<&Value>)> = Vec::new();
     for line in output.lines() {
@@ -89,8 +99,7 @@ pub(crate) fn most_named(
             continue;
         }
         let label = quotes(line).join(" ");
-        let words = content_words(&label);
-        let shared = words.iter().filter(|w| asked.iter().any(|a| a == stem(w))).count();
+        let shared = words_shared(&asked, &label);
         if shared > 0 {
             scored.push((shared, label, on_line));
         }

@@ -10,9 +10,12 @@
 
 use serde_json::Value;
 
+use super::facts::{quotes, seen_in};
 use super::grounding::own_values;
+use super::named_line::{asked_words, words_shared};
 use super::provenance::producer_output;
 use super::run::RunState;
+use crate::tools::ToolSpec;
 
 impl RunState<'_> {
     /// Whether `tool`, not declared read-only, acts on an id or a ref another tool gives and its
@@ -34,7 +37,52 @@ impl RunState<'_> {
         let nothing_new = own_values(&text, &known).next().is_none();
         nothing_new
     }
+
+    /// Whether `spec`'s call with `args`, which acts on a listed element, returned a line that
+    /// states a value neither the latest listing nor `args` hold and shares [`ANSWER_WORDS`] words
+    /// or more with the task (its quoted text, where it has some): the answer the task asks for
+    /// appeared ("Place the order and answer with the order number" and `text "Order placed.
+    /// Order number: PO-5521"` after the click). Then the next call asks for the answer alone
+    /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
+    /// code and the opened question's answer, clicked on until its step budget ran out.
+    pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> bool {
+        let tools = &self.agent.tools;
+        let Some((_, listing)) = producer_output(tools, &self.outputs, spec) else { return false };
+        let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
+        let asked = asked_words(&self.task);
+        let task = self.task.to_lowercase();
+        // A listed line whose number changed ("Desk lamp (prices v2)" for "… v1") is no answer.
+        let listed: Vec<String> = listing.lines().map(|line| skeleton(&label(line))).collect();
+        result.lines().any(|line| {
+            let text = label(line);
+            words_shared(&asked, &text) >= ANSWER_WORDS
+                && own_values(&text, &known).any(|value| !seen_in(&task, value))
+                && !listed.contains(&skeleton(&text))
+        })
+    }
 }
+
+/// A line's quoted text, where it has some (a listing's label), else the line.
+fn label(line: &str) -> String {
+    let quoted = quotes(line);
+    if quoted.is_empty() {
+        line.to_string()
+    } else {
+        quoted.join(" ")
+    }
+}
+
+/// `text` lowercased without its tokens that hold a digit: what stays of a line whose values change.
+fn skeleton(text: &str) -> String {
+    text.to_lowercase()
+        .split_whitespace()
+        .map(|word| if word.chars().any(|c| c.is_ascii_digit()) { "#" } else { word })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The fewest words of the task a line that appeared must share to be the answer.
+const ANSWER_WORDS: usize = 2;
 
 /// `word` without a tag it holds (`<button#add-2.col-6>),` → `),`): a `<` up to the next `>`.
 fn without_markup(word: &str) -> &str {
