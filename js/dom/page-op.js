@@ -235,8 +235,12 @@ export async function domOp(op, args) {
 
   // "[clickable]" for a heading, row or text the page shows as clickable (a pointer cursor: a card or
   // list item whose click handler was added by script, which no role or attribute says).
+  // Not on a page whose body has it (an iOS click workaround): there it says nothing of an element.
   function clickable(el) {
-    return el.ownerDocument.defaultView.getComputedStyle(el).cursor === "pointer" ? "[clickable]" : "";
+    const view = el.ownerDocument.defaultView;
+    const body = el.ownerDocument.body;
+    const pointer = (node) => view.getComputedStyle(node).cursor === "pointer";
+    return pointer(el) && !(body && pointer(body)) ? "[clickable]" : "";
   }
 
   function describe(rec) {
@@ -420,24 +424,39 @@ export async function domOp(op, args) {
     return items;
   }
 
-  // What an action made the page show that it did not list before (`before`: the lines then): an
+  // A line without its numbers: what stays of a clock's, a counter's or a price's line as it changes.
+  const skeleton = (line) => line.trim().replace(/\S*\d\S*/g, "#");
+
+  // What the page lists that the tool has not shown yet: the latest snapshot's lines and those
+  // earlier actions reported (`state.refs`), each by its text and by its element's ref.
+  function listed() {
+    const recs = [...state.refs.values()];
+    return { lines: new Set(recs.map((r) => r.line.trim())), byRef: new Map(recs.map((r) => [r.ref, skeleton(r.line)])) };
+  }
+
+  // What an action on `el` made the page show that was not listed (`before`, from `listed()`): an
   // answer that appears in place (an order number, an opened question, a revealed code) is in the
-  // action's own result. Its refs can be used at once.
-  function appeared(before) {
-    const fresh = linesNow().filter((r) => !before.has(r.line.trim()));
+  // action's own result. Not the element acted on (a typed value, a checked box: the result says
+  // so), nor a listed element whose line changed only in its numbers (a clock, a counter), which
+  // would make every result differ. The tool can use their refs at once; where decoding is
+  // constrained, the model gets them from the next snapshot.
+  function appeared(el, before) {
+    const fresh = linesNow().filter(
+      (r) => r.el !== el && !before.lines.has(r.line.trim()) && before.byRef.get(r.ref) !== skeleton(r.line),
+    );
     if (!fresh.length) return "";
-    const shown = [];
+    const lines = [];
     let used = 0;
     for (const rec of fresh) {
       state.refs.set(rec.ref, rec);
       const line = rec.line.trim();
-      if (shown.length < APPEARED_LINES && used + line.length <= APPEARED_CHARS) {
-        shown.push(line);
+      if (lines.length < APPEARED_LINES && used + line.length <= APPEARED_CHARS) {
+        lines.push(line);
         used += line.length + 1;
       }
     }
-    const more = fresh.length - shown.length;
-    return `\nThe page now shows:\n${shown.join("\n")}${more ? `\n(${more} more: call snapshot)` : ""}`;
+    const more = fresh.length - lines.length;
+    return `\nThe page now shows:\n${lines.join("\n")}${more ? `\n(${more} more: call snapshot)` : ""}`;
   }
 
   // Runs `act` and reports whether it started a navigation that will replace this page (then there
@@ -454,7 +473,7 @@ export async function domOp(op, args) {
         if (!(to.hash && to.pathname === here.pathname && to.search === here.search && to.origin === here.origin)) seen.link = to.href;
       }
     };
-    const before = new Set(linesNow().map((r) => r.line.trim()));
+    const before = listed();
     view.addEventListener("submit", onSubmit);
     view.addEventListener("click", onClick);
     let result;
@@ -472,7 +491,7 @@ export async function domOp(op, args) {
       return { ok: true, text: `${result} The form was sent and the page is loading its answer: call snapshot next (this page's refs are gone).`, navigating: to.href };
     }
     await sleep(60);
-    return { ok: true, text: `${result}${aftermath()}${appeared(before)}` };
+    return { ok: true, text: `${result}${aftermath()}${appeared(el, before)}` };
   }
 
   function mouse(el, type) {

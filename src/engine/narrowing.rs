@@ -3,7 +3,8 @@
 //!
 //! A tool that rejects an argument and says which values it takes (`details.field` and
 //! `details.options` on an `INVALID_ARGS` failure: a rule its schema did not state, as real APIs
-//! have) gets that argument narrowed to those options for the rest of the run; a tool whose other
+//! have) gets that argument narrowed to those options for the rest of the run — until a call of it
+//! works, for a tool that acts on what another lists (a drop-down's labels); a tool whose other
 //! failure names the values that fix it the same way (a click on a covered element: the cover's
 //! buttons) gets it narrowed to them until a call of it works; and a tool whose
 //! identical call returned an identical result again, or was refused as an identical repeat of a
@@ -19,7 +20,6 @@ use crate::errors::{Envelope, ErrorCode};
 use crate::tools::ToolSpec;
 
 use super::output::choice_schema;
-use super::provenance::id_fields;
 
 /// The most options a narrowing keeps: a longer list is not a choice a model needs made for it.
 const MAX_OPTIONS: usize = 64;
@@ -50,8 +50,8 @@ impl Narrowing {
     /// The narrowing an envelope of `spec`'s tool asks for, if it names a top-level field and
     /// between 1 and [`MAX_OPTIONS`] scalar options: for the rest of the run after `INVALID_ARGS`
     /// (the values the argument takes), but only until a call of the tool works when the tool acts
-    /// on a listed element (it has an id argument: a drop-down's labels are that drop-down's) or
-    /// after any other failure (the values that fix it: keel-agent/dom's click on a covered
+    /// on what another lists (`refsFrom`: a drop-down's labels are that drop-down's) or after any
+    /// other failure (the values that fix it: keel-agent/dom's click on a covered
     /// element names the cover's buttons).
     pub(crate) fn from_failure(spec: &ToolSpec, envelope: &Envelope) -> Option<Narrowing> {
         let tool = spec.name.as_str();
@@ -65,15 +65,15 @@ impl Narrowing {
         {
             return None;
         }
-        let ids = id_fields(spec);
         match envelope.code {
-            // A tool that acts on a listed element (an id argument) names that element's options
-            // (a drop-down's labels): another element has others, so they hold until a call works.
-            ErrorCode::InvalidArgs if !ids.is_empty() && !ids.iter().any(|f| f == field) => {
-                Some(Narrowing::until_worked(tool, field, options.clone()))
+            // The values the API takes, for the run.
+            ErrorCode::InvalidArgs if spec.refs_from.is_empty() => {
+                Some(Narrowing::new(tool, field, options.clone()))
             }
-            ErrorCode::InvalidArgs => Some(Narrowing::new(tool, field, options.clone())),
-            // Only an argument the tool has: another code's details are the tool's own to word.
+            // A tool that acts on what another lists (`refsFrom`) names that element's options (a
+            // drop-down's labels: another element has others), another code the values that fix
+            // it: until a call works, and only for an argument the tool has (the details are the
+            // tool's own to word).
             _ => spec
                 .input_schema
                 .pointer(&format!("/properties/{}", field.replace('~', "~0").replace('/', "~1")))
@@ -268,7 +268,8 @@ mod tests {
             "Chooses an option of a drop-down.",
             json!({"type": "object", "properties": {"ref": {"type": "string", "pattern": "^e[0-9]+$"},
                    "value": {"type": "string"}}}),
-        );
+        )
+        .with_refs_from(["snapshot"]);
         let labels = json!({"field": "value", "options": ["Small", "Large"]});
         assert_eq!(
             Narrowing::from_failure(&select, &rejected(labels)),

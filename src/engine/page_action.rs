@@ -10,10 +10,14 @@
 
 use serde_json::Value;
 
-use super::facts::{quotes, seen_in};
+use regex_lite::Regex;
+
+use super::facts::seen_in;
 use super::grounding::own_values;
 use super::named_line::{asked_words, words_shared};
+use super::provenance::id_fields;
 use super::provenance::producer_output;
+use super::recovering::has_token;
 use super::run::RunState;
 use crate::tools::ToolSpec;
 
@@ -31,9 +35,7 @@ impl RunState<'_> {
         // No producer, or none has run: nothing was listed to act on.
         let Some((_, listing)) = producer_output(tools, &self.outputs, spec) else { return false };
         let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
-        let words: Vec<&str> =
-            result.split_whitespace().filter(|w| !w.contains("://")).map(without_markup).collect();
-        let text = words.join(" ");
+        let text = plain(result, None);
         let nothing_new = own_values(&text, &known).next().is_none();
         nothing_new
     }
@@ -46,30 +48,69 @@ impl RunState<'_> {
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
     /// code and the opened question's answer, clicked on until its step budget ran out.
     pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> bool {
+        if spec.read_only || spec.refs_from.is_empty() {
+            return false;
+        }
         let tools = &self.agent.tools;
         let Some((_, listing)) = producer_output(tools, &self.outputs, spec) else { return false };
-        let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
-        let asked = asked_words(&self.task);
+        let sent = args.to_string().to_lowercase();
+        let known = format!("{}\n{sent}", listing.to_lowercase());
+        // The task's words, not its numbers nor what the call sent ("Add 2 tea kettles": the
+        // cart's line names them all), and the words it asks the answer in, where it says so.
+        let sent_words = asked_words(&sent);
+        let mut asked = asked_words(&self.task);
+        asked.retain(|w| w.chars().all(char::is_alphabetic) && !sent_words.contains(w));
+        let cue = answer_cue(&self.task);
         let task = self.task.to_lowercase();
+        let refs = ref_pattern(spec);
+        let acted_on: Vec<&str> = id_fields(spec).iter().filter_map(|f| args.get(f)?.as_str()).collect();
         // A listed line whose number changed ("Desk lamp (prices v2)" for "… v1") is no answer.
-        let listed: Vec<String> = listing.lines().map(|line| skeleton(&label(line))).collect();
-        result.lines().any(|line| {
-            let text = label(line);
+        let listed: Vec<String> = listing.lines().map(|line| skeleton(&plain(line, refs.as_ref()))).collect();
+        result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id))).any(|line| {
+            let text = plain(line, refs.as_ref());
             words_shared(&asked, &text) >= ANSWER_WORDS
+                && cue.as_ref().is_none_or(|cue| words_shared(cue, &text) > 0)
                 && own_values(&text, &known).any(|value| !seen_in(&task, value))
                 && !listed.contains(&skeleton(&text))
         })
     }
 }
 
-/// A line's quoted text, where it has some (a listing's label), else the line.
-fn label(line: &str) -> String {
-    let quoted = quotes(line);
-    if quoted.is_empty() {
-        line.to_string()
-    } else {
-        quoted.join(" ")
-    }
+/// Where the task says what to answer with ("… and answer with the order number"), the words
+/// after it: the line that appeared must name one of them (an order's subtotal is not its number).
+fn answer_cue(task: &str) -> Option<Vec<String>> {
+    let lower = task.to_lowercase();
+    let at = ANSWER_CUES.iter().filter_map(|cue| lower.rfind(cue).map(|at| at + cue.len())).max()?;
+    let words = asked_words(&lower[at..]);
+    (!words.is_empty()).then_some(words)
+}
+
+/// How a task says what the answer is to hold.
+const ANSWER_CUES: [&str; 5] = ["answer with", "reply with", "tell me", "give me", "report"];
+
+/// The pattern of `spec`'s first id argument that has one (keel-agent/dom's `^@?e[0-9]+$`): a
+/// token of that shape in a result is a ref, not a value.
+fn ref_pattern(spec: &ToolSpec) -> Option<Regex> {
+    id_fields(spec).iter().find_map(|field| {
+        let pattern = spec.input_schema["properties"][field].get("pattern")?.as_str()?;
+        Regex::new(pattern).ok()
+    })
+}
+
+/// `text`'s words without addresses (`http://…`), markup and, given their pattern, refs: what a
+/// result says.
+fn plain(text: &str, refs: Option<&Regex>) -> String {
+    let is_ref = |w: &str| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '@');
+        refs.is_some_and(|re| !bare.is_empty() && re.is_match(bare))
+    };
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| !w.contains("://"))
+        .map(without_markup)
+        .filter(|w| !is_ref(w))
+        .collect();
+    words.join(" ")
 }
 
 /// `text` lowercased without its tokens that hold a digit: what stays of a line whose values change.

@@ -81,7 +81,7 @@ export async function tabDealsRun(dealsUrl) {
     [
       act("navigate", { url: dealsUrl }),
       (p) => act("click", { ref: refIn(p, lamp) }),
-      (p) => act("click", { ref: refIn(p.slice(0, p.indexOf("The page now shows")), lamp) }),
+      (p) => act("click", { ref: refIn(p.split("The page now shows")[0], lamp) }),
       (p) => act("click", { ref: refIn(p, lamp) }),
       (p) => act("read", { ref: refIn(p, /text "Code for Desk lamp|text "Prices were updated|text "Pick a deal/) }),
       (p) => answer(/Code for Desk lamp: ([^\s"]+)/.exec(p)?.[1] ?? "no code seen"),
