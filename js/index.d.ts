@@ -444,8 +444,8 @@ export interface AgentConfig {
    * the only required string of a tool with `refsFrom`) must appear in the task or an earlier
    * observation before the call runs (`UNSEEN_ID` otherwise), and, under constrained decoding, is
    * narrowed to the ids in the output of whichever producer answered last — for a tool whose one
-   * required argument it is (a click), to those on the lines whose labels share the most words with
-   * the task, then the next most once those were acted on. Default true.
+   * required argument it is (a click), to those on the lines whose labels share the most words (two
+   * at least) with the task, then the next most once those were acted on. Default true.
    */
   idProvenance: boolean;
   /**

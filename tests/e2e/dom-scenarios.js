@@ -117,7 +117,7 @@ export async function samePageRun(crossOriginUrl) {
     <h2>Newsletter</h2>
     <p id="cp-card" style="cursor: pointer">Gift card offers</p>
     <label>Email <input id="cp-email" type="email" /></label>
-    <button type="button" id="cp-send">Subscribe</button>
+    <button type="button" id="cp-send">Subscribe to the newsletter</button>
     <p id="cp-done"></p>
     <div id="cp-cover" role="dialog" aria-label="Welcome" style="position: fixed; inset: 0; background: #fffe">
       <button type="button" id="cp-close">Close</button>
@@ -134,10 +134,10 @@ export async function samePageRun(crossOriginUrl) {
       domTools({ run: pageRunner(), include: ["snapshot", "click", "type", "read"] }),
       [
         act("snapshot"),
-        (p) => act("click", { ref: refIn(p, /button "Subscribe"/) }),
+        (p) => act("click", { ref: refIn(p, /button "Subscribe to the newsletter"/) }),
         (p) => act("click", { ref: refIn(p, /button "Close"/) }),
         (p) => act("type", { ref: refIn(p, /textbox "Email"/), text: "ada@example.com" }),
-        (p) => act("click", { ref: refIn(p, /button "Subscribe"/) }),
+        (p) => act("click", { ref: refIn(p, /button "Subscribe to the newsletter"/) }),
         act("read"),
         (p) => answer(/Subscribed (\S+)\./.exec(p)?.[0] ?? "not subscribed"),
       ],

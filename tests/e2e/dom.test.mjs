@@ -287,8 +287,9 @@ test("a copilot on its own page (pageRunner): a covered button, a cross-origin f
   assert.equal(r.answer, "Subscribed ada@example.com.");
   assert.equal(r.success, true);
   // `type` is offered only the text field's ref (refKinds). `click` the button the task names
-  // ("Subscribe"); after the covered click, the cover's button alone (its failure names it); then
-  // "Subscribe" again; once that worked, every listed control (the text field too).
+  // ("Subscribe to the newsletter": two of its words); after the covered click, the cover's button
+  // alone (its failure names it); then that button again; once that worked, every listed control
+  // (the text field too).
   const email = r.typeRefs[1];
   assert.equal(email.length, 1, JSON.stringify(r.typeRefs));
   const [, subscribe, close, again] = r.clickRefs;
