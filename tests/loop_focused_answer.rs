@@ -386,6 +386,11 @@ fn a_page_action_that_shows_the_answer_appear_gets_the_focused_request() {
     let cart = "Add 2 tea kettles to the cart, then place the order and answer with the order number.";
     assert!(!run_task(cart, "@e6 text 'Tea kettle added to cart: 2 items, subtotal €62.00'"));
     assert!(run_task(cart, "@e6 text 'Order placed. Order number: PO-5521'"));
+    // A task that goes on after the value, or asks for no answer, is not done when it appears.
+    let code = "@e6 text 'Code for Blue mug: MUG-15'";
+    assert!(!run_task("Find the deal code for the Blue mug, then go back to where you started.", code));
+    assert!(!run_task("What is the Blue mug's deal code? Then go back home.", code));
+    assert!(run_task("What is the Blue mug's deal code?", code));
 }
 
 #[test]

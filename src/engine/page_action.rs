@@ -48,7 +48,7 @@ impl RunState<'_> {
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
     /// code and the opened question's answer, clicked on until its step budget ran out.
     pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> bool {
-        if spec.read_only || spec.refs_from.is_empty() {
+        if spec.read_only || spec.refs_from.is_empty() || !ends_asking(&self.task) {
             return false;
         }
         let tools = &self.agent.tools;
@@ -75,6 +75,20 @@ impl RunState<'_> {
         })
     }
 }
+
+/// Whether the task ends by asking for its answer: a question, or what to answer with ("… and
+/// answer with the order number"), with no later step after it ("Find the deal code, then go
+/// back" is not done when the code appears).
+fn ends_asking(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    let question = lower.rfind('?').map(|at| at + 1);
+    let cue = ANSWER_CUES.iter().filter_map(|cue| lower.rfind(cue).map(|at| at + cue.len())).max();
+    let Some(at) = question.max(cue) else { return false };
+    !lower[at..].split(|c: char| !c.is_alphanumeric()).any(|w| THEN_WORDS.contains(&w))
+}
+
+/// Words that put a step after the one before them.
+const THEN_WORDS: [&str; 4] = ["then", "after", "afterwards", "finally"];
 
 /// Where the task says what to answer with ("… and answer with the order number"), the words
 /// after it: the line that appeared must name one of them (an order's subtotal is not its number).
