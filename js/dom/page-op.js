@@ -427,11 +427,10 @@ export async function domOp(op, args) {
   // A line without its numbers: what stays of a clock's, a counter's or a price's line as it changes.
   const skeleton = (line) => line.trim().replace(/\S*\d\S*/g, "#");
 
-  // What the page lists that the tool has not shown yet: the latest snapshot's lines and those
-  // earlier actions reported (`state.refs`), each by its text and by its element's ref.
+  // What the tool has listed: the latest snapshot's lines and those earlier actions reported
+  // (`state.refs`), each without its numbers, by its element's ref (a line holds its ref).
   function listed() {
-    const recs = [...state.refs.values()];
-    return { lines: new Set(recs.map((r) => r.line.trim())), byRef: new Map(recs.map((r) => [r.ref, skeleton(r.line)])) };
+    return new Map([...state.refs.values()].map((r) => [r.ref, skeleton(r.line)]));
   }
 
   // What an action on `el` made the page show that was not listed (`before`, from `listed()`): an
@@ -441,9 +440,7 @@ export async function domOp(op, args) {
   // would make every result differ. The tool can use their refs at once; where decoding is
   // constrained, the model gets them from the next snapshot.
   function appeared(el, before) {
-    const fresh = linesNow().filter(
-      (r) => r.el !== el && !before.lines.has(r.line.trim()) && before.byRef.get(r.ref) !== skeleton(r.line),
-    );
+    const fresh = linesNow().filter((r) => r.el !== el && before.get(r.ref) !== skeleton(r.line));
     if (!fresh.length) return "";
     const lines = [];
     let used = 0;

@@ -64,12 +64,10 @@ impl RunState<'_> {
         if !self.agent.config.id_provenance {
             return Vec::new();
         }
-        let tools = &self.agent.tools;
-        let output_for = |tool: &str| provenance::producer_output(tools, &self.outputs, tools.get(tool)?);
-        provenance::narrowings(tools, &self.outputs)
+        provenance::narrowings(&self.agent.tools, &self.outputs)
             .into_iter()
-            .map(|n| n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value)))
-            .map(|n| {
+            .map(|(n, producer)| {
+                let n = n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value));
                 // Held until a call works (a failure's fix, the latest item): to what the listing
                 // still has of it (a cover closed another way leaves no such button).
                 if let Some(held) = self.narrowings.held(n.tool(), n.field()) {
@@ -78,7 +76,7 @@ impl RunState<'_> {
                         return n.with_options(kept);
                     }
                 }
-                let Some((producer, out)) = output_for(n.tool()) else { return n };
+                let Some(out) = self.outputs.get(producer) else { return n };
                 let named = Some(out)
                     .filter(|_| task_names_tool(&self.task, n.tool()))
                     .and_then(|out| named_option(&self.task, out, n.options()))
@@ -172,21 +170,18 @@ impl RunState<'_> {
             return names.into_iter().filter(free).collect();
         }
         let tools = &self.agent.tools;
-        let reads = |n: &String| tools.get(n).is_some_and(|s| s.read_only);
-        let (mut listers, mut any_reads): (Vec<String>, bool) = (Vec::new(), false);
+        let mut producers: Vec<String> = Vec::new();
         for spec in names.iter().filter_map(|n| tools.get(n)) {
             for producer in provenance::producers(tools, spec) {
-                any_reads |= reads(&producer);
                 // Producers are the agent's tools (`refsFrom` is checked, inferred ones are found among them).
-                if free(&producer) && !listers.contains(&producer) {
-                    listers.push(producer);
+                if !producers.contains(&producer) {
+                    producers.push(producer);
                 }
             }
         }
         // Where a lister only reads (`snapshot`), not one that acts (`navigate` leaves the page).
-        if any_reads {
-            listers.retain(reads);
-        }
+        let mut listers = provenance::reading_first_of(tools, &producers);
+        listers.retain(free);
         if listers.is_empty() {
             names
         } else {

@@ -11,67 +11,77 @@ use std::collections::BTreeMap;
 /// the stores.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Outputs {
-    texts: BTreeMap<String, String>,
-    /// Per tool: the step its current text first came at (a call that returns the same text
-    /// again keeps it), and the number of the latest store.
-    at: BTreeMap<String, (u32, u64)>,
+    by_tool: BTreeMap<String, Output>,
     stores: u64,
+}
+
+/// One tool's latest output.
+#[derive(Debug, Clone)]
+struct Output {
+    text: String,
+    /// The step the text first came at: a call that returns the same text again keeps it.
+    since: u32,
+    /// The number of the latest store.
+    store: u64,
 }
 
 impl Outputs {
     /// Keeps `text` as `tool`'s latest output, come at `step`; returns the text it replaces.
     pub(crate) fn insert(&mut self, tool: &str, text: String, step: u32) -> Option<String> {
         self.stores += 1;
-        let old = self.texts.insert(tool.to_string(), text);
-        let unchanged = old.as_ref() == self.texts.get(tool);
-        let since = match self.at.get(tool) {
-            Some((since, _)) if unchanged => *since,
-            _ => step,
-        };
-        self.at.insert(tool.to_string(), (since, self.stores));
-        old
+        let store = self.stores;
+        match self.by_tool.get_mut(tool) {
+            Some(output) => {
+                if output.text != text {
+                    output.since = step;
+                }
+                output.store = store;
+                Some(std::mem::replace(&mut output.text, text))
+            }
+            None => {
+                self.by_tool.insert(tool.to_string(), Output { text, since: step, store });
+                None
+            }
+        }
     }
 
     /// `tool`'s latest output.
     pub(crate) fn get(&self, tool: &str) -> Option<&String> {
-        self.texts.get(tool)
+        self.by_tool.get(tool).map(|o| &o.text)
     }
 
     /// Whether `tool` has returned an output.
     pub(crate) fn contains_key(&self, tool: &str) -> bool {
-        self.texts.contains_key(tool)
+        self.by_tool.contains_key(tool)
     }
 
     /// Whether no tool has.
     pub(crate) fn is_empty(&self) -> bool {
-        self.texts.is_empty()
+        self.by_tool.is_empty()
     }
 
     /// Every tool's latest output, by the tool's name.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &String)> {
-        self.texts.iter()
+        self.by_tool.iter().map(|(tool, o)| (tool, &o.text))
     }
 
     /// Every tool's latest output, in the order of the tools' names.
     pub(crate) fn values(&self) -> impl Iterator<Item = &String> {
-        self.texts.values()
+        self.by_tool.values().map(|o| &o.text)
     }
 
     /// Of `tools`, the one whose output came last, with that output.
     pub(crate) fn latest_of<'a>(&'a self, tools: &[String]) -> Option<(&'a str, &'a String)> {
         tools
             .iter()
-            .filter_map(|t| {
-                let (name, text) = self.texts.get_key_value(t)?;
-                Some((self.at.get(t)?.1, name.as_str(), text))
-            })
-            .max_by_key(|(order, _, _)| *order)
-            .map(|(_, tool, text)| (tool, text))
+            .filter_map(|t| self.by_tool.get_key_value(t))
+            .max_by_key(|(_, o)| o.store)
+            .map(|(tool, o)| (tool.as_str(), &o.text))
     }
 
     /// The step `tool`'s current output first came at.
     pub(crate) fn since(&self, tool: &str) -> Option<u32> {
-        self.at.get(tool).map(|(since, _)| *since)
+        self.by_tool.get(tool).map(|o| o.since)
     }
 }
 

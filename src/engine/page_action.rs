@@ -82,8 +82,7 @@ impl RunState<'_> {
 fn ends_asking(task: &str) -> bool {
     let lower = task.to_lowercase();
     let question = lower.rfind('?').map(|at| at + 1);
-    let cue = ANSWER_CUES.iter().filter_map(|cue| lower.rfind(cue).map(|at| at + cue.len())).max();
-    let Some(at) = question.max(cue) else { return false };
+    let Some(at) = question.max(cue_end(&lower)) else { return false };
     !lower[at..].split(|c: char| !c.is_alphanumeric()).any(|w| THEN_WORDS.contains(&w))
 }
 
@@ -94,9 +93,13 @@ const THEN_WORDS: [&str; 4] = ["then", "after", "afterwards", "finally"];
 /// after it: the line that appeared must name one of them (an order's subtotal is not its number).
 fn answer_cue(task: &str) -> Option<Vec<String>> {
     let lower = task.to_lowercase();
-    let at = ANSWER_CUES.iter().filter_map(|cue| lower.rfind(cue).map(|at| at + cue.len())).max()?;
-    let words = asked_words(&lower[at..]);
+    let words = asked_words(&lower[cue_end(&lower)?..]);
     (!words.is_empty()).then_some(words)
+}
+
+/// Where the last answer cue of `lower` (a lowercased task) ends.
+fn cue_end(lower: &str) -> Option<usize> {
+    ANSWER_CUES.iter().filter_map(|cue| lower.rfind(cue).map(|at| at + cue.len())).max()
 }
 
 /// How a task says what the answer is to hold.

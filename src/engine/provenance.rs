@@ -137,13 +137,15 @@ pub(crate) fn unseen(
 /// Of `names` (a tool's producers), those that only read, where any does: what a plan or the
 /// prompt tells the model to call for fresh ids (`snapshot`, not `navigate` or `back`, which
 /// leave the page).
-pub(crate) fn reading_first(tools: &ToolSet, names: &[String]) -> Vec<String> {
-    let reads = |n: &&String| tools.get(n).is_some_and(|s| s.read_only);
-    if names.iter().any(|n| reads(&n)) {
-        names.iter().filter(reads).cloned().collect()
-    } else {
-        names.to_vec()
-    }
+/// `read_only` says whether a named tool only reads (a name it does not know: no).
+pub(crate) fn reading_first(names: &[String], read_only: impl Fn(&str) -> bool) -> Vec<String> {
+    let any = names.iter().any(|n| read_only(n));
+    names.iter().filter(|n| !any || read_only(n)).cloned().collect()
+}
+
+/// [`reading_first`] over the agent's tools.
+pub(crate) fn reading_first_of(tools: &ToolSet, names: &[String]) -> Vec<String> {
+    reading_first(names, |n| tools.get(n).is_some_and(|s| s.read_only))
 }
 
 /// The output of whichever of `spec`'s producers answered last (`outputs`: each tool's latest),
@@ -158,15 +160,16 @@ pub(crate) fn producer_output<'a>(
 }
 
 /// For each tool with id arguments whose producer has run, the narrowing of those arguments to
-/// the ids in the output of the producer that answered last (`outputs`: each tool's latest).
-pub(crate) fn narrowings(tools: &ToolSet, outputs: &Outputs) -> Vec<Narrowing> {
+/// the ids in the output of the producer that answered last (`outputs`: each tool's latest), with
+/// that producer's name.
+pub(crate) fn narrowings<'a>(tools: &ToolSet, outputs: &'a Outputs) -> Vec<(Narrowing, &'a str)> {
     let mut found = Vec::new();
     for spec in tools.specs() {
         let fields = id_fields(spec);
         if fields.is_empty() {
             continue;
         }
-        let Some((_, output)) = producer_output(tools, outputs, spec) else { continue };
+        let Some((producer, output)) = producer_output(tools, outputs, spec) else { continue };
         // With `refKinds`, only the lines naming a kind the tool acts on list its ids.
         let kinds = &spec.ref_kinds;
         let listing: Vec<&str> = if kinds.is_empty() {
@@ -192,7 +195,7 @@ pub(crate) fn narrowings(tools: &ToolSet, outputs: &Outputs) -> Vec<Narrowing> {
             }
             // No id of its kinds listed: the narrowing has no option, and the tool sits out.
             if (!ids.is_empty() || !kinds.is_empty()) && ids.len() <= MAX_IDS {
-                found.push(Narrowing::new(&spec.name, &field, ids));
+                found.push((Narrowing::new(&spec.name, &field, ids), producer));
             }
         }
     }
@@ -286,7 +289,10 @@ mod tests {
         let mut outputs = Outputs::default();
         outputs.insert("snapshot", "e7 link 'Home'\n@e8 button 'Order 2'".to_string(), 1);
         let found = narrowings(&tools, &outputs);
-        assert_eq!(found, vec![Narrowing::new("click", "ref", vec![json!("e7"), json!("@e8")])]);
+        assert_eq!(
+            found,
+            vec![(Narrowing::new("click", "ref", vec![json!("e7"), json!("@e8")]), "snapshot")]
+        );
         assert!(narrowings(&tools, &Default::default()).is_empty());
     }
 }

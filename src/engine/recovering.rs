@@ -158,6 +158,7 @@ impl RunState<'_> {
         }
         let stale: Vec<(String, Vec<String>)> = provenance::narrowings(&self.agent.tools, &self.outputs)
             .into_iter()
+            .map(|(n, _)| n)
             .filter(|n| n.tool() == tool && sent.get(n.field()).is_some_and(|v| n.options().contains(v)))
             .map(|n| {
                 let values = n.options().iter().filter_map(|v| v.as_str().map(str::to_string)).collect();

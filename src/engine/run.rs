@@ -544,7 +544,7 @@ impl<'a> RunState<'a> {
         let tools = &self.agent.tools;
         let declared: Vec<String> = action
             .and_then(|a| tools.get(&a.tool))
-            .map(|s| super::provenance::reading_first(tools, &s.refs_from))
+            .map(|s| super::provenance::reading_first_of(tools, &s.refs_from))
             .unwrap_or_default();
         let ctx = CallContext {
             tool: action.map(|a| a.tool.as_str()),

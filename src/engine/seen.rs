@@ -10,7 +10,7 @@ use super::facts::{id_like, iso_date, tokens};
 use super::grounding::ungrounded_by;
 use super::memory_text::Reading;
 use super::misread::{misread_in, UnitFacts};
-use super::provenance::{producers, reading_first, says_it_lists, unseen};
+use super::provenance::{producers, reading_first_of, says_it_lists, unseen};
 use super::run::RunState;
 use super::{Action, CallKey, Outcome};
 
@@ -96,7 +96,7 @@ impl RunState<'_> {
     /// The tools that produce `spec`'s ids: declared, or inferred (`provenance::producers`), or
     /// else the listing tools — for a plan that should name one.
     pub(crate) fn producers_of(&self, spec: &ToolSpec) -> Vec<String> {
-        let found = reading_first(&self.agent.tools, &producers(&self.agent.tools, spec));
+        let found = reading_first_of(&self.agent.tools, &producers(&self.agent.tools, spec));
         if !found.is_empty() {
             return found;
         }

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::engine::provenance::reading_first;
 use crate::tools::ToolSpec;
 
 const ROLE_AND_RULES: &str = "You are an agent. You complete the user's task step by step by calling tools.
@@ -52,10 +53,8 @@ pub(crate) fn system_message(tools: &[ToolSpec], instructions: Option<&str>) -> 
         }
         if !tool.refs_from.is_empty() {
             // The listers that only read, where some do (`snapshot`, not `navigate`).
-            let reads = |n: &&String| tools.iter().any(|t| &t.name == *n && t.read_only);
-            let any_reads = tool.refs_from.iter().any(|n| reads(&n));
-            let named: Vec<&str> =
-                tool.refs_from.iter().filter(|n| !any_reads || reads(n)).map(String::as_str).collect();
+            let read_only = |n: &str| tools.iter().any(|t| t.name == n && t.read_only);
+            let named = reading_first(&tool.refs_from, read_only);
             out.push_str(" (ids come from: ");
             out.push_str(&named.join(", "));
             out.push(')');
