@@ -20,7 +20,9 @@ use keel::engine::{
     TokenCounter, ToolCall, ToolHost, ToolOutput,
 };
 use keel::errors::RawFailure;
-use keel::store::{FailureRecord, MemoryStore, RunRecord, StepWrite, Store, StoreError, TurnRecord};
+use keel::store::{
+    FailureRecord, MemoryStore, RunRecord, RunStatus, StepWrite, Store, StoreError, TurnRecord,
+};
 use serde_json::json;
 use support::*;
 
@@ -105,6 +107,11 @@ impl Store for SlowStore {
             }
             for failure in &step.failures {
                 self.inner.put_failure(failure).await?;
+            }
+            if let Some(run) = &step.run {
+                self.inner.put_run(run).await?;
+                self.log.borrow_mut().push(format!("write {n} stored with the run record"));
+                return Ok(());
             }
             self.log.borrow_mut().push(format!("write {n} stored"));
             Ok(())
@@ -194,6 +201,7 @@ fn run_with(
             Event::Thought { step, .. } => format!("thought {step}"),
             Event::Token { step, .. } => format!("token {step}"),
             Event::FinalAnswer { .. } => "final answer".into(),
+            Event::RunEnded { .. } => "runEnded".into(),
             _ => return,
         };
         log.borrow_mut().push(entry);
@@ -352,4 +360,61 @@ fn an_answer_taken_from_a_thought_is_told_after_the_last_steps_write_and_the_ste
     assert!(stored < at(&log, "step 3 started"), "{log:#?}");
     let warning = log.iter().position(|e| e.starts_with("warning Some(3)")).expect("the warning");
     assert!(at(&log, "step 3 started") < warning, "{log:#?}");
+}
+
+#[test]
+fn the_answering_step_and_the_runs_end_are_one_write() {
+    let log = Log::default();
+    let replies = vec![act("get_weather", json!({"city": "Paris"})), answer("21 degrees")];
+    let store = SlowStore::new(&log, None);
+    let result = run(&log, replies, store.clone(), weather());
+    assert!(result.success);
+    let log = log.borrow();
+    let ended = at(&log, "write 2 stored with the run record");
+    // The run's start and the call's intent are written before step 1's write, nothing after.
+    let alone = log.iter().rposition(|e| e == "run record written").unwrap();
+    assert!(alone < at(&log, "write 1 started"), "{log:#?}");
+    assert_eq!(store.steps.borrow().len(), 2, "one write a step: {log:#?}");
+    assert!(ended < at(&log, "runEnded"), "the page hears the run ended once it is stored: {log:#?}");
+    let export = store.inner.export_session("default");
+    assert_eq!(export.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Succeeded]);
+    assert_eq!(export.runs[0].answer.as_deref(), Some("21 degrees"));
+    assert_eq!(export.turns.len(), 2);
+}
+
+#[test]
+fn a_run_that_ends_without_answering_writes_its_end_alone() {
+    // Cancelled before its first step: no answering step to carry the run's end.
+    let log = Log::default();
+    let store = SlowStore::new(&log, None);
+    let effects = Effects {
+        model: Rc::new(LoggedModel { inner: ScriptedModel::new(vec![]), log: log.clone() }),
+        tools: Rc::new(LoggedTools { inner: weather(), log: log.clone() }),
+        store: store.clone(),
+        clock: Rc::new(FakeClock::default()),
+        random: Rc::new(FixedRandom(0.0)),
+    };
+    let agent = Agent::new(specs(), classic()).unwrap();
+    let cancel = keel::engine::CancelToken::new();
+    cancel.cancel();
+    let options = RunOptions { cancel, ..RunOptions::default() };
+    let result = futures_executor::block_on(agent.run(&effects, "Weather in Paris?", options, &|_| {}));
+    assert!(!result.success);
+    assert_eq!(log.borrow().iter().filter(|e| *e == "run record written").count(), 2, "{:#?}", log.borrow());
+    assert!(store.steps.borrow().is_empty());
+    let export = store.inner.export_session("default");
+    assert_eq!(export.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Cancelled]);
+}
+
+#[test]
+fn a_failed_last_write_is_told_and_the_run_still_ends() {
+    let log = Log::default();
+    let replies = vec![act("get_weather", json!({"city": "Paris"})), answer("21 degrees")];
+    let result = run(&log, replies, SlowStore::new(&log, Some(2)), weather());
+    assert_eq!(result.answer, "21 degrees");
+    let log = log.borrow();
+    let warning =
+        "warning Some(2): Could not save step 2 with the run record: storage failed: the disk is gone";
+    assert!(at(&log, "write 2 failed") < at(&log, warning), "{log:#?}");
+    assert!(at(&log, warning) < at(&log, "runEnded"), "{log:#?}");
 }

@@ -276,7 +276,7 @@ fn a_write_that_went_through_after_pruning_is_not_reported_as_lost() {
     });
     assert_eq!(
         warning.as_deref(),
-        Some("Saved step 1, but storage was full, so older history was pruned: 3 old runs removed")
+        Some("Saved step 1 with the run record, but storage was full, so older history was pruned: 3 old runs removed")
     );
 }
 

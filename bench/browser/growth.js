@@ -1,7 +1,7 @@
 // Per-step cost as a run and a session grow, measured on the page, with the store in memory and in
 // IndexedDB, each configuration on its own agent, database and sessions: per step at step 10, 100
 // and 1,000 of one run, and per step of a 10-step run after 10, 100 and 1,000 earlier runs of its
-// session. Beside them, the floor: postMessage round trips to a bare worker, and one IndexedDB put,
+// session (three sessions of one database, measured in turn). Beside them, the floor: postMessage round trips to a bare worker, and one IndexedDB put,
 // into an empty database and into one holding as many records as the session's runs leave.
 // Also the size of what each model call carries to the page (its messages and step schema).
 // Measures; asserts nothing about speed.
@@ -9,8 +9,9 @@ import { Agent } from "/pkg/index.js";
 import { deleteDb, floor, instantLookup, instantModel, KEEP_ALL } from "./instant.js";
 import { pageSteps, timedRun } from "./steps.js";
 
-/** An agent on its own worker; `sizes` gets each call's prompt as the backend got it, `wire` each
- * `modelCall` message as the page got it (what crossed from the worker). */
+/** An agent on its own worker; `sizes` gets each call's step, its prompt as the backend got it and
+ * when (page clock), `wire` each `modelCall` message as the page got it (what crossed from the
+ * worker). */
 async function agentOn(store, steps, sizes, wire) {
   const worker = new Worker("/pkg/worker.js", { type: "module", name: "keel" });
   // The worker posts JSON text of an array of messages (src/web/worker.rs); builds before
@@ -20,7 +21,7 @@ async function agentOn(store, steps, sizes, wire) {
     wire.push(...messages.filter((m) => m?.type === "modelCall"));
   });
   return Agent.create({
-    model: { custom: instantModel(steps, (n, messages, schema) => sizes.push([n, { messages, schema }])) },
+    model: { custom: instantModel(steps, (n, messages, schema) => sizes.push([n, { messages, schema }, performance.now()])) },
     tools: [instantLookup()],
     // The scripted model calls ids no result named first: id provenance and the task-values check off.
     // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
@@ -73,42 +74,57 @@ async function longRun(kind, reps) {
   return { at, chars, wired };
 }
 
-/** One session on its own database growing run by run; steps 2-10 of the 5 runs after 10, 100, 1,000. */
-async function session(kind) {
+/**
+ * Three sessions of one agent and database, grown to 10, 100 and 1,000 runs, then measured side by
+ * side: `rounds` rounds of one ten-step run in each, in turn, so that the three points share the
+ * database, the machine's load and the page's state (up to cc77a13 one session was measured
+ * as it grew, ten runs a point: "after 10" came first, in a smaller and younger database, and a
+ * drift in time read as growth). Steps 2-10 of each run, and apart its last step (the answer and
+ * the run's end, from the model's last reply).
+ */
+async function session(kind, rounds) {
   const db = `keel-bench-session-${kind}`;
   const sizes = [];
   const wire = [];
   const agent = await agentOn(await storeOf(kind, db), 10, sizes, wire);
+  const marks = [10, 100, 1000];
   const after = { 10: [], 100: [], 1000: [] };
-  // The runs' last steps apart: the answer and the run's end, which read the session.
-  const ends = { 10: [], 100: [], 1000: [] };
+  const runEnds = { 10: [], 100: [], 1000: [] };
   const chars = { 10: [], 100: [], 1000: [] };
   const wired = { 10: [], 100: [], 1000: [] };
   const t0 = performance.now();
-  for (let earlier = 0; earlier < 1010; earlier++) {
-    sizes.length = 0;
-    wire.length = 0;
-    const run = await timedRun(agent, "Look up 9 items.", "grow");
-    const mark = [10, 100, 1000].find((k) => earlier >= k && earlier < k + 10);
-    if (mark === undefined) continue;
-    const steps = pageSteps(run).steps;
-    after[mark].push(...steps.slice(1));
-    ends[mark].push(steps.at(-1));
-    chars[mark].push(...weigh(sizes.slice(1).map(([, c]) => c)));
-    wired[mark].push(...weigh(wire.slice(1)));
+  for (const k of marks) for (let i = 0; i < k; i++) await agent.run("Look up 9 items.", { session: `grow-${k}` }).result;
+  for (let round = 0; round < rounds; round++) {
+    for (const k of marks) {
+      sizes.length = 0;
+      wire.length = 0;
+      const run = await timedRun(agent, "Look up 9 items.", `grow-${k}`);
+      const steps = pageSteps(run).steps;
+      after[k].push(...steps.slice(1));
+      // The run's end: from the model's last reply (it answers at once) to `runEnded`. Not from the
+      // last step's `stepStarted`, which the worker sends when the step before is stored: before
+      // the model's reply or with it, whichever comes first (a race of tens of microseconds that
+      // a larger prompt tips one way), which moved that step's start by up to half a millisecond.
+      const answered = sizes.findLast(([n]) => n === 10)[2];
+      runEnds[k].push(run.marks.find(([type]) => type === "runEnded")[1] - answered);
+      chars[k].push(...weigh(sizes.slice(1).map(([, c]) => c)));
+      wired[k].push(...weigh(wire.slice(1)));
+    }
   }
   const elapsedMs = performance.now() - t0;
   agent.dispose();
   if (kind !== "memory") await deleteDb(db);
-  return { after, ends, chars, wired, elapsedMs };
+  return { after, runEnds, chars, wired, elapsedMs };
 }
 
 /** Everything above, in one page: `reps` long runs per store. */
-export async function benchGrowth({ reps = 2, floorSamples = 300 } = {}) {
-  // `held`: the turns a session of 1,010 eleven-step runs leaves (the session bench's last runs).
-  const result = { floor: await floor(floorSamples, { relaxed: true, held: 11_110 }), stores: {} };
+export async function benchGrowth({ reps = 2, rounds = 20, floorSamples = 300 } = {}) {
+  // `held`: about the records the session bench's database ends with (1,110 runs and 3 a round,
+  // eleven records each).
+  const held = 11 * (1110 + 3 * rounds);
+  const result = { floor: await floor(floorSamples, { relaxed: true, held }), stores: {} };
   for (const kind of ["memory", "indexeddb"]) {
-    result.stores[kind] = { long: await longRun(kind, reps), session: await session(kind) };
+    result.stores[kind] = { long: await longRun(kind, reps), session: await session(kind, rounds) };
   }
   return result;
 }

@@ -33,7 +33,12 @@ impl RunState<'_> {
         };
         let turns = self.turns_to_write(record).await;
         let failures = self.unsaved_failures();
-        self.start_write(StepWrite { turns, failures }).await;
+        let write = StepWrite { turns, failures, run: None };
+        match write.turns.last().map(|t| t.turn.outcome) {
+            // The answer's step ends the run: written with the run's end, in `finish_in`.
+            Some(Outcome::Final) => self.final_write = Some(write),
+            _ => self.start_write(write).await,
+        }
     }
 
     /// A budget is spent: one last call where only a final answer is allowed, then the run ends
@@ -91,7 +96,8 @@ impl RunState<'_> {
     }
 
     /// Ends the run: the answer is shown in the step the run is in (the last begun, committed or
-    /// not), the run record gets its last write, and the page its totals.
+    /// not), the run record gets its last write (with the answering step's records, when the run
+    /// answered: one write), and the page its totals.
     pub(crate) async fn finish(self, answer: String, success: bool, reason: EndReason) -> RunResult {
         let step = self.current_step();
         self.finish_in(step, answer, success, reason).await
@@ -120,8 +126,18 @@ impl RunState<'_> {
         self.record.reason = Some(reason.clone());
         self.record.pending_approval = None;
         self.record.intent = None;
-        self.save_failures().await;
-        self.save_run().await;
+        match self.final_write.take() {
+            Some(mut write) => {
+                write.failures.extend(self.unsaved_failures());
+                write.run = Some(self.stored_run().into_owned());
+                self.start_write(write).await;
+                self.settle_write().await;
+            }
+            None => {
+                self.save_failures().await;
+                self.save_run().await;
+            }
+        }
         let stats = self.log.stats();
         (self.emit)(&Event::RunEnded { reason: reason.clone(), success, stats });
         // The lines the run showed and their parts, moved to the agent for the session's next run

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::errors::render::render;
 use crate::errors::{CallContext, Classification, Envelope, ErrorCode, FailureHints, RawFailure};
-use crate::store::{EndReason, RunCounts, RunRecord, RunStatus};
+use crate::store::{EndReason, RunCounts, RunRecord, RunStatus, StepWrite};
 use crate::text::clip;
 
 use super::agent::{Agent, Effects, RunOptions, RunResult};
@@ -142,6 +142,9 @@ pub(crate) struct RunState<'a> {
     /// The last step's write, started and not yet waited for (`step_write.rs`): settled before
     /// anything but the next prompt's build and the model call, whose reply waits for it.
     pub(crate) pending_write: Option<super::step_write::PendingWrite<'a>>,
+    /// The answering step's records, held by `commit` so that the run's end is stored with them,
+    /// in one write (`finish.rs`).
+    pub(crate) final_write: Option<StepWrite>,
     /// A step begun while the last step's write was in flight: the page is told it started once
     /// that write is settled, so that `stepStarted` still follows the last step's storing.
     pub(crate) unannounced: Option<u32>,
@@ -247,6 +250,7 @@ impl<'a> RunState<'a> {
             unknown_keys: Default::default(),
             ran_key: None,
             pending_write: None,
+            final_write: None,
             unannounced: None,
             contradicted: Default::default(),
             redaction: Redaction::of(agent.redactor.as_ref()),

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::store::redact::{Redactor, Scrubber, REDACT_TIMEOUT_MS};
-use crate::store::{FailureRecord, StepWrite, TurnRecord};
+use crate::store::{FailureRecord, RunRecord, StepWrite, TurnRecord};
 
 use super::guard::{guarded, Guarded};
 use super::run::RunState;
@@ -143,19 +143,24 @@ impl RunState<'_> {
     /// Writes the failures recorded or changed since the last write, and waits for them.
     pub(crate) async fn save_failures(&mut self) {
         let failures = self.unsaved_failures();
-        self.start_write(StepWrite { turns: Vec::new(), failures }).await;
+        self.start_write(StepWrite { failures, ..StepWrite::default() }).await;
         self.settle_write().await;
     }
 
     /// Writes the run record as it stands.
     pub(crate) async fn save_run(&mut self) {
         self.settle_write().await;
-        let run = match &self.redaction {
-            Some(redaction) => Cow::Owned(redaction.scrubber.run(&self.record)),
-            None => Cow::Borrowed(&self.record),
-        };
+        let run = self.stored_run();
         if let Err(e) = self.effects.store.put_run(&run).await {
             self.warn(None, store_warning("the run record", &e));
+        }
+    }
+
+    /// The run record as stored: scrubbed when the agent redacts.
+    pub(crate) fn stored_run(&self) -> Cow<'_, RunRecord> {
+        match &self.redaction {
+            Some(redaction) => Cow::Owned(redaction.scrubber.run(&self.record)),
+            None => Cow::Borrowed(&self.record),
         }
     }
 }

@@ -168,16 +168,19 @@ pub async fn a_steps_turn_and_failures_are_one_transaction() {
     store.open().await.unwrap();
     let watch = js::watch_durability(name);
     let mut first = failure("r", "s", 1, Some("fetch"), ErrorCode::Timeout, 3);
-    let step1 = StepWrite { turns: vec![turn("r", "s", 1, 2)], failures: vec![first.clone()] };
+    let step1 = StepWrite { turns: vec![turn("r", "s", 1, 2)], failures: vec![first.clone()], run: None };
     store.put_step(&step1).await.unwrap();
     first.recovered = true;
     let second = failure("r", "s", 2, Some("fetch"), ErrorCode::NotFound, 4);
-    let step2 =
-        StepWrite { turns: vec![turn("r", "s", 2, 4)], failures: vec![first.clone(), second.clone()] };
+    let step2 = StepWrite {
+        turns: vec![turn("r", "s", 2, 4)],
+        failures: vec![first.clone(), second.clone()],
+        run: None,
+    };
     store.put_step(&step2).await.unwrap();
-    let step3 = StepWrite { turns: vec![turn("r", "s", 3, 5)], failures: vec![first.clone()] };
+    let step3 = StepWrite { turns: vec![turn("r", "s", 3, 5)], failures: vec![first.clone()], run: None };
     store.put_step(&step3).await.unwrap();
-    store.put_step(&StepWrite { turns: vec![turn("r", "s", 4, 6)], failures: Vec::new() }).await.unwrap();
+    store.put_step(&StepWrite { turns: vec![turn("r", "s", 4, 6)], ..StepWrite::default() }).await.unwrap();
     let log = stopped(&watch);
     assert_eq!(
         log,
@@ -193,12 +196,44 @@ pub async fn a_steps_turn_and_failures_are_one_transaction() {
     assert_eq!(steps(&store.session_turns("s").await.unwrap()).len(), 4);
     let failures = store.failures(&FailureQuery::run("r")).await.unwrap().records;
     assert_eq!(failures, [second, first], "newest first");
-    let mixed = StepWrite { turns: vec![turn("r", "s", 5, 7), turn("q", "t", 1, 7)], failures: Vec::new() };
+    let mixed = StepWrite { turns: vec![turn("r", "s", 5, 7), turn("q", "t", 1, 7)], ..StepWrite::default() };
     let refused = store.put_step(&mixed).await.unwrap_err();
     assert_eq!(
         refused,
         StoreError::Failed("a step's records belong to one session, not to `s` and `t`".into())
     );
+}
+
+/// The answering step's turn and the run's end are one `strict` transaction, which carries the
+/// session's record: the run counted once, its end stored, and a second run of the session read
+/// afresh.
+pub async fn the_answering_step_and_the_runs_end_are_one_transaction() {
+    let name = "keel-test-run-end";
+    let store = fresh(name, Retention::KEEP_ALL).await;
+    store.open().await.unwrap();
+    let watch = js::watch_durability(name);
+    store.put_run(&run("r", "s", 1)).await.unwrap();
+    store.put_step(&StepWrite { turns: vec![turn("r", "s", 1, 2)], ..StepWrite::default() }).await.unwrap();
+    let last =
+        StepWrite { turns: vec![turn("r", "s", 2, 3)], failures: Vec::new(), run: Some(ended("r", "s", 1)) };
+    store.put_step(&last).await.unwrap();
+    store.put_run(&run("q", "s", 5)).await.unwrap();
+    let log = stopped(&watch);
+    assert_eq!(
+        log,
+        json!([
+            "runs,sessions,turns:relaxed put runs,sessions",
+            "turns:strict put turns",
+            "runs,sessions,turns:strict put turns,runs,sessions",
+            "runs,sessions,turns:relaxed put runs,sessions"
+        ])
+    );
+    let counted = store.session("s").await.unwrap().unwrap();
+    assert_eq!((counted.runs, counted.turns), (2, 2), "each run and turn counted once");
+    let stored = store.session_runs("s").await.unwrap();
+    let statuses: Vec<_> = stored.iter().map(|r| (r.id.as_str(), r.status)).collect();
+    assert_eq!(statuses, [("r", RunStatus::Succeeded), ("q", RunStatus::Running)]);
+    assert_eq!(steps(&store.session_turns("s").await.unwrap()).len(), 2);
 }
 
 pub async fn a_corrupt_record_is_skipped_and_counted() {

@@ -34,6 +34,7 @@ macro_rules! idb_browser_tests {
             a_full_storage_is_pruned_harder_each_round_until_the_write_fits,
             writes_use_strict_or_relaxed_durability_per_record,
             a_steps_turn_and_failures_are_one_transaction,
+            the_answering_step_and_the_runs_end_are_one_transaction,
             a_corrupt_record_is_skipped_and_counted,
             a_redacted_run_leaves_no_secret_in_indexeddb,
             unfinished_runs_are_the_running_ones_of_every_session_oldest_first,

@@ -213,7 +213,7 @@ test("a custom model that decodes greedily is not asked a request it already ans
   assert.match(refused.message, /`model.greedy` must be true or false; got/);
 });
 
-test("a step is one IndexedDB transaction and one put; a failing step's failure goes in it; a call with side effects adds its intent's", async () => {
+test("a step is one IndexedDB transaction and one put; a failing step's failure goes in it; a call with side effects adds its intent's; the answer's carries the run's end", async () => {
   const r = await scenario("writesPerStep");
   assert.equal(r.success, true);
   const [start, look1, miss, look2, pay, end] = r.writes;
@@ -221,7 +221,7 @@ test("a step is one IndexedDB transaction and one put; a failing step's failure 
   for (const step of [look1, look2]) assert.deepEqual(step, ["turns:strict put turns"], "a plain step writes its turn alone");
   assert.deepEqual(miss, ["failures,sessions,turns:strict put turns,failures,sessions"], "the turn, its failure and the session's count, together");
   assert.deepEqual(pay, ["runs:relaxed put runs", "turns:strict put turns"], "the intent, then the step");
-  assert.deepEqual(end, ["turns:strict put turns", "runs,sessions:strict put runs,sessions"], "the answer, then the run's end with the session's counts");
+  assert.deepEqual(end, ["runs,sessions,turns:strict put turns,runs,sessions"], "the answer and the run's end with the session's counts, together");
   assert.deepEqual(r.stored.turns.map((t) => [t.step, t.seq]), [[1, 0], [2, 1], [3, 2], [4, 3], [5, 4]]);
 });
 

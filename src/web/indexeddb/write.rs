@@ -1,8 +1,8 @@
-//! Writes: each record, or a step's records together (its turn and the failures it recorded), is
-//! one short read-write transaction, complete before the engine acts on the next model reply. Only
-//! IndexedDB requests are awaited inside, so the transaction never outlives the write. The requests
-//! are made when the write is first polled (the engine builds the next prompt and asks the model
-//! while it completes).
+//! Writes: each record, or a step's records together (its turn and the failures it recorded, and
+//! for the step that answers the run record's last write), is one short read-write transaction,
+//! complete before the engine acts on the next model reply. Only IndexedDB requests are awaited
+//! inside, so the transaction never outlives the write. The requests are made when the write is
+//! first polled (the engine builds the next prompt and asks the model while it completes).
 //!
 //! A run's first write of its record reads the record it replaces, the session's record and the
 //! session's newest turn, and puts the record and the session's; the store then keeps what it
@@ -71,18 +71,7 @@ fn stored(json: &str, seq: Option<u64>) -> Result<JsValue, StoreError> {
 
 impl IdbStore {
     pub(super) async fn write_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        let ends_run = run.status != RunStatus::Running;
-        self.write(&[Put {
-            store: RUNS,
-            key: JsValue::from_str(&run.id),
-            name: run.id.clone(),
-            kind: Kind::Run,
-            ends_run,
-            json: json_of(run)?,
-            session: &run.session,
-            durability: if ends_run { Durability::Strict } else { Durability::Relaxed },
-        }])
-        .await
+        self.write(&[run_put(run)?]).await
     }
 
     pub(super) async fn write_turn(&self, turn: &TurnRecord) -> Result<(), StoreError> {
@@ -93,14 +82,18 @@ impl IdbStore {
         self.write(&[failure_put(failure)?]).await
     }
 
-    /// A step's turns and failures in one transaction: `strict`, as its turn is.
+    /// A step's turns and failures, and the run record when the step ends the run, in one
+    /// transaction: `strict`, as its turn is.
     pub(super) async fn write_step(&self, step: &StepWrite) -> Result<(), StoreError> {
         let turns = step.turns.iter().map(turn_put);
-        let puts = turns.chain(step.failures.iter().map(failure_put)).collect::<Result<Vec<_>, _>>()?;
-        if let Some(other) = puts.iter().find(|p| p.session != puts[0].session) {
+        let failures = step.failures.iter().map(failure_put);
+        let puts =
+            turns.chain(failures).chain(step.run.iter().map(run_put)).collect::<Result<Vec<_>, _>>()?;
+        let Some(first) = puts.first() else { return Ok(()) };
+        if let Some(other) = puts.iter().find(|p| p.session != first.session) {
             return Err(StoreError::Failed(format!(
                 "a step's records belong to one session, not to `{}` and `{}`",
-                puts[0].session, other.session
+                first.session, other.session
             )));
         }
         self.write(&puts).await
@@ -243,6 +236,22 @@ impl IdbStore {
         let stored = stored.and_then(|v| super::tx::from_js(&v));
         Ok(HeldSession::read(session, now_ms(), stored, last_turn, &existing, cached))
     }
+}
+
+/// A run record's put: `strict` when the run ends, `relaxed` while it runs (see the module's
+/// durability notes).
+fn run_put(run: &RunRecord) -> Result<Put<'_>, StoreError> {
+    let ends_run = run.status != RunStatus::Running;
+    Ok(Put {
+        store: RUNS,
+        key: JsValue::from_str(&run.id),
+        name: run.id.clone(),
+        kind: Kind::Run,
+        ends_run,
+        json: json_of(run)?,
+        session: &run.session,
+        durability: if ends_run { Durability::Strict } else { Durability::Relaxed },
+    })
 }
 
 /// A turn's put: `strict`, as it is the step the engine resumes from.
