@@ -53,7 +53,7 @@ struct Instant0;
 impl ToolHost for Instant0 {
     fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>> {
         let value = json!(format!("value of {} is 42", call.args["key"]));
-        future::ready(Ok(ToolOutput { value, warnings: Vec::new() })).boxed_local()
+        future::ready(Ok(ToolOutput { value, warnings: Vec::new(), lists: false })).boxed_local()
     }
 }
 

@@ -694,8 +694,12 @@ export class Agent {
     /** @type {string[]} */
     const warnings = [];
     const warn = (message) => warnings.push(String(message));
-    const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, idempotencyKey, warn });
-    return { value: jsonValue(value), warnings };
+    let lists = false;
+    const listed = () => {
+      lists = true;
+    };
+    const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, idempotencyKey, warn, listed });
+    return { value: jsonValue(value), warnings, lists };
   }
 
   /**

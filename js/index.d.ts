@@ -225,6 +225,13 @@ export interface ToolContext {
   idempotencyKey: string;
   /** Reports a caveat of a partial success; the model sees it with the result. */
   warn(message: string): void;
+  /**
+   * Says that this result lists ids anew, as the output of a tool in `refsFrom` does (a click that
+   * opened a page, returning the new page's elements): ids are then taken from it — for every
+   * tool whose `refsFrom` names one of this tool's — until a newer listing. Without it, only the
+   * tools named in `refsFrom` list.
+   */
+  listed(): void;
 }
 
 /**

@@ -1062,6 +1062,11 @@ export type ToolValue = {
   value: Json,
   /** Caveats the tool reported with `ctx.warn()`. */
   warnings: Array<string>,
+  /**
+   * Whether the tool said, with `ctx.listed()`, that the result lists ids anew (`false` when
+   * absent).
+   */
+  lists: boolean,
 };
 
 /** A model's answer (`modelResult` with `ok: true`). */

@@ -205,3 +205,38 @@ fn a_held_fix_the_listing_no_longer_has_is_left_and_plans_name_the_lister_that_r
     assert!(refusal.contains("UNSEEN_ID") && refusal.contains("`snapshot`"), "{refusal}");
     assert!(!refusal.contains("`navigate`"), "{refusal}");
 }
+
+#[test]
+fn a_click_whose_result_lists_the_page_it_opened_gives_the_next_refs_and_an_acknowledgement_does_not() {
+    let order = "page \"Order form\"\n@e1 link \"Home\"\n@e7 textbox \"Name\"\n@e8 button \"Send order\"";
+    let h = run(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("click", json!({"ref": "@e2"})),
+            act("type", json!({"ref": "@e7", "text": "Ada"})),
+            act("click", json!({"ref": "@e8"})),
+            answer("Sent."),
+        ]),
+        FakeTools::new()
+            .script("snapshot", vec![Behaviour::Ok(json!(CHECKOUT))])
+            .script(
+                "click",
+                vec![
+                    Behaviour::Lists(json!(format!(
+                        "Clicked link \"Order form\". It opened this page:\n{order}"
+                    ))),
+                    Behaviour::Ok(json!("Clicked @e8.")),
+                ],
+            )
+            .script("type", vec![Behaviour::Ok(json!("Typed."))]),
+        "Send an order for Ada.",
+    );
+    let checkout = json!(["@e1", "@e2", "@e3", "@e4", "@e5"]);
+    assert_eq!(refs_offered(&h.model, 1, "click"), Some(checkout));
+    // The page the click opened, listed in its result: its refs, not the checkout's.
+    let order_refs = json!(["@e1", "@e7", "@e8"]);
+    assert_eq!(refs_offered(&h.model, 2, "type"), Some(order_refs.clone()));
+    assert_eq!(refs_offered(&h.model, 2, "click"), Some(json!(["@e8"])), "\"Send order\" shares two words");
+    // A click that only acknowledges lists nothing: the opened page's listing still counts.
+    assert_eq!(refs_offered(&h.model, 4, "type"), Some(order_refs));
+}

@@ -15,7 +15,8 @@ const obj = (properties, required = []) => ({ type: "object", properties, requir
 // The runtime refreshes refs itself when one fails this way (contract: recoverWith, read-only snapshot).
 const RECOVER = { STALE_REFERENCE: "snapshot", UNKNOWN_REF: "snapshot", FRAME_DETACHED: "snapshot" };
 // Where refs come from: `snapshot`, and `navigate` and `back`, which list the page they open. The engine
-// reads whichever of them answered last (`domTools` keeps those it makes).
+// reads whichever of them answered last (`domTools` keeps those it makes), or an action that opened a
+// page and listed it (`listOpened`, `context.listed()`), if that came later.
 const LISTERS = ["snapshot", "navigate", "back"];
 const REFS = { refsFrom: LISTERS, recoverWith: RECOVER };
 // The kinds of element a tool acts on, as the snapshot names them: where decoding is constrained, the
@@ -140,7 +141,28 @@ export function domTools({ run, navigate, back, include, maxChars } = {}) {
     }
   }
   const limit = maxChars === undefined ? {} : { maxChars };
-  const page = (op) => async (args, context) => answer(op, await run(op, op === "snapshot" || op === "read" ? { ...args, ...limit } : args, { signal: context.signal }), context);
+  const page = (op) => async (args, context) => {
+    const result = await run(op, op === "snapshot" || op === "read" ? { ...args, ...limit } : args, { signal: context.signal });
+    const text = answer(op, result, context);
+    return result.navigating ? listOpened(result, text, context) : text;
+  };
+  // An action that opened a page (a link, a form sent): the runner resolves once it has loaded (the
+  // extension's and the tests' do), so the result lists it, as `navigate`'s does, and says so
+  // (`context.listed`): the next step's refs are that page's. Both web-bench models, told to call
+  // snapshot, sent the page they had left's refs instead. A runner that did not wait still has the
+  // old document (its snapshot is not the document's first): the advice to call snapshot stays.
+  const listOpened = async (result, text, context) => {
+    let listing;
+    try {
+      listing = await run("snapshot", { ...limit }, { signal: context.signal });
+    } catch {
+      return text;
+    }
+    if (!listing?.ok || !listing.first) return text;
+    for (const warning of listing.warnings ?? []) context.warn(warning);
+    context.listed?.();
+    return `${result.did ?? text} It opened this page:\n${listing.text}`;
+  };
   const snapshotAfter = async (what, context) => `${what}\n${answer("snapshot", await run("snapshot", { ...limit }, { signal: context.signal }), context)}`;
   const execute = {
     navigate: async ({ url }, context) => {

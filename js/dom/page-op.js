@@ -7,8 +7,10 @@
 
 /**
  * Runs one DOM operation on the page it is called in and returns plain JSON, never throwing:
- * `{ ok: true, text, warnings?, navigating? }` (`navigating`: the URL an action started loading, so the
- * host can wait for it before the next op) or `{ ok: false, error: { code, message, causes?, recovery?, details? } }`.
+ * `{ ok: true, text, warnings?, navigating?, did?, first? }` (`navigating`: the URL an action started
+ * loading, so the host can wait for it before the next op, and `did` what the action did, without
+ * the advice `text` adds and without refs; `first`: a snapshot that is its document's first, so of a page loaded
+ * since the last op) or `{ ok: false, error: { code, message, causes?, recovery?, details? } }`.
  *
  * Ops: `snapshot {from?, maxChars?}`, `click {ref}`, `type {ref, text, submit?}`, `select {ref, value}`,
  * `check {ref, checked?}`, `press {key, ref?}`, `scroll {ref?, direction?}`, `read {ref?, offset?, find?, maxChars?}`.
@@ -258,6 +260,7 @@ export async function domOp(op, args) {
     for (const ref of fresh.keys()) state.retired.delete(ref);
     while (state.retired.size > 2000) state.retired.delete(state.retired.keys().next().value);
     state.refs = fresh;
+    const first = state.snapshots === 0;
     state.snapshots += 1;
     let start = 0;
     if (from !== undefined && from !== null && from !== "") {
@@ -286,7 +289,7 @@ export async function domOp(op, args) {
         `[cut: more items after @${items[end - 1].ref}; call snapshot with {"from": "@${items[end].ref}"} to list them, or read with {"find": "some text"} to search the page]`,
       );
     }
-    return { ok: true, text: [...head, ...lines].join("\n"), ...(warnings.length ? { warnings } : {}) };
+    return { ok: true, text: [...head, ...lines].join("\n"), first, ...(warnings.length ? { warnings } : {}) };
   }
 
   // The ref's record, or the failure that says why it cannot be used.
@@ -456,6 +459,12 @@ export async function domOp(op, args) {
     return `\nThe page now shows:\n${lines.join("\n")}${more ? `\n(${more} more: call snapshot)` : ""}`;
   }
 
+  // What an action did, without the refs of the page it left (`Clicked (link "Order form", <a>).`):
+  // with the opened page's listing after it, they would read as that page's.
+  function withoutRefs(text) {
+    return text.replace(/@e[0-9]+ /g, "");
+  }
+
   // Runs `act` and reports whether it started a navigation that will replace this page (then there
   // is nothing to wait for: the answer must leave before the document goes).
   async function acting(el, act) {
@@ -480,12 +489,12 @@ export async function domOp(op, args) {
       view.removeEventListener("submit", onSubmit);
       view.removeEventListener("click", onClick);
     }
-    if (seen.link) return { ok: true, text: `${result} The page is loading ${seen.link}: when it has loaded, call snapshot (this page's refs are gone).`, navigating: seen.link };
+    if (seen.link) return { ok: true, text: `${result} The page is loading ${seen.link}: when it has loaded, call snapshot (this page's refs are gone).`, navigating: seen.link, did: withoutRefs(result) };
     if (seen.submit) {
       const form = seen.submit;
       const to = new URL(form.action || view.location.href);
       if (form.method === "get") to.search = new URLSearchParams(new FormData(form)).toString();
-      return { ok: true, text: `${result} The form was sent and the page is loading its answer: call snapshot next (this page's refs are gone).`, navigating: to.href };
+      return { ok: true, text: `${result} The form was sent and the page is loading its answer: call snapshot next (this page's refs are gone).`, navigating: to.href, did: withoutRefs(result) };
     }
     await sleep(60);
     return { ok: true, text: `${result}${aftermath()}${appeared(el, before)}` };

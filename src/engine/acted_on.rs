@@ -49,7 +49,9 @@ impl RunState<'_> {
     /// Notes a call of `spec` with `args` at `step` that worked or failed, for each id argument
     /// its latest listing holds.
     pub(crate) fn note_acted(&mut self, step: u32, spec: &ToolSpec, args: &Value, worked: bool) {
-        let Some((_, listing)) = producer_output(&self.agent.tools, &self.outputs, spec) else { return };
+        let Some(listing) = producer_output(&self.agent.tools, &self.outputs, spec).map(|l| l.text) else {
+            return;
+        };
         for field in id_fields(spec) {
             let Some(value) = args.get(&field).filter(|v| v.is_string()) else { continue };
             let Some(label) = value.as_str().and_then(|id| label_of(listing, id)) else { continue };

@@ -66,7 +66,7 @@ impl RunState<'_> {
         }
         provenance::narrowings(&self.agent.tools, &self.outputs)
             .into_iter()
-            .map(|(n, producer)| {
+            .map(|(n, listing)| {
                 let n = n.without(|tool, field, value| self.unfixed.failed_on(tool, field, value));
                 // Held until a call works (a failure's fix, the latest item): to what the listing
                 // still has of it (a cover closed another way leaves no such button).
@@ -76,7 +76,7 @@ impl RunState<'_> {
                         return n.with_options(kept);
                     }
                 }
-                let Some(out) = self.outputs.get(producer) else { return n };
+                let out = listing.text;
                 let named = Some(out)
                     .filter(|_| task_names_tool(&self.task, n.tool()))
                     .and_then(|out| named_option(&self.task, out, n.options()))
@@ -88,7 +88,7 @@ impl RunState<'_> {
                     return n;
                 }
                 // The listing's lines the task names most, without those acted on (`acted_on.rs`).
-                let since = self.outputs.since(producer).unwrap_or(0);
+                let since = listing.since;
                 let tried =
                     |id: &Value, label: &str| self.acted_on.tried(n.tool(), n.field(), id, label, since);
                 match most_named(&self.task, out, n.options(), tried) {

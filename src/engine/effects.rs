@@ -135,6 +135,11 @@ pub struct ToolOutput {
     pub value: Value,
     /// Caveats of a partial success, shown to the model with the result.
     pub warnings: Vec<String>,
+    /// Whether the result lists ids anew, as a producer's does (keel-agent/dom's click that opened
+    /// a page, with the page listed): it is then the latest listing of every tool whose producers
+    /// (`refsFrom`) are this tool's, until a newer one (`outputs.rs`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lists: bool,
 }
 
 /// Runs tools. The browser host calls the page's JS functions.

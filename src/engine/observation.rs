@@ -33,24 +33,34 @@ mod tests {
     #[test]
     fn long_results_keep_head_and_tail_within_budget() {
         let text: String = (0..500).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-        let cut = describe_output(&ToolOutput { value: json!(text), warnings: vec![] }, 100);
+        let cut = describe_output(&ToolOutput { value: json!(text), warnings: vec![], lists: false }, 100);
         assert_eq!(cut.chars().count(), 100);
         assert!(cut.starts_with("abcdef"));
         assert!(cut.ends_with(&text[text.len() - 5..]));
         assert!(cut.contains("…[cut 417 chars]…"));
-        assert_eq!(describe_output(&ToolOutput { value: json!("short"), warnings: vec![] }, 100), "short");
-        assert_eq!(describe_output(&ToolOutput { value: json!("abcdef"), warnings: vec![] }, 3), "a…f");
+        assert_eq!(
+            describe_output(&ToolOutput { value: json!("short"), warnings: vec![], lists: false }, 100),
+            "short"
+        );
+        assert_eq!(
+            describe_output(&ToolOutput { value: json!("abcdef"), warnings: vec![], lists: false }, 3),
+            "a…f"
+        );
     }
 
     #[test]
     fn warnings_are_shown_with_the_result() {
-        let out =
-            ToolOutput { value: json!({"rows": 3}), warnings: vec!["2 frames were cross-origin".into()] };
+        let out = ToolOutput {
+            value: json!({"rows": 3}),
+            warnings: vec!["2 frames were cross-origin".into()],
+            lists: false,
+        };
         assert_eq!(
             describe_output(&out, 500),
             "{\"rows\":3}\nWarnings (the call worked, with caveats):\n- 2 frames were cross-origin"
         );
-        let big = ToolOutput { value: json!("x".repeat(5000)), warnings: vec!["w".repeat(5000)] };
+        let big =
+            ToolOutput { value: json!("x".repeat(5000)), warnings: vec!["w".repeat(5000)], lists: false };
         assert!(describe_output(&big, 300).chars().count() <= 300);
     }
 }

@@ -3,7 +3,9 @@
 //! A tool's ids may be listed by several producers (keel-agent/dom's `snapshot`, and `navigate` and
 //! `back`, which list the page they open): the listing that counts is the one that came last. With
 //! the first producer's output taken instead, both web-bench models were offered, after `navigate`,
-//! the refs of the page they had left.
+//! the refs of the page they had left. A tool that is no producer lists too when its result says
+//! so ([`crate::engine::ToolOutput::lists`]: keel-agent/dom's click that opened a page): that
+//! result is kept apart, as a listing, since the tool's other results list nothing.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +14,20 @@ use std::collections::BTreeMap;
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Outputs {
     by_tool: BTreeMap<String, Output>,
+    /// The latest result of each tool that said it lists (`ToolOutput::lists`).
+    listed: BTreeMap<String, Output>,
     stores: u64,
+}
+
+/// The listing ids are narrowed to: its text, the tool that gave it, the step it first came at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Listing<'a> {
+    /// The producer, or the tool whose result said it lists.
+    pub tool: &'a str,
+    /// Its text, as the model saw it.
+    pub text: &'a String,
+    /// The step the text first came at.
+    pub since: u32,
 }
 
 /// One tool's latest output.
@@ -29,20 +44,13 @@ impl Outputs {
     /// Keeps `text` as `tool`'s latest output, come at `step`; returns the text it replaces.
     pub(crate) fn insert(&mut self, tool: &str, text: String, step: u32) -> Option<String> {
         self.stores += 1;
-        let store = self.stores;
-        match self.by_tool.get_mut(tool) {
-            Some(output) => {
-                if output.text != text {
-                    output.since = step;
-                }
-                output.store = store;
-                Some(std::mem::replace(&mut output.text, text))
-            }
-            None => {
-                self.by_tool.insert(tool.to_string(), Output { text, since: step, store });
-                None
-            }
-        }
+        keep(&mut self.by_tool, self.stores, tool, text, step)
+    }
+
+    /// Keeps `text`, `tool`'s latest output (just [`Self::insert`]ed), as a listing too: a result
+    /// that said it lists.
+    pub(crate) fn insert_listing(&mut self, tool: &str, text: String, step: u32) {
+        keep(&mut self.listed, self.stores, tool, text, step);
     }
 
     /// `tool`'s latest output.
@@ -70,18 +78,40 @@ impl Outputs {
         self.by_tool.values().map(|o| &o.text)
     }
 
-    /// Of `tools`, the one whose output came last, with that output.
-    pub(crate) fn latest_of<'a>(&'a self, tools: &[String]) -> Option<(&'a str, &'a String)> {
-        tools
-            .iter()
-            .filter_map(|t| self.by_tool.get_key_value(t))
-            .max_by_key(|(_, o)| o.store)
-            .map(|(tool, o)| (tool.as_str(), &o.text))
+    /// The listing that came last: of `producers`' latest outputs, and of the listings of
+    /// `listers` (results that said they list).
+    pub(crate) fn latest_listing(&self, producers: &[String], listers: &[String]) -> Option<Listing<'_>> {
+        let outputs = producers.iter().filter_map(|t| self.by_tool.get_key_value(t));
+        let listings = listers.iter().filter_map(|t| self.listed.get_key_value(t));
+        outputs.chain(listings).max_by_key(|(_, o)| o.store).map(|(tool, o)| Listing {
+            tool: tool.as_str(),
+            text: &o.text,
+            since: o.since,
+        })
     }
+}
 
-    /// The step `tool`'s current output first came at.
-    pub(crate) fn since(&self, tool: &str) -> Option<u32> {
-        self.by_tool.get(tool).map(|o| o.since)
+/// Keeps `text` as `tool`'s entry of `map`, stored `store`-th, come at `step` (the same text
+/// again keeps its step); returns the text it replaces.
+fn keep(
+    map: &mut BTreeMap<String, Output>,
+    store: u64,
+    tool: &str,
+    text: String,
+    step: u32,
+) -> Option<String> {
+    match map.get_mut(tool) {
+        Some(output) => {
+            if output.text != text {
+                output.since = step;
+            }
+            output.store = store;
+            Some(std::mem::replace(&mut output.text, text))
+        }
+        None => {
+            map.insert(tool.to_string(), Output { text, since: step, store });
+            None
+        }
     }
 }
 
@@ -93,17 +123,49 @@ mod tests {
     fn the_latest_producer_counts_and_the_same_text_keeps_its_step() {
         let mut outputs = Outputs::default();
         let names = ["snapshot".to_string(), "navigate".to_string()];
-        assert_eq!(outputs.latest_of(&names), None);
+        let latest =
+            |o: &Outputs| o.latest_listing(&names, &[]).map(|l| (l.tool.to_string(), l.text.clone()));
+        assert_eq!(latest(&outputs), None);
         outputs.insert("snapshot", "page A".into(), 1);
         outputs.insert("navigate", "page B".into(), 3);
-        assert_eq!(outputs.latest_of(&names), Some(("navigate", &"page B".to_string())));
+        assert_eq!(latest(&outputs), Some(("navigate".into(), "page B".into())));
         assert_eq!(outputs.insert("snapshot", "page B".into(), 4), Some("page A".to_string()));
-        assert_eq!(outputs.latest_of(&names), Some(("snapshot", &"page B".to_string())));
-        assert_eq!(outputs.since("snapshot"), Some(4));
+        assert_eq!(latest(&outputs), Some(("snapshot".into(), "page B".into())));
+        let since = |o: &Outputs| o.latest_listing(&names, &[]).map(|l| l.since);
+        assert_eq!(since(&outputs), Some(4));
         outputs.insert("snapshot", "page B".into(), 6);
-        assert_eq!(outputs.since("snapshot"), Some(4), "the same listing again is not a new one");
+        assert_eq!(since(&outputs), Some(4), "the same listing again is not a new one");
         outputs.insert("snapshot", "page C".into(), 7);
-        assert_eq!(outputs.since("snapshot"), Some(7));
+        assert_eq!(since(&outputs), Some(7));
         assert!(outputs.contains_key("navigate") && !outputs.contains_key("back"));
+    }
+
+    #[test]
+    fn a_result_that_lists_counts_until_a_newer_listing_and_the_tools_other_results_do_not() {
+        let mut outputs = Outputs::default();
+        let producers = ["snapshot".to_string()];
+        let listers = ["click".to_string()];
+        let latest = |o: &Outputs| {
+            o.latest_listing(&producers, &listers).map(|l| (l.tool.to_string(), l.text.clone(), l.since))
+        };
+        outputs.insert("snapshot", "page A".into(), 1);
+        outputs.insert("click", "Clicked.".into(), 2);
+        assert_eq!(
+            latest(&outputs),
+            Some(("snapshot".into(), "page A".into(), 1)),
+            "an acknowledgement lists nothing"
+        );
+        outputs.insert("click", "Opened page B".into(), 3);
+        outputs.insert_listing("click", "Opened page B".into(), 3);
+        assert_eq!(latest(&outputs), Some(("click".into(), "Opened page B".into(), 3)));
+        outputs.insert("click", "Clicked again.".into(), 4);
+        assert_eq!(
+            latest(&outputs),
+            Some(("click".into(), "Opened page B".into(), 3)),
+            "still the page click opened"
+        );
+        outputs.insert("snapshot", "page B, later".into(), 5);
+        assert_eq!(latest(&outputs), Some(("snapshot".into(), "page B, later".into(), 5)));
+        assert_eq!(outputs.latest_listing(&producers, &[]).map(|l| l.tool), Some("snapshot"));
     }
 }

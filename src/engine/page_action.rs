@@ -33,7 +33,7 @@ impl RunState<'_> {
             return false;
         }
         // No producer, or none has run: nothing was listed to act on.
-        let Some((_, listing)) = producer_output(tools, &self.outputs, spec) else { return false };
+        let Some(listing) = producer_output(tools, &self.outputs, spec).map(|l| l.text) else { return false };
         let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
         let text = plain(result, None);
         let nothing_new = own_values(&text, &known).next().is_none();
@@ -52,7 +52,7 @@ impl RunState<'_> {
             return false;
         }
         let tools = &self.agent.tools;
-        let Some((_, listing)) = producer_output(tools, &self.outputs, spec) else { return false };
+        let Some(listing) = producer_output(tools, &self.outputs, spec).map(|l| l.text) else { return false };
         let sent = args.to_string().to_lowercase();
         let known = format!("{}\n{sent}", listing.to_lowercase());
         // The task's words, not its numbers nor what the call sent ("Add 2 tea kettles": the

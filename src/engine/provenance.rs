@@ -17,7 +17,7 @@ use crate::tools::{ToolSet, ToolSpec};
 
 use super::facts::{id_like, seen_in, tokens};
 use super::narrowing::Narrowing;
-use super::outputs::Outputs;
+use super::outputs::{Listing, Outputs};
 
 /// Formats whose values are computed rather than copied.
 const COMPUTED_FORMATS: &[&str] = &["date", "time", "date-time", "duration"];
@@ -148,28 +148,36 @@ pub(crate) fn reading_first_of(tools: &ToolSet, names: &[String]) -> Vec<String>
     reading_first(names, |n| tools.get(n).is_some_and(|s| s.read_only))
 }
 
-/// The output of whichever of `spec`'s producers answered last (`outputs`: each tool's latest),
-/// with that producer's name: after `navigate` lists a new page, an older `snapshot` lists a page
-/// that is gone.
+/// The listing that came last of those that give `spec`'s ids (`outputs`: each tool's latest):
+/// its producers' outputs, and the results that said they list of the tools that take their ids
+/// from the same producers (keel-agent/dom's click that opened a page). After `navigate` lists a
+/// new page, an older `snapshot` lists a page that is gone.
 pub(crate) fn producer_output<'a>(
     tools: &ToolSet,
     outputs: &'a Outputs,
     spec: &ToolSpec,
-) -> Option<(&'a str, &'a String)> {
-    outputs.latest_of(&producers(tools, spec))
+) -> Option<Listing<'a>> {
+    let producers = producers(tools, spec);
+    let listers: Vec<String> = tools
+        .specs()
+        .iter()
+        .filter(|t| t.refs_from.iter().any(|p| producers.contains(p)))
+        .map(|t| t.name.clone())
+        .collect();
+    outputs.latest_listing(&producers, &listers)
 }
 
 /// For each tool with id arguments whose producer has run, the narrowing of those arguments to
-/// the ids in the output of the producer that answered last (`outputs`: each tool's latest), with
-/// that producer's name.
-pub(crate) fn narrowings<'a>(tools: &ToolSet, outputs: &'a Outputs) -> Vec<(Narrowing, &'a str)> {
+/// the ids in the listing that came last ([`producer_output`]), with that listing.
+pub(crate) fn narrowings<'a>(tools: &ToolSet, outputs: &'a Outputs) -> Vec<(Narrowing, Listing<'a>)> {
     let mut found = Vec::new();
     for spec in tools.specs() {
         let fields = id_fields(spec);
         if fields.is_empty() {
             continue;
         }
-        let Some((producer, output)) = producer_output(tools, outputs, spec) else { continue };
+        let Some(listed) = producer_output(tools, outputs, spec) else { continue };
+        let output = listed.text;
         // With `refKinds`, only the lines naming a kind the tool acts on list its ids.
         let kinds = &spec.ref_kinds;
         let listing: Vec<&str> = if kinds.is_empty() {
@@ -195,7 +203,7 @@ pub(crate) fn narrowings<'a>(tools: &ToolSet, outputs: &'a Outputs) -> Vec<(Narr
             }
             // No id of its kinds listed: the narrowing has no option, and the tool sits out.
             if (!ids.is_empty() || !kinds.is_empty()) && ids.len() <= MAX_IDS {
-                found.push((Narrowing::new(&spec.name, &field, ids), producer));
+                found.push((Narrowing::new(&spec.name, &field, ids), listed));
             }
         }
     }
@@ -288,7 +296,7 @@ mod tests {
         let tools = ToolSet::new(vec![click, snapshot]).unwrap();
         let mut outputs = Outputs::default();
         outputs.insert("snapshot", "e7 link 'Home'\n@e8 button 'Order 2'".to_string(), 1);
-        let found = narrowings(&tools, &outputs);
+        let found: Vec<_> = narrowings(&tools, &outputs).into_iter().map(|(n, l)| (n, l.tool)).collect();
         assert_eq!(
             found,
             vec![(Narrowing::new("click", "ref", vec![json!("e7"), json!("@e8")]), "snapshot")]

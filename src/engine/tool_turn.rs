@@ -117,7 +117,12 @@ impl RunState<'_> {
                     self.warn(Some(step), format!("`{}`: {warning}", spec.name));
                 }
                 let observation = describe_output(&output, agent.config.observation_chars);
-                if self.outputs.insert(&spec.name, observation.clone(), step).as_ref() != Some(&observation) {
+                let replaced = self.outputs.insert(&spec.name, observation.clone(), step);
+                if output.lists {
+                    // After `note_acted`, which reads the listing the call acted on.
+                    self.outputs.insert_listing(&spec.name, observation.clone(), step);
+                }
+                if replaced.as_ref() != Some(&observation) {
                     // A new result to answer from: an earlier answer that was no answer no longer
                     // counts toward ending the run (SmolLM2 answered a placeholder, its focused call
                     // fetched the order, and its next placeholder ended the run: guessed-id, 9d84c53).

@@ -294,6 +294,9 @@ pub struct ToolValue {
     pub value: Value,
     /// Caveats the tool reported with `ctx.warn()`.
     pub warnings: Vec<String>,
+    /// Whether the tool said, with `ctx.listed()`, that the result lists ids anew (`false` when
+    /// absent).
+    pub lists: bool,
 }
 
 /// A model's answer (`modelResult` with `ok: true`).
@@ -370,7 +373,7 @@ impl<T> Reply<T> {
 impl Reply<ToolValue> {
     /// The tool's output as the engine wants it.
     pub fn into_tool_output(self) -> Result<ToolOutput, RawFailure> {
-        self.into_result().map(|v| ToolOutput { value: v.value, warnings: v.warnings })
+        self.into_result().map(|v| ToolOutput { value: v.value, warnings: v.warnings, lists: v.lists })
     }
 }
 

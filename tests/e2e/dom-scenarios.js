@@ -90,7 +90,10 @@ export async function tabDealsRun(dealsUrl) {
   );
 }
 
-/** Extension-like: a navigation that fails (404, then not a URL), then back to a page that works. */
+/**
+ * Extension-like: a navigation that fails (404, then not a URL), then back to a page that works,
+ * and a link followed: the click's result lists the page it opened, whose refs the next step takes.
+ */
 export async function tabNavigationRun(missingUrl, pricesUrl) {
   return runWith(
     tabTools(),
@@ -99,7 +102,6 @@ export async function tabNavigationRun(missingUrl, pricesUrl) {
       act("navigate", { url: "prices page" }),
       act("navigate", { url: pricesUrl }),
       (p) => act("click", { ref: refIn(p, /link "Garden hose"/) }),
-      act("snapshot"),
       (p) => answer(/text "(GH-\d+)"/.exec(p)?.[1] ?? "no sku seen"),
     ],
     "Find the Garden hose's SKU.",

@@ -266,9 +266,20 @@ test("an agent in another tab (as in the extension): navigate, a re-render, a st
   assert.match(r.observations[0].text, /^Opened http.*deals\.html\.\npage "Deals"/);
 });
 
-test("an agent's failed navigations: NAVIGATION_FAILED for a 404 and for a non-URL, then a link followed", async () => {
+test("an agent's failed navigations: NAVIGATION_FAILED for a 404 and for a non-URL, then a link followed, its page listed", async () => {
   const r = await scenario("tabNavigationRun", site("missing.html"), site("prices.html"));
   assert.deepEqual(r.failures.map((f) => f.code), ["NAVIGATION_FAILED", "NAVIGATION_FAILED"]);
+  assert.deepEqual(r.actions, ["navigate", "navigate", "navigate", "click"]);
+  // The click opened the item page: its result lists that page (no advice to call snapshot, no
+  // ref of the page left), and the refs a click is offered next are that page's.
+  const clicked = r.observations.at(-1).text;
+  assert.match(clicked, /^Clicked \(link "Garden hose", <a>\)\. It opened this page:\npage "[^"]*" http.*item\.html\?sku=GH-311\n/, clicked);
+  assert.doesNotMatch(clicked, /call snapshot/);
+  const opened = clicked.split("\n").filter((l) => /@e\d+ (link|button)/.test(l)).map((l) => l.match(/@e\d+/)[0]);
+  const offered = r.clickRefs[4];
+  assert.ok(Array.isArray(offered) && offered.length > 0 && offered.every((ref) => opened.includes(ref)), `offered ${JSON.stringify(offered)}, opened ${opened}`);
+  const before = r.clickRefs[3];
+  assert.notDeepEqual(offered, before, "the prices page's refs are no longer offered");
   assert.match(r.failureEvents[0].message, /Could not open .*missing\.html: .*HTTP 404/);
   assert.match(r.failureEvents[1].message, /"prices page" is not a full URL/);
   assert.equal(r.answer, "GH-311");

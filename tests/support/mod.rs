@@ -125,6 +125,8 @@ pub fn answer(text: &str) -> Reply {
 pub enum Behaviour {
     Ok(Value),
     Warn(Value, Vec<String>),
+    /// A result that lists ids anew (`ToolOutput::lists`).
+    Lists(Value),
     Fail(RawFailure),
     /// Never finishes; the drop of its future is recorded as an abort.
     Hang,
@@ -197,10 +199,13 @@ impl ToolHost for FakeTools {
         };
         match behaviour {
             Some(Behaviour::Ok(value)) => {
-                future::ready(Ok(ToolOutput { value, warnings: vec![] })).boxed_local()
+                future::ready(Ok(ToolOutput { value, warnings: vec![], lists: false })).boxed_local()
+            }
+            Some(Behaviour::Lists(value)) => {
+                future::ready(Ok(ToolOutput { value, warnings: vec![], lists: true })).boxed_local()
             }
             Some(Behaviour::Warn(value, warnings)) => {
-                future::ready(Ok(ToolOutput { value, warnings })).boxed_local()
+                future::ready(Ok(ToolOutput { value, warnings, lists: false })).boxed_local()
             }
             Some(Behaviour::Fail(raw)) => future::ready(Err(raw)).boxed_local(),
             Some(Behaviour::Hang) => {

@@ -148,7 +148,7 @@ impl ScriptTools {
         let output = |b: &Value| {
             let warnings =
                 b.get("warnings").map_or(Some(Vec::new()), |w| serde_json::from_value(w.clone()).ok());
-            Some(ToolOutput { value: b.get("ok")?.clone(), warnings: warnings? })
+            Some(ToolOutput { value: b.get("ok")?.clone(), warnings: warnings?, lists: false })
         };
         let tools = behaviours.as_object()?.iter().map(|(tool, script)| {
             let script = script.as_array()?.iter().map(|b| scripted(b, output)).collect::<Option<_>>()?;
