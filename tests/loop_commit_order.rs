@@ -407,14 +407,20 @@ fn a_run_that_ends_without_answering_writes_its_end_alone() {
 }
 
 #[test]
-fn a_failed_last_write_is_told_and_the_run_still_ends() {
+fn a_failed_last_write_is_told_and_the_runs_end_is_written_alone() {
     let log = Log::default();
     let replies = vec![act("get_weather", json!({"city": "Paris"})), answer("21 degrees")];
-    let result = run(&log, replies, SlowStore::new(&log, Some(2)), weather());
+    let store = SlowStore::new(&log, Some(2));
+    let result = run(&log, replies, store.clone(), weather());
     assert_eq!(result.answer, "21 degrees");
     let log = log.borrow();
     let warning =
         "warning Some(2): Could not save step 2 with the run record: storage failed: the disk is gone";
     assert!(at(&log, "write 2 failed") < at(&log, warning), "{log:#?}");
-    assert!(at(&log, warning) < at(&log, "runEnded"), "{log:#?}");
+    // The answer's turn is lost, not the run's end: the run is not left `running`, for resume.
+    let alone = log.iter().rposition(|e| e == "run record written").unwrap();
+    assert!(at(&log, warning) < alone && alone < at(&log, "runEnded"), "{log:#?}");
+    let export = store.inner.export_session("default");
+    assert_eq!(export.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Succeeded]);
+    assert_eq!(export.turns.len(), 1);
 }

@@ -25,7 +25,17 @@ export type DomErrorCode = "STALE_REFERENCE" | "UNKNOWN_REF" | "NOT_INTERACTABLE
 
 /** What `domOp` returns: always plain JSON, never a thrown error. */
 export type DomResult =
-  | { ok: true; text: string; warnings?: string[] }
+  | {
+      ok: true;
+      text: string;
+      warnings?: string[];
+      /** An action started loading this URL (a link, a form sent): the runner waits for it to load. */
+      navigating?: string;
+      /** With `navigating`: what the action did, without the advice `text` adds nor refs. */
+      did?: string;
+      /** A snapshot that is its document's first: of a page loaded since the last op. */
+      first?: boolean;
+    }
   | {
       ok: false;
       error: { code: DomErrorCode; message: string; causes?: string[]; recovery?: string[]; details?: { [key: string]: Json } };
@@ -42,7 +52,11 @@ export type DomResult =
  */
 export function domOp(op: DomOp, args?: { [key: string]: Json }): Promise<DomResult>;
 
-/** Runs `domOp` somewhere (this page, a tab) and resolves to its result. */
+/**
+ * Runs `domOp` somewhere (this page, a tab) and resolves to its result. A runner for a tab should
+ * resolve a result with `navigating` only once that page has loaded (as the extension's does): the
+ * action's tool then lists the page it opened, and the next step's refs are that page's.
+ */
 export type DomRunner = (op: DomOp, args: { [key: string]: Json }, options: { signal: AbortSignal }) => Promise<DomResult>;
 
 export interface DomToolsOptions {

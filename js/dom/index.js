@@ -34,6 +34,9 @@ const CLICKABLE = [
   "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem", "clickable",
 ];
 
+/** A snapshot's bound when `domTools` is given no `maxChars` (page-op.js's SNAPSHOT_CHARS). */
+const SNAPSHOT_CHARS = 1300;
+
 /** Every tool `domTools` can make, in the order it lists them. */
 export const DOM_TOOL_NAMES = ["snapshot", "click", "type", "select", "check", "press", "scroll", "read", "navigate", "back"];
 
@@ -152,16 +155,19 @@ export function domTools({ run, navigate, back, include, maxChars } = {}) {
   // snapshot, sent the page they had left's refs instead. A runner that did not wait still has the
   // old document (its snapshot is not the document's first): the advice to call snapshot stays.
   const listOpened = async (result, text, context) => {
+    const head = `${result.did ?? text} It opened this page:\n`;
+    // The whole answer within a snapshot's bound (a `type` that sent its form says all it typed).
+    const room = Math.max(500, (maxChars ?? SNAPSHOT_CHARS) - head.length);
     let listing;
     try {
-      listing = await run("snapshot", { ...limit }, { signal: context.signal });
+      listing = await run("snapshot", { maxChars: room }, { signal: context.signal });
     } catch {
       return text;
     }
     if (!listing?.ok || !listing.first) return text;
     for (const warning of listing.warnings ?? []) context.warn(warning);
     context.listed?.();
-    return `${result.did ?? text} It opened this page:\n${listing.text}`;
+    return `${head}${listing.text}`;
   };
   const snapshotAfter = async (what, context) => `${what}\n${answer("snapshot", await run("snapshot", { ...limit }, { signal: context.signal }), context)}`;
   const execute = {

@@ -462,7 +462,7 @@ export async function domOp(op, args) {
   // What an action did, without the refs of the page it left (`Clicked (link "Order form", <a>).`):
   // with the opened page's listing after it, they would read as that page's.
   function withoutRefs(text) {
-    return text.replace(/@e[0-9]+ /g, "");
+    return text.replace(/@e[0-9]+ (?=\()/g, "");
   }
 
   // Runs `act` and reports whether it started a navigation that will replace this page (then there

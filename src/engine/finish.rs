@@ -1,11 +1,12 @@
 //! Committing each step before the next model reply is acted on, and ending a run: the forced
 //! final answer when a budget is spent, and the run record's last write.
 
-use crate::store::{EndReason, RunStatus, StepWrite, TurnRecord};
+use crate::store::{EndReason, RunStatus, StepWrite, StoreError, TurnRecord};
 
 use super::agent::RunResult;
 use super::model_turn::Ask;
 use super::run::{RunState, Stop};
+use super::step_write::store_warning;
 use super::unreturned_item::Unfounded;
 use super::{parse_step, Event, Outcome, Step, Turn};
 
@@ -127,12 +128,7 @@ impl RunState<'_> {
         self.record.pending_approval = None;
         self.record.intent = None;
         match self.final_write.take() {
-            Some(mut write) => {
-                write.failures.extend(self.unsaved_failures());
-                write.run = Some(self.stored_run().into_owned());
-                self.start_write(write).await;
-                self.settle_write().await;
-            }
+            Some(write) => self.write_end(write).await,
             None => {
                 self.save_failures().await;
                 self.save_run().await;
@@ -155,6 +151,23 @@ impl RunState<'_> {
             stats,
             counts: self.record.counts,
             ungrounded: self.ungrounded,
+        }
+    }
+
+    /// Writes the answering step's records `write` with the failures left and the run's end, in
+    /// one write; if it fails, the run record alone is tried again, so that a lost answer does not
+    /// also leave the run `running`, to be offered for resume.
+    async fn write_end(&mut self, mut write: StepWrite) {
+        write.failures.extend(self.unsaved_failures());
+        write.run = Some(self.stored_run().into_owned());
+        self.settle_write().await;
+        let step = write.step();
+        let result = self.effects.store.put_step(&write).await;
+        if let Err(e) = result {
+            self.warn(step, store_warning(&write.describe(), &e));
+            if !matches!(e, StoreError::Pruned(_)) {
+                self.save_run().await;
+            }
         }
     }
 }

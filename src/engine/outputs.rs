@@ -5,7 +5,9 @@
 //! the first producer's output taken instead, both web-bench models were offered, after `navigate`,
 //! the refs of the page they had left. A tool that is no producer lists too when its result says
 //! so ([`crate::engine::ToolOutput::lists`]: keel-agent/dom's click that opened a page): that
-//! result is kept apart, as a listing, since the tool's other results list nothing.
+//! result is kept apart, as a listing, since the tool's other results list nothing. A resumed run
+//! rebuilds its outputs from its turns, which do not say which results listed: until its
+//! producers list again, its ids come from their outputs alone.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +78,11 @@ impl Outputs {
     /// Every tool's latest output, in the order of the tools' names.
     pub(crate) fn values(&self) -> impl Iterator<Item = &String> {
         self.by_tool.values().map(|o| &o.text)
+    }
+
+    /// The tools whose results said they list.
+    pub(crate) fn listers(&self) -> impl Iterator<Item = &str> {
+        self.listed.keys().map(String::as_str)
     }
 
     /// The listing that came last: of `producers`' latest outputs, and of the listings of

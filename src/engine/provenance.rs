@@ -158,10 +158,10 @@ pub(crate) fn producer_output<'a>(
     spec: &ToolSpec,
 ) -> Option<Listing<'a>> {
     let producers = producers(tools, spec);
-    let listers: Vec<String> = tools
-        .specs()
-        .iter()
-        .filter(|t| t.refs_from.iter().any(|p| producers.contains(p)))
+    let listers: Vec<String> = outputs
+        .listers()
+        .filter_map(|name| tools.get(name))
+        .filter(|t| self::producers(tools, t).iter().any(|p| producers.contains(p)))
         .map(|t| t.name.clone())
         .collect();
     outputs.latest_listing(&producers, &listers)

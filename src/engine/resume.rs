@@ -18,8 +18,10 @@ impl Agent {
     /// built as a fresh run is ([`Agent::run`]): the next step is the last committed one + 1. `options.cancel` cancels it; the session and the id
     /// are the record's (`options.session` and `options.run_id` are ignored).
     ///
-    /// A run whose last committed step is its final answer only lacked its last record write: it
-    /// ends at once with that answer. A run cut off while a call waited for approval (its record's
+    /// A run whose last committed step is its final answer only lacked its last record write (a
+    /// store that writes a step's records one by one, cut off between them, or a run stored
+    /// before the answer and the run's end were one write): it ends at once with that answer. A
+    /// run cut off while a call waited for approval (its record's
     /// `pending_approval`) picks up at that call: the decision in `options.approvals`, if given
     /// ahead, else asked for again (`approval.rs`).
     pub async fn resume(

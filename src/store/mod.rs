@@ -74,9 +74,11 @@ pub trait Store {
     fn put_turn<'a>(&'a self, turn: &'a TurnRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
     /// Writes a failure record.
     fn put_failure<'a>(&'a self, failure: &'a FailureRecord) -> LocalBoxFuture<'a, Result<(), StoreError>>;
-    /// Writes what a step commits, its turn and its failures; the engine waits for it before it
-    /// acts on the next model reply. A durable store writes them in one transaction, stored whole or not at
-    /// all; the default writes each record in turn ([`put_each`]).
+    /// Writes what a step commits, its turn and its failures, and for the step that answers the
+    /// run record's last write ([`StepWrite::run`]); the engine waits for it before it acts on the
+    /// next model reply. A durable store writes them in one transaction, stored whole or not at
+    /// all; the default writes each record in turn, the run record last ([`put_each`]). A store
+    /// that writes a step itself must write `run` too: it is the run's end.
     fn put_step<'a>(&'a self, step: &'a StepWrite) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         put_each(self, step)
     }

@@ -3,7 +3,8 @@
 //! - [`open`]: the versioned upgrade (`store::layout::MIGRATIONS`), a bounded wait when another
 //!   tab blocks it, closing on `versionchange` (and reopening lazily on next use);
 //! - `write`: `put_run` / `put_turn` / `put_failure`, each one short transaction, and `put_step`,
-//!   a step's turn and failures in one, complete before the engine acts on the next model reply; the session's record is read by a run's first write
+//!   a step's turn and failures (and for the answer's step the run's end) in one, complete before
+//!   the engine acts on the next model reply; the session's record is read by a run's first write
 //!   and then kept in memory while the run holds its session's lock, so a step is one put (its
 //!   turn) and the session's counts are stored when the run ends (`store::held`);
 //!   a full storage is pruned by the retention policy, harder each round, until the write fits;
