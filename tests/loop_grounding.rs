@@ -529,3 +529,44 @@ fn a_term_the_task_uses_that_no_tool_echoes_is_no_item() {
     assert!(result.success, "{}", result.answer);
     assert!(result.turns.iter().all(|t| !t.observation.contains("UNGROUNDED_ANSWER")));
 }
+
+#[test]
+fn an_id_typed_into_the_page_is_not_a_result_about_it() {
+    // The web bench's long-page (b187d71): the id typed into a search box and not sent, then
+    // another part's price given for it.
+    let reference = json!({"type": "string", "pattern": "^@?e[0-9]+$"});
+    let specs = vec![
+        ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
+            .read_only(),
+        ToolSpec::new(
+            "type",
+            "Types a text into the field with this ref.",
+            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"}},
+                   "required": ["ref", "text"]}),
+        )
+        .with_refs_from(["snapshot"]),
+    ];
+    let listing =
+        "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e2 text \"P-0002 Washer — €12.38\"\n\
+                   @e12 searchbox \"Search the shop\"";
+    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]).script(
+        "type",
+        vec![Behaviour::Ok(json!("Typed \"P-0287\" into @e12 (searchbox \"Search the shop\", <input>)."))],
+    );
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("type", json!({"ref": "@e12", "text": "P-0287"})),
+            answer("The price of part P-0287 in the catalogue is €31.19."),
+            answer("The price of part P-0287 in the catalogue is €31.19."),
+        ]),
+        tools,
+        specs,
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What is the price of part P-0287 in the catalogue?");
+    let envelope = &result.turns[2].observation;
+    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("about 'P-0287'"), "{envelope}");
+    assert!(!result.success, "{}", result.answer);
+    assert_eq!(result.ungrounded, ["P-0287"]);
+}

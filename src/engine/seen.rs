@@ -23,17 +23,10 @@ impl RunState<'_> {
         text
     }
 
-    /// [`Self::asked_text`], then [`Self::steps_text`].
+    /// [`Self::asked_text`], then what `reading` takes of every step, lowercased: the session's
+    /// remembered ones (made once a run, `memory_text.rs`), then this run's.
     fn read_text(&self, reading: Reading) -> String {
         let mut text = self.asked_text();
-        self.add_steps(&mut text, reading);
-        text
-    }
-
-    /// What `reading` takes of every step, lowercased: the session's remembered ones (made once a
-    /// run, `memory_text.rs`), then this run's. Not what the user asked.
-    pub(crate) fn steps_text(&self, reading: Reading) -> String {
-        let mut text = String::new();
         self.add_steps(&mut text, reading);
         text
     }
@@ -43,6 +36,24 @@ impl RunState<'_> {
         for turn in &self.turns {
             reading.add(text, turn);
         }
+    }
+
+    /// What `reading` takes of every step, lowercased (the session's remembered ones, then this
+    /// run's), but this run's calls that only acknowledged a page action (`page_action.rs`,
+    /// `acknowledges_only`: `Typed "P-0287" into @e12`): what sending a value to the page
+    /// returned says nothing about it.
+    pub(crate) fn steps_text_but_acknowledgements(&self, reading: Reading) -> String {
+        let mut text = self.memory_text.steps(self.shown_memory(), reading).to_string();
+        for turn in &self.turns {
+            let acknowledged = turn
+                .action
+                .as_ref()
+                .is_some_and(|a| self.acknowledges_only(&a.tool, &a.args, &turn.observation));
+            if !acknowledged {
+                reading.add(&mut text, turn);
+            }
+        }
+        text
     }
 
     /// Everything the model was given, lowercased: the task, the tasks of the session's earlier

@@ -6,7 +6,7 @@
 //!
 //! When the task names an item by an id (a token with letters and digits: `P-0287`, `INV-9`, not a
 //! date) that no call that worked sent and no result (of this run or the session's shown lines)
-//! holds, while a result holds another id of the same shape (`P-0001`: letters, digits and marks in
+//! holds — a page action that only acknowledged does not count (`Typed "P-0287" into @e12`) — while a result holds another id of the same shape (`P-0001`: letters, digits and marks in
 //! the same places), an answer stating that id beside a value of its own (a token with a digit the
 //! task does not state) is judged like an ungrounded answer (under `grounding`): the first gets an
 //! `UNGROUNDED_ANSWER` envelope naming the id and one more step, one after that ends the run
@@ -62,8 +62,10 @@ impl RunState<'_> {
         if stated.is_empty() || own_values(answer, &task_lower).next().is_none() || says_not_done(answer) {
             return None;
         }
-        // What the calls that worked sent and returned: the session's shown lines', then this run's.
-        let worked = self.steps_text(Reading::Worked);
+        // What the calls that worked sent and returned: the session's shown lines', then this run's,
+        // but a value typed into the page: on the web bench (b187d71) Qwen typed P-0287 into the
+        // search box without sending it, then answered with P-0001's price.
+        let worked = self.steps_text_but_acknowledgements(Reading::Worked);
         let unreturned: Vec<&str> = stated.into_iter().filter(|id| !seen_in(&worked, id)).collect();
         if unreturned.is_empty() {
             return None;
