@@ -570,3 +570,28 @@ fn an_id_typed_into_the_page_is_not_a_result_about_it() {
     assert!(!result.success, "{}", result.answer);
     assert_eq!(result.ungrounded, ["P-0287"]);
 }
+
+#[test]
+fn a_number_only_a_pages_refs_hold_is_not_seen() {
+    // The web bench's hidden-faq (b187d71): "10 days", the listing's only 10 its `@e10`.
+    let snapshot =
+        ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
+            .read_only();
+    let listing = "page \"Help\"\n@e9 link \"Help\"\n@e10 heading \"Help\"\n@e11 button \"How long can I return items?\"";
+    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            answer("How long can I return items? 10 days."),
+            answer("How long can I return items? 10 days."),
+        ]),
+        tools,
+        vec![snapshot],
+        AgentConfig::default(),
+    );
+    let (result, _) =
+        h.run("How many days do customers have to return an item? The help page's questions say.");
+    let envelope = &result.turns[1].observation;
+    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("'10'"), "{envelope}");
+    assert!(!result.success, "{}", result.answer);
+}

@@ -183,10 +183,11 @@ const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy
 
 /// The numbers a text states, digits and English number words (`four` → 4, `twenty-one` → 21,
 /// `a hundred` → 100), and each number part of a token (`BT-2093` → 2093, `2025-06-30` → 2025,
-/// 6, 30).
+/// 6, 30). Not a handle's or a reference's (`@e10`, an element of a page listing): SmolLM2
+/// answered "10 days" on the web bench's hidden-faq (b187d71), its only 10 the listing's `@e10`.
 pub(crate) fn numbers(text: &str) -> Vec<f64> {
     let mut out = Vec::new();
-    for token in tokens(text) {
+    for token in tokens(text).into_iter().filter(|t| !t.starts_with('@')) {
         if let Some(n) = number(token) {
             out.push(n);
         }
@@ -324,6 +325,7 @@ mod tests {
         for n in [4.0, 21.0, 2093.0, 1250.0] {
             assert!(found.contains(&n), "{n} in {found:?}");
         }
+        assert!(numbers("@e10 heading \"Help\", @e12 button").is_empty(), "refs state no number");
         assert_eq!(decimals("1.08"), 2);
         assert_eq!(number("1,250.00"), Some(1250.0));
         assert_eq!(number("abc"), None);

@@ -52,12 +52,17 @@ pub(crate) fn parroted(answer: &str, runtime: &str, sources: impl FnOnce() -> St
 }
 
 /// Whether `answer` is a template placeholder, `<…>` and nothing else, like those of the reply
-/// format the system prompt shows.
+/// format the system prompt shows, or a template's slot (`{{#1}}`).
 /// Also when escaped as the XML envelope's `<you_sent>` shows it and wrapped in stray quotes or
 /// braces (SmolLM2's next reply: `&lt;response to the call&gt;"`, `{<response here>}`), and an
 /// answer with no letter or digit at all (SmolLM2 answered `{`, recovery bench unknown-key).
 pub(crate) fn placeholder(answer: &str) -> bool {
     if !answer.chars().any(char::is_alphanumeric) {
+        return true;
+    }
+    // A template's slot: `{{#1}}`, `{{ answer }}` (SmolLM2's answer to an order on the web bench).
+    let slot = answer.trim().strip_prefix("{{").and_then(|rest| rest.strip_suffix("}}"));
+    if slot.is_some_and(|inner| inner.len() <= 40 && !inner.contains(['{', '}'])) {
         return true;
     }
     let decoded = answer.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
@@ -106,6 +111,8 @@ mod tests {
         assert!(placeholder(" \"}\" "));
         assert!(!placeholder("42"));
         assert!(!placeholder("Use <Enter> to submit."));
+        assert!(placeholder("{{#1}}") && placeholder(" {{ answer }} "), "a template's slot");
+        assert!(!placeholder("{{a}} is how the template names it"));
     }
 
     const NOTE: &str = "Note: you already made this exact call and got this same result. Use it, call another tool, or give your final_answer.";
