@@ -595,3 +595,12 @@ fn a_number_only_a_pages_refs_hold_is_not_seen() {
     assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("'10'"), "{envelope}");
     assert!(!result.success, "{}", result.answer);
 }
+
+#[test]
+fn an_answer_that_is_only_the_id_the_task_names_is_no_answer() {
+    // Qwen on the web bench's long-page (4109642), its answer about P-0287 refused: "P-0287".
+    let result = catalogue_run(vec![act("search_parts", json!({})), answer("P-0287"), answer("P-0287")]);
+    let envelope = &result.turns[1].observation;
+    assert!(envelope.contains("only repeats the id the task names"), "{envelope}");
+    assert!(!result.success, "{}", result.answer);
+}

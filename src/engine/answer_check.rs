@@ -13,7 +13,7 @@ use super::answer_shape::sum_asked;
 use super::focused_answer::has_results;
 use super::gave_up::says_not_done;
 use super::output::FormatError;
-use super::parrot::{echoes_the_quote, parroted, placeholder};
+use super::parrot::{echoes_the_id, echoes_the_quote, parroted, placeholder};
 use super::prompt::next_step_text;
 use super::run::RunState;
 use super::unrelated::{off_the_results, unrelated};
@@ -126,6 +126,8 @@ impl RunState<'_> {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
         } else if echoes_the_quote(answer, &self.task) {
             Some("Your final_answer only repeats the words the task quotes: it is not an answer to the task.")
+        } else if echoes_the_id(answer, &self.task) {
+            Some("Your final_answer only repeats the id the task names: it is not an answer to the task.")
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && unrelated(answer, || self.results_text()) {

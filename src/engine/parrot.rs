@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::facts::quotes;
+use super::unreturned_item::task_ids;
 
 /// The fewest words an answer needs before it can be judged a repetition: "Done." is an answer.
 const MIN_WORDS: usize = 4;
@@ -75,6 +76,15 @@ pub(crate) fn placeholder(answer: &str) -> bool {
     })
 }
 
+/// Whether `answer` is only the one id `task` names, nothing said of it: "P-0287" for "What is
+/// the price of part P-0287 in the catalogue?" (Qwen on the web bench's long-page at 4109642, its
+/// first answer refused as about an item no result held, reported a success). A task naming
+/// several ids may ask which of them is meant.
+pub(crate) fn echoes_the_id(answer: &str, task: &str) -> bool {
+    let [id] = task_ids(task)[..] else { return false };
+    answer.trim().trim_matches(|c: char| !c.is_alphanumeric()).eq_ignore_ascii_case(id)
+}
+
 /// Whether `answer` only repeats the one phrase `task` quotes: "Download report" for "Click the
 /// 'Download report' button and tell me the name of the file it downloads" (SmolLM2, recovery
 /// bench guessed-ref at ef7c6d2, reported a success). A task quoting several phrases may ask which
@@ -95,7 +105,7 @@ pub(crate) fn echoes_the_quote(answer: &str, task: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::quotes;
-    use super::{echoes_the_quote, parroted, placeholder};
+    use super::{echoes_the_id, echoes_the_quote, parroted, placeholder};
 
     #[test]
     fn placeholders_are_answers_in_angle_brackets_only() {
@@ -143,6 +153,10 @@ mod tests {
     fn an_answer_repeating_the_tasks_one_quoted_phrase_is_no_answer() {
         let task = "Click the 'Download report' button and tell me the name of the file it downloads.";
         assert!(echoes_the_quote("Download report", task));
+        let asked = "What is the price of part P-0287 in the catalogue?";
+        assert!(echoes_the_id("P-0287", asked) && echoes_the_id(" \"p-0287.\" ", asked));
+        assert!(!echoes_the_id("P-0287 costs €18.40.", asked));
+        assert!(!echoes_the_id("A-12", "Which is cheaper, A-12 or B-34?"), "a task naming two may ask which");
         assert!(echoes_the_quote("\"Download report.\"", task));
         assert!(!echoes_the_quote("q3-report.pdf", task));
         assert!(!echoes_the_quote("It downloads q3-report.pdf via Download report", task));

@@ -90,7 +90,7 @@ fn shape(token: &str) -> String {
 
 /// The ids `task` names: its tokens that open with a letter and hold digits, with a separator
 /// (`P-0287`, `INV-9`) or two digits or more (`A12`), not dates; not "3pm", "2nd", "10km", "v2".
-fn task_ids(task: &str) -> Vec<&str> {
+pub(crate) fn task_ids(task: &str) -> Vec<&str> {
     let mut ids: Vec<&str> = Vec::new();
     for token in tokens(task) {
         let token = token.trim_start_matches(['#', '@']);
