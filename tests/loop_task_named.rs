@@ -240,24 +240,3 @@ fn a_click_whose_result_lists_the_page_it_opened_gives_the_next_refs_and_an_ackn
     // A click that only acknowledges lists nothing: the opened page's listing still counts.
     assert_eq!(refs_offered(&h.model, 4, "type"), Some(order_refs));
 }
-
-#[test]
-fn a_listing_just_taken_is_not_offered_again_until_another_call() {
-    let h = run(
-        ScriptedModel::new(vec![
-            act("snapshot", json!({})),
-            act("click", json!({"ref": "@e5"})),
-            act("snapshot", json!({})),
-            answer("Done."),
-        ]),
-        FakeTools::new()
-            .script("snapshot", vec![Behaviour::Ok(json!(CHECKOUT))])
-            .script("click", vec![Behaviour::Ok(json!("Clicked."))]),
-        "Accept the cookies.",
-    );
-    let offered = |n: usize| refs_offered(&h.model, n, "snapshot").is_some();
-    assert!(offered(0), "the first step may list");
-    assert!(!offered(1), "nothing was done since the listing: the same call lists nothing new");
-    assert!(offered(2), "after the click, the page may have changed");
-    assert!(!offered(3));
-}

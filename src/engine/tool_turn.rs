@@ -11,7 +11,6 @@ use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
 use super::narrowing::Narrowing;
 use super::observation::describe_output;
-use super::provenance::producers;
 use super::run::{RunState, Stop};
 use super::value_forms::add_other_forms;
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
@@ -189,9 +188,6 @@ impl RunState<'_> {
     ) -> (String, Outcome) {
         if self.repeats.succeeded(key, result) {
             self.spent_tools.clear();
-            if self.just_listed(key, args) {
-                self.spent_tools.insert(key.tool.clone());
-            }
             return (observation, outcome);
         }
         self.spent_tools.insert(key.tool.clone());
@@ -313,18 +309,5 @@ impl RunState<'_> {
         self.log.mark_retried(index);
         (self.emit)(&retry);
         index
-    }
-
-    /// Whether `key`'s call, which just worked, is a read-only producer's call without arguments
-    /// (keel-agent/dom's `snapshot {}`): the same call in the next step cannot list anything new
-    /// (nothing was done since), so the tool sits out that step, until another call works or
-    /// fails. Both web-bench models called `snapshot` again right after the first one on most
-    /// tasks (b187d71: Qwen on 8 of 13, SmolLM2 on 10), a step of ten lost each time.
-    fn just_listed(&self, key: &CallKey, args: &Value) -> bool {
-        let tools = &self.agent.tools;
-        let no_args = args.as_object().is_none_or(|a| a.is_empty());
-        no_args
-            && tools.get(&key.tool).is_some_and(|s| s.read_only)
-            && tools.specs().iter().any(|s| producers(tools, s).contains(&key.tool))
     }
 }
