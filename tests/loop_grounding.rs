@@ -604,3 +604,45 @@ fn an_answer_that_is_only_the_id_the_task_names_is_no_answer() {
     assert!(envelope.contains("only repeats the id the task names"), "{envelope}");
     assert!(!result.success, "{}", result.answer);
 }
+
+#[test]
+fn an_id_typed_and_sent_whose_result_lists_it_is_returned() {
+    // The search sent with the id: its result lists the page that holds it, so the answer stands.
+    let reference = json!({"type": "string", "pattern": "^@?e[0-9]+$"});
+    let specs = vec![
+        ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
+            .read_only(),
+        ToolSpec::new(
+            "type",
+            "Types a text into the field with this ref; with submit, sends its form.",
+            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"},
+                   "submit": {"type": "boolean"}}, "required": ["ref", "text"]}),
+        )
+        .with_refs_from(["snapshot"]),
+    ];
+    let listing = "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e12 searchbox \"Search the shop\"";
+    let found =
+        "Typed into (searchbox \"Search the shop\", <input>). It opened this page:\npage \"Search\"\n\
+                 @e1 text \"P-0287 Hex bolt — €44.10\"";
+    let tools = FakeTools::new()
+        .script("snapshot", vec![Behaviour::Ok(json!(listing))])
+        .script("type", vec![Behaviour::Lists(json!(found))]);
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("type", json!({"ref": "@e12", "text": "P-0287", "submit": true})),
+            answer("Part P-0287 costs €44.10."),
+        ]),
+        tools,
+        specs,
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What is the price of part P-0287 in the catalogue?");
+    assert!(
+        result.success,
+        "{}: {:?}",
+        result.answer,
+        result.turns.iter().map(|t| &t.observation).collect::<Vec<_>>()
+    );
+    assert_eq!(result.answer, "Part P-0287 costs €44.10.");
+}

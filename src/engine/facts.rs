@@ -183,11 +183,13 @@ const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy
 
 /// The numbers a text states, digits and English number words (`four` → 4, `twenty-one` → 21,
 /// `a hundred` → 100), and each number part of a token (`BT-2093` → 2093, `2025-06-30` → 2025,
-/// 6, 30). Not a handle's or a reference's (`@e10`, an element of a page listing): SmolLM2
+/// 6, 30). Not a handle's or a reference's (`@e10`, an element of a page listing; `@12.50`, a
+/// unit price, is a number): SmolLM2
 /// answered "10 days" on the web bench's hidden-faq (b187d71), its only 10 the listing's `@e10`.
 pub(crate) fn numbers(text: &str) -> Vec<f64> {
     let mut out = Vec::new();
-    for token in tokens(text).into_iter().filter(|t| !t.starts_with('@')) {
+    let reference = |t: &&str| t.strip_prefix('@').is_some_and(|rest| rest.starts_with(char::is_alphabetic));
+    for token in tokens(text).into_iter().filter(|t| !reference(t)) {
         if let Some(n) = number(token) {
             out.push(n);
         }
@@ -326,6 +328,7 @@ mod tests {
             assert!(found.contains(&n), "{n} in {found:?}");
         }
         assert!(numbers("@e10 heading \"Help\", @e12 button").is_empty(), "refs state no number");
+        assert!(numbers("Qty 4 @12.50").contains(&12.5), "a unit price is one");
         assert_eq!(decimals("1.08"), 2);
         assert_eq!(number("1,250.00"), Some(1250.0));
         assert_eq!(number("abc"), None);

@@ -76,13 +76,15 @@ pub(crate) fn placeholder(answer: &str) -> bool {
     })
 }
 
-/// Whether `answer` is only the one id `task` names, nothing said of it: "P-0287" for "What is
+/// Whether `answer` is only the one id `task` names: "P-0287" for "What is
 /// the price of part P-0287 in the catalogue?" (Qwen on the web bench's long-page at 4109642, its
 /// first answer refused as about an item no result held, reported a success). A task naming
 /// several ids may ask which of them is meant.
-pub(crate) fn echoes_the_id(answer: &str, task: &str) -> bool {
-    let [id] = task_ids(task)[..] else { return false };
-    answer.trim().trim_matches(|c: char| !c.is_alphanumeric()).eq_ignore_ascii_case(id)
+/// Returns that id. Not a file name or an e-mail address the task gives, which an answer may name.
+pub(crate) fn echoes_the_id<'t>(answer: &str, task: &'t str) -> Option<&'t str> {
+    let [id] = task_ids(task)[..] else { return None };
+    let bare = answer.trim().trim_matches(|c: char| !c.is_alphanumeric());
+    (bare.eq_ignore_ascii_case(id) && !id.contains(['.', '@'])).then_some(id)
 }
 
 /// Whether `answer` only repeats the one phrase `task` quotes: "Download report" for "Click the
@@ -154,9 +156,14 @@ mod tests {
         let task = "Click the 'Download report' button and tell me the name of the file it downloads.";
         assert!(echoes_the_quote("Download report", task));
         let asked = "What is the price of part P-0287 in the catalogue?";
-        assert!(echoes_the_id("P-0287", asked) && echoes_the_id(" \"p-0287.\" ", asked));
-        assert!(!echoes_the_id("P-0287 costs €18.40.", asked));
-        assert!(!echoes_the_id("A-12", "Which is cheaper, A-12 or B-34?"), "a task naming two may ask which");
+        assert_eq!(echoes_the_id("P-0287", asked), Some("P-0287"));
+        assert!(echoes_the_id(" \"p-0287.\" ", asked).is_some());
+        assert!(echoes_the_id("P-0287 costs €18.40.", asked).is_none());
+        assert!(
+            echoes_the_id("A-12", "Which is cheaper, A-12 or B-34?").is_none(),
+            "a task naming two may ask which"
+        );
+        assert!(echoes_the_id("q3-2024.csv", "Save it as q3-2024.csv and give me the file name.").is_none());
         assert!(echoes_the_quote("\"Download report.\"", task));
         assert!(!echoes_the_quote("q3-report.pdf", task));
         assert!(!echoes_the_quote("It downloads q3-report.pdf via Download report", task));

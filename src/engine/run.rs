@@ -80,6 +80,9 @@ pub(crate) struct RunState<'a> {
     pub(crate) context_tokens: usize,
     /// What the store gets of the run, when the agent redacts.
     pub(crate) redaction: Option<Redaction>,
+    /// The steps whose call only acknowledged a page action (`page_action.rs`, `acknowledges_only`),
+    /// judged when the call returned, against the listing it acted on (`seen.rs`).
+    pub(crate) acknowledged: BTreeSet<u32>,
     /// Tools whose identical call returned an identical result again, or was refused as a repeat
     /// of a failed call, since the last new call: left out of the constrained step schema until a
     /// new call succeeds or fails, so a greedy model cannot loop on them (nor alternate between two).
@@ -226,6 +229,7 @@ impl<'a> RunState<'a> {
             repeats: Repeats::default(),
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
+            acknowledged: BTreeSet::new(),
             narrowings: Narrowings::default(),
             transcript: Transcript::new(),
             outputs,

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::{Map, Value};
+
 use crate::errors::{CallContext, ErrorCode};
 use crate::tools::ToolSpec;
 
@@ -10,9 +12,9 @@ use super::facts::{id_like, iso_date, tokens};
 use super::grounding::ungrounded_by;
 use super::memory_text::Reading;
 use super::misread::{misread_in, UnitFacts};
-use super::provenance::{producers, reading_first_of, says_it_lists, unseen};
+use super::provenance::{id_fields, producers, reading_first_of, says_it_lists, unseen};
 use super::run::RunState;
-use super::{Action, CallKey, Outcome};
+use super::{Action, CallKey, Outcome, Turn};
 
 impl RunState<'_> {
     /// What the user asked, lowercased: the task and the session's earlier tasks (theirs to give,
@@ -39,18 +41,29 @@ impl RunState<'_> {
     }
 
     /// What `reading` takes of every step, lowercased (the session's remembered ones, then this
-    /// run's), but this run's calls that only acknowledged a page action (`page_action.rs`,
-    /// `acknowledges_only`: `Typed "P-0287" into @e12`): what sending a value to the page
-    /// returned says nothing about it.
+    /// run's), but of this run's calls that only acknowledged a page action (`acknowledged`:
+    /// `Typed "P-0287" into @e12`) their id arguments alone: the value typed and what the page
+    /// said back say nothing about it. A resumed run does not know which of its earlier calls
+    /// only acknowledged.
     pub(crate) fn steps_text_but_acknowledgements(&self, reading: Reading) -> String {
         let mut text = self.memory_text.steps(self.shown_memory(), reading).to_string();
         for turn in &self.turns {
-            let acknowledged = turn
-                .action
-                .as_ref()
-                .is_some_and(|a| self.acknowledges_only(&a.tool, &a.args, &turn.observation));
-            if !acknowledged {
-                reading.add(&mut text, turn);
+            match &turn.action {
+                Some(action) if self.acknowledged.contains(&turn.step) => {
+                    let ids = self.agent.tools.get(&action.tool).map(id_fields).unwrap_or_default();
+                    let args = match &action.args {
+                        Value::Object(args) => args
+                            .iter()
+                            .filter(|(k, _)| ids.contains(k))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                        _ => Map::new(),
+                    };
+                    let call = Action { tool: action.tool.clone(), args: Value::Object(args) };
+                    let sent = Turn { action: Some(call), observation: String::new(), ..turn.clone() };
+                    reading.add(&mut text, &sent);
+                }
+                _ => reading.add(&mut text, turn),
             }
         }
         text

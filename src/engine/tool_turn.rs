@@ -117,6 +117,10 @@ impl RunState<'_> {
                     self.warn(Some(step), format!("`{}`: {warning}", spec.name));
                 }
                 let observation = describe_output(&output, agent.config.observation_chars);
+                // Judged against the listing the call acted on, before its own result lists anew.
+                if !output.lists && self.acknowledges_only(&spec.name, &action.args, &observation) {
+                    self.acknowledged.insert(step);
+                }
                 let replaced = self.outputs.insert(&spec.name, observation.clone(), step);
                 if output.lists {
                     // After `note_acted`, which reads the listing the call acted on.

@@ -6,8 +6,9 @@
 //!
 //! When the task names an item by an id (a token with letters and digits: `P-0287`, `INV-9`, not a
 //! date) that no call that worked sent and no result (of this run or the session's shown lines)
-//! holds — a page action that only acknowledged does not count (`Typed "P-0287" into @e12`) — while a result holds another id of the same shape (`P-0001`: letters, digits and marks in
-//! the same places), an answer stating that id beside a value of its own (a token with a digit the
+//! holds — of a page action that only acknowledged (`Typed "P-0287" into @e12`), only its id
+//! arguments count — while a result holds another id of the same shape (`P-0001`: letters, digits
+//! and marks in the same places), an answer stating that id beside a value of its own (a token with a digit the
 //! task does not state) is judged like an ungrounded answer (under `grounding`): the first gets an
 //! `UNGROUNDED_ANSWER` envelope naming the id and one more step, one after that ends the run
 //! unsuccessful with the runtime's honest answer. The same shape is what makes the value likely
