@@ -123,9 +123,10 @@ pub async fn replies_are_matched_by_id_and_a_dropped_request_posts_its_abort() {
     assert_eq!(posted.0.borrow()[1]["tool"], "b");
     assert_eq!(posted.0.borrow()[1]["timeoutMs"], 5_000);
     // Answered out of order, each reaches its own caller.
-    assert!(
-        rpc.resolve(PageReply::Tool(Reply::ok(ids[1], ToolValue { value: json!("B"), warnings: vec![] })))
-    );
+    assert!(rpc.resolve(PageReply::Tool(Reply::ok(
+        ids[1],
+        ToolValue { value: json!("B"), warnings: vec![], lists: false }
+    ))));
     assert!(rpc.resolve(PageReply::Tool(Reply::failed(ids[0], RawFailure::http(503, "down")))));
     assert!(!rpc.resolve(PageReply::Tool(Reply::failed(999, RawFailure::message("late")))));
     let (first, second) = join(first, second).await;
