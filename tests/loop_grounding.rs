@@ -646,3 +646,44 @@ fn an_id_typed_and_sent_whose_result_lists_it_is_returned() {
     );
     assert_eq!(result.answer, "Part P-0287 costs €44.10.");
 }
+
+#[test]
+fn the_tasks_id_typed_into_the_page_then_given_alone_is_no_answer() {
+    // Qwen on the web bench's long-page (ab2bfc6): its answer about P-0287 refused, it typed the id
+    // into the search box earlier, then answered "P-0287".
+    let reference = json!({"type": "string", "pattern": "^@?e[0-9]+$"});
+    let specs = vec![
+        ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
+            .read_only(),
+        ToolSpec::new(
+            "type",
+            "Types a text into the field with this ref.",
+            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"}},
+                   "required": ["ref", "text"]}),
+        )
+        .with_refs_from(["snapshot"]),
+    ];
+    let listing = "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e12 searchbox \"Search the shop\"";
+    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]).script(
+        "type",
+        vec![Behaviour::Ok(json!("Typed \"P-0287\" into @e12 (searchbox \"Search the shop\", <input>)."))],
+    );
+    let h = Harness::new(
+        ScriptedModel::new(vec![
+            act("snapshot", json!({})),
+            act("type", json!({"ref": "@e12", "text": "P-0287"})),
+            answer("P-0287"),
+            answer("P-0287"),
+        ]),
+        tools,
+        specs,
+        AgentConfig::default(),
+    );
+    let (result, _) = h.run("What is the price of part P-0287 in the catalogue?");
+    assert!(
+        result.turns[2].observation.contains("only repeats the id the task names"),
+        "{}",
+        result.turns[2].observation
+    );
+    assert!(!result.success, "{}", result.answer);
+}

@@ -127,8 +127,8 @@ impl RunState<'_> {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
         } else if echoes_the_quote(answer, &self.task) {
             Some("Your final_answer only repeats the words the task quotes: it is not an answer to the task.")
-        } else if echoes_the_id(answer, &self.task).is_some_and(|id| !seen_in(&self.returned_text(), id)) {
-            // Unless a result holds it: "Which order is late, A-12?" may be answered "A-12".
+        } else if echoes_the_id(answer, &self.task).is_some_and(|id| !seen_in(&self.told_text(), id)) {
+            // Unless a result told of it: "Which order is late, A-12?" may be answered "A-12".
             Some("Your final_answer only repeats the id the task names: it is not an answer to the task.")
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
