@@ -687,3 +687,23 @@ fn the_tasks_id_typed_into_the_page_then_given_alone_is_no_answer() {
     );
     assert!(!result.success, "{}", result.answer);
 }
+
+#[test]
+fn an_answer_about_another_item_than_the_one_the_task_names_is_no_answer() {
+    // Qwen on the web bench's long-page (02a00ab), its answers about P-0287 refused: P-0001's line.
+    let result = catalogue_run(vec![
+        act("search_parts", json!({})),
+        answer("P-0001 Wing nut — €31.19"),
+        answer("P-0001 Wing nut — €31.19"),
+    ]);
+    let envelope = &result.turns[1].observation;
+    assert!(envelope.contains("about another item than the one the task names"), "{envelope}");
+    assert!(!result.success, "{}", result.answer);
+    // Once a result told of P-0287, another id may be the answer (a replacement, a kit's part).
+    let result = catalogue_run(vec![
+        act("search_parts", json!({})),
+        act("search_parts", json!({"query": "P-0287"})),
+        answer("P-0002 Washer — €12.38"),
+    ]);
+    assert!(result.turns.iter().all(|t| !t.observation.contains("another item")), "{}", result.answer);
+}

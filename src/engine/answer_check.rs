@@ -130,6 +130,8 @@ impl RunState<'_> {
         } else if echoes_the_id(answer, &self.task).is_some_and(|id| !seen_in(&self.told_text(), id)) {
             // Unless a result told of it: "Which order is late, A-12?" may be answered "A-12".
             Some("Your final_answer only repeats the id the task names: it is not an answer to the task.")
+        } else if self.about_another_item(answer).is_some() {
+            Some("Your final_answer is about another item than the one the task names: it is not an answer to the task.")
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && unrelated(answer, || self.results_text()) {

@@ -76,6 +76,24 @@ impl RunState<'_> {
     }
 }
 
+impl RunState<'_> {
+    /// The id of the one item the task names, when `answer` states instead another id of its
+    /// shape and no result told of the one named: "P-0001 Wing nut 1 — €31.19" for "What is the
+    /// price of part P-0287 in the catalogue?" (Qwen on the web bench's long-page at 02a00ab, its
+    /// answers about P-0287 refused, gave P-0001's line). With a result about the item named, a
+    /// different id may be the answer ("its replacement is P-0305").
+    pub(crate) fn about_another_item(&self, answer: &str) -> Option<String> {
+        let [id] = task_ids(&self.task)[..] else { return None };
+        let lower = answer.to_lowercase();
+        if id.contains(['.', '@']) || seen_in(&lower, id) || seen_in(&self.told_text(), id) {
+            return None;
+        }
+        let asked = shape(id);
+        let other = tokens(answer).into_iter().find(|t| shape(t) == asked && !t.eq_ignore_ascii_case(id));
+        other.map(|_| id.to_string())
+    }
+}
+
 /// A token's shape: each letter `a`, each digit `9`, the rest as it is (`P-0287` and `p-0001` are
 /// both `a-9999`).
 fn shape(token: &str) -> String {
