@@ -43,16 +43,14 @@ struct Output {
 }
 
 impl Outputs {
-    /// Keeps `text` as `tool`'s latest output, come at `step`; returns the text it replaces.
-    pub(crate) fn insert(&mut self, tool: &str, text: String, step: u32) -> Option<String> {
+    /// Keeps `text` as `tool`'s latest output, come at `step`, and as a listing too when the result
+    /// said it lists (`lists`); returns the text it replaces.
+    pub(crate) fn insert(&mut self, tool: &str, text: String, step: u32, lists: bool) -> Option<String> {
         self.stores += 1;
+        if lists {
+            keep(&mut self.listed, self.stores, tool, text.clone(), step);
+        }
         keep(&mut self.by_tool, self.stores, tool, text, step)
-    }
-
-    /// Keeps `text`, `tool`'s latest output (just [`Self::insert`]ed), as a listing too: a result
-    /// that said it lists.
-    pub(crate) fn insert_listing(&mut self, tool: &str, text: String, step: u32) {
-        keep(&mut self.listed, self.stores, tool, text, step);
     }
 
     /// `tool`'s latest output.
@@ -133,16 +131,16 @@ mod tests {
         let latest =
             |o: &Outputs| o.latest_listing(&names, &[]).map(|l| (l.tool.to_string(), l.text.clone()));
         assert_eq!(latest(&outputs), None);
-        outputs.insert("snapshot", "page A".into(), 1);
-        outputs.insert("navigate", "page B".into(), 3);
+        outputs.insert("snapshot", "page A".into(), 1, false);
+        outputs.insert("navigate", "page B".into(), 3, false);
         assert_eq!(latest(&outputs), Some(("navigate".into(), "page B".into())));
-        assert_eq!(outputs.insert("snapshot", "page B".into(), 4), Some("page A".to_string()));
+        assert_eq!(outputs.insert("snapshot", "page B".into(), 4, false), Some("page A".to_string()));
         assert_eq!(latest(&outputs), Some(("snapshot".into(), "page B".into())));
         let since = |o: &Outputs| o.latest_listing(&names, &[]).map(|l| l.since);
         assert_eq!(since(&outputs), Some(4));
-        outputs.insert("snapshot", "page B".into(), 6);
+        outputs.insert("snapshot", "page B".into(), 6, false);
         assert_eq!(since(&outputs), Some(4), "the same listing again is not a new one");
-        outputs.insert("snapshot", "page C".into(), 7);
+        outputs.insert("snapshot", "page C".into(), 7, false);
         assert_eq!(since(&outputs), Some(7));
         assert!(outputs.contains_key("navigate") && !outputs.contains_key("back"));
     }
@@ -155,23 +153,22 @@ mod tests {
         let latest = |o: &Outputs| {
             o.latest_listing(&producers, &listers).map(|l| (l.tool.to_string(), l.text.clone(), l.since))
         };
-        outputs.insert("snapshot", "page A".into(), 1);
-        outputs.insert("click", "Clicked.".into(), 2);
+        outputs.insert("snapshot", "page A".into(), 1, false);
+        outputs.insert("click", "Clicked.".into(), 2, false);
         assert_eq!(
             latest(&outputs),
             Some(("snapshot".into(), "page A".into(), 1)),
             "an acknowledgement lists nothing"
         );
-        outputs.insert("click", "Opened page B".into(), 3);
-        outputs.insert_listing("click", "Opened page B".into(), 3);
+        outputs.insert("click", "Opened page B".into(), 3, true);
         assert_eq!(latest(&outputs), Some(("click".into(), "Opened page B".into(), 3)));
-        outputs.insert("click", "Clicked again.".into(), 4);
+        outputs.insert("click", "Clicked again.".into(), 4, false);
         assert_eq!(
             latest(&outputs),
             Some(("click".into(), "Opened page B".into(), 3)),
             "still the page click opened"
         );
-        outputs.insert("snapshot", "page B, later".into(), 5);
+        outputs.insert("snapshot", "page B, later".into(), 5, false);
         assert_eq!(latest(&outputs), Some(("snapshot".into(), "page B, later".into(), 5)));
         assert_eq!(outputs.latest_listing(&producers, &[]).map(|l| l.tool), Some("snapshot"));
     }

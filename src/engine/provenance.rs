@@ -295,7 +295,7 @@ mod tests {
         let snapshot = tool("snapshot", "Lists the page's elements with their refs.", json!({}));
         let tools = ToolSet::new(vec![click, snapshot]).unwrap();
         let mut outputs = Outputs::default();
-        outputs.insert("snapshot", "e7 link 'Home'\n@e8 button 'Order 2'".to_string(), 1);
+        outputs.insert("snapshot", "e7 link 'Home'\n@e8 button 'Order 2'".to_string(), 1, false);
         let found: Vec<_> = narrowings(&tools, &outputs).into_iter().map(|(n, l)| (n, l.tool)).collect();
         assert_eq!(
             found,

@@ -41,7 +41,7 @@ impl RunState<'_> {
         let (ok, fresh) = match end {
             ToolEnd::Done(output) => {
                 let text = describe_output(&output, agent.config.observation_chars);
-                self.outputs.insert(&spec.name, text.clone(), step);
+                self.outputs.insert(&spec.name, text.clone(), step, output.lists);
                 self.repeats.succeeded(&key, &digest(&json!([output.value, output.warnings])));
                 let named = format!("`{}`", spec.name);
                 shown.recovery.retain(|step| !step.contains(&named));

@@ -209,7 +209,7 @@ impl<'a> RunState<'a> {
         let mut outputs = super::outputs::Outputs::default();
         for turn in turns.iter().filter(|t| matches!(t.outcome, Outcome::Ok | Outcome::Warning)) {
             if let Some(action) = &turn.action {
-                outputs.insert(&action.tool, turn.observation.clone(), turn.step);
+                outputs.insert(&action.tool, turn.observation.clone(), turn.step, false);
             }
         }
         let mut state = RunState {

@@ -121,11 +121,8 @@ impl RunState<'_> {
                 if !output.lists && self.acknowledges_only(&spec.name, &action.args, &observation) {
                     self.acknowledged.insert(step);
                 }
-                let replaced = self.outputs.insert(&spec.name, observation.clone(), step);
-                if output.lists {
-                    // After `note_acted`, which reads the listing the call acted on.
-                    self.outputs.insert_listing(&spec.name, observation.clone(), step);
-                }
+                // After `note_acted`, which reads the listing the call acted on.
+                let replaced = self.outputs.insert(&spec.name, observation.clone(), step, output.lists);
                 if replaced.as_ref() != Some(&observation) {
                     // A new result to answer from: an earlier answer that was no answer no longer
                     // counts toward ending the run (SmolLM2 answered a placeholder, its focused call
