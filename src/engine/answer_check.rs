@@ -10,11 +10,10 @@ use crate::errors::{CallContext, Envelope, ErrorCode, FailureHints, RawFailure};
 use crate::text::clip;
 
 use super::answer_shape::sum_asked;
-use super::facts::seen_in;
 use super::focused_answer::has_results;
 use super::gave_up::says_not_done;
 use super::output::FormatError;
-use super::parrot::{echoes_the_id, echoes_the_quote, parroted, placeholder};
+use super::parrot::{echoes_the_quote, parroted, placeholder};
 use super::prompt::next_step_text;
 use super::run::RunState;
 use super::unrelated::{off_the_results, unrelated};
@@ -127,11 +126,8 @@ impl RunState<'_> {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
         } else if echoes_the_quote(answer, &self.task) {
             Some("Your final_answer only repeats the words the task quotes: it is not an answer to the task.")
-        } else if echoes_the_id(answer, &self.task).is_some_and(|id| !seen_in(&self.told_text(), id)) {
-            // Unless a result told of it: "Which order is late, A-12?" may be answered "A-12".
-            Some("Your final_answer only repeats the id the task names: it is not an answer to the task.")
-        } else if self.about_another_item(answer).is_some() {
-            Some("Your final_answer is about another item than the one the task names: it is not an answer to the task.")
+        } else if let Some(said) = self.untold_item_answer(answer) {
+            Some(said)
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")
         } else if !self.outputs.is_empty() && unrelated(answer, || self.results_text()) {

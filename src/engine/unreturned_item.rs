@@ -19,6 +19,7 @@ use super::facts::{id_like, iso_date, seen_in, tokens};
 use super::gave_up::says_not_done;
 use super::grounding::own_values;
 use super::memory_text::Reading;
+use super::parrot::echoes_the_id;
 use super::run::RunState;
 
 /// Why an answer is not founded on what the tools returned (under `grounding`).
@@ -77,20 +78,29 @@ impl RunState<'_> {
 }
 
 impl RunState<'_> {
-    /// The id of the one item the task names, when `answer` states instead another id of its
-    /// shape and no result told of the one named: "P-0001 Wing nut 1 — €31.19" for "What is the
-    /// price of part P-0287 in the catalogue?" (Qwen on the web bench's long-page at 02a00ab, its
-    /// answers about P-0287 refused, gave P-0001's line). With a result about the item named, a
-    /// different id may be the answer ("its replacement is P-0305").
-    pub(crate) fn about_another_item(&self, answer: &str) -> Option<String> {
+    /// Why `answer` is no answer about the one item the task names, while no result told of it
+    /// (`told_text`: a page action that only acknowledged tells nothing): it is that id alone
+    /// ("P-0287" for "What is the price of part P-0287 in the catalogue?", `parrot::echoes_the_id`),
+    /// or states another id of its shape and not it ("P-0001 Wing nut 1 — €31.19"): Qwen on the web
+    /// bench's long-page at ab2bfc6 and 02a00ab, its answers about P-0287 refused. Once a result
+    /// told of the item, its id alone may be the answer ("Which order is late, A-12?"), and so may
+    /// another id ("its replacement is P-0305").
+    pub(crate) fn untold_item_answer(&self, answer: &str) -> Option<&'static str> {
         let [id] = task_ids(&self.task)[..] else { return None };
-        let lower = answer.to_lowercase();
-        if id.contains(['.', '@']) || seen_in(&lower, id) || seen_in(&self.told_text(), id) {
+        if id.contains(['.', '@']) || seen_in(&self.told_text(), id) {
             return None;
         }
+        if echoes_the_id(answer, &self.task).is_some() {
+            return Some(
+                "Your final_answer only repeats the id the task names: it is not an answer to the task.",
+            );
+        }
         let asked = shape(id);
-        let other = tokens(answer).into_iter().find(|t| shape(t) == asked && !t.eq_ignore_ascii_case(id));
-        other.map(|_| id.to_string())
+        let other = !seen_in(&answer.to_lowercase(), id)
+            && tokens(answer).into_iter().any(|t| shape(t) == asked && !t.eq_ignore_ascii_case(id));
+        other.then_some(
+            "Your final_answer is about another item than the one the task names: it is not an answer to the task.",
+        )
     }
 }
 
