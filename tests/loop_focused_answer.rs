@@ -394,6 +394,44 @@ fn a_page_action_that_shows_the_answer_appear_gets_the_focused_request() {
 }
 
 #[test]
+fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
+    // keel-agent/dom's click that opened a page lists it (`ToolOutput::lists`): that listing is the
+    // next one, but whether the answer appeared is read against the one the click acted on, or
+    // the opened page's values would all be known already (web bench follow-link). The line
+    // names all the task asks the answer in ("its SKU"), though only one word of the task.
+    let listing = "@e1 link 'Home'\n@e16 link 'Garden hose'";
+    let run = |lines: &str| {
+        let opened = format!(
+            "Clicked (link \"Garden hose\", <a>). It opened this page:\npage \"Garden hose\"\n\
+             @e1 link 'Home'\n@e10 heading 'Garden hose'\n{lines}"
+        );
+        let h = Harness::new(
+            ScriptedModel::new(vec![
+                act("snapshot", json!({})),
+                act("click", json!({"ref": "@e16"})),
+                bare_answer("GH-311"),
+                answer("GH-311"),
+            ]),
+            FakeTools::new()
+                .script("snapshot", vec![Behaviour::Ok(json!(listing))])
+                .script("click", vec![Behaviour::Lists(json!(opened))]),
+            page_specs(),
+            AgentConfig::default(),
+        );
+        let (result, _) = h.run("Open the Garden hose's product page and answer with its SKU.");
+        let asked_alone = h.model.requests.borrow()[2].messages.len() == 2;
+        (asked_alone, result)
+    };
+    let (asked_alone, result) = run("@e11 text 'SKU: GH-311'");
+    assert!(asked_alone, "the step after the click asks for the answer alone");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "GH-311");
+    // The value apart from what the task asks it in: the whole step.
+    assert!(!run("@e11 text 'SKU'\n@e12 text 'GH-311'").0);
+    assert!(!run("@e11 text 'SKU list'\n@e12 text 'Price: €24.90'").0);
+}
+
+#[test]
 fn an_answer_repeating_the_tasks_quoted_label_is_no_answer() {
     // SmolLM2 after a repeated click, asked for the answer alone, answered with the button's label
     // (recovery bench guessed-ref at ef7c6d2), reported a success.

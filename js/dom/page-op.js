@@ -225,6 +225,8 @@ export async function domOp(op, args) {
         const cells = [...el.cells].map((c) => clean(c.innerText, 40)).filter(Boolean);
         if (cells.length) push("text", clean(cells.join(" | "), 120), clickable(el), "row");
         textAllowed = false;
+      } else if (tag === "dt" && textAllowed && !absorbed.has(el) && termLine(el, absorbed, push)) {
+        textAllowed = false;
       } else if (textAllowed && !absorbed.has(el) && !(tag === "label" && el.control)) {
         const t = clean(ownText(el, absorbed), 100);
         if (t) push("text", t, clickable(el));
@@ -233,6 +235,27 @@ export async function domOp(op, args) {
       if (el.shadowRoot) for (const child of el.shadowRoot.children) visit(child, textAllowed);
     };
     if (doc.body) visit(doc.body, true);
+  }
+
+  // A definition list's term with its definitions, as one line ("SKU: GH-311"), as a table's row is
+  // one: listed apart, a label and its value are two lines a small model does not pair (Qwen opened
+  // a product page listing `text "SKU"`, `text "GH-311"` and clicked on, web bench follow-link).
+  // Only where no definition holds a control (its ref must stay listed) and some holds text.
+  // Returns whether the line was listed; the definitions are then absorbed.
+  function termLine(dt, absorbed, push) {
+    const defs = [];
+    for (let next = dt.nextElementSibling; next?.localName === "dd"; next = next.nextElementSibling) {
+      if (next.hidden || !shown(next)) continue;
+      const inner = [next, ...next.querySelectorAll("*")];
+      if (inner.some((node) => INTERACTIVE.has(roleOf(node) ?? "") || node.localName === "iframe")) return false;
+      defs.push(next);
+    }
+    const term = clean(dt.innerText, 60).replace(/:$/, "");
+    const values = defs.map((dd) => clean(dd.innerText, 80)).filter(Boolean);
+    if (!term || !values.length) return false;
+    for (const node of [...dt.querySelectorAll("*"), ...defs.flatMap((dd) => [dd, ...dd.querySelectorAll("*")])]) absorbed.add(node);
+    push("text", clean(`${term}: ${values.join("; ")}`, 120), clickable(dt));
+    return true;
   }
 
   // "[clickable]" for a heading, row or text the page shows as clickable (a pointer cursor: a card or

@@ -45,11 +45,10 @@ impl RunState<'_> {
     }
 
     /// Whether the latest turn, `spec`'s call on a listed element, showed the answer appear
-    /// (`page_action.rs`, `answer_appeared`).
+    /// (`page_action.rs`, `answer_appeared`, judged when the call returned: `RunState::appeared`).
     fn last_call_answered(&self, spec: &ToolSpec) -> bool {
         let Some(turn) = self.turns.last() else { return false };
-        let Some(action) = turn.action.as_ref().filter(|a| a.tool == spec.name) else { return false };
-        self.answer_appeared(spec, &action.args, &turn.observation)
+        turn.action.as_ref().is_some_and(|a| a.tool == spec.name) && self.appeared == Some(turn.step)
     }
 
     /// Whether the task states a name no call sent and no result holds (see the module's text).

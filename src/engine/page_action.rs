@@ -42,7 +42,8 @@ impl RunState<'_> {
 
     /// Whether `spec`'s call with `args`, which acts on a listed element, returned a line that
     /// states a value neither the latest listing nor `args` hold and shares [`ANSWER_WORDS`] words
-    /// or more with the task (its quoted text, where it has some): the answer the task asks for
+    /// or more with the task (its quoted text, where it has some), or names every word the task
+    /// asks the answer in ([`names_all`]): the answer the task asks for
     /// appeared ("Place the order and answer with the order number" and `text "Order placed.
     /// Order number: PO-5521"` after the click). Then the next call asks for the answer alone
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
@@ -68,12 +69,20 @@ impl RunState<'_> {
         let listed: Vec<String> = listing.lines().map(|line| skeleton(&plain(line, refs.as_ref()))).collect();
         result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id))).any(|line| {
             let text = plain(line, refs.as_ref());
-            words_shared(&asked, &text) >= ANSWER_WORDS
-                && cue.as_ref().is_none_or(|cue| words_shared(cue, &text) > 0)
+            let by_task = words_shared(&asked, &text) >= ANSWER_WORDS
+                && cue.as_ref().is_none_or(|cue| words_shared(cue, &text) > 0);
+            (by_task || cue.as_ref().is_some_and(|cue| names_all(cue, &text)))
                 && own_values(&text, &known).any(|value| !seen_in(&task, value))
                 && !listed.contains(&skeleton(&text))
         })
     }
+}
+
+/// Whether `text` names every word of `cue` (the words the task asks the answer in): "SKU:
+/// GH-311" for "… and answer with its SKU", one word of the task but all it asks for. Qwen opened
+/// the product page that listed it and clicked on (web bench follow-link).
+fn names_all(cue: &[String], text: &str) -> bool {
+    cue.iter().all(|word| words_shared(std::slice::from_ref(word), text) > 0)
 }
 
 /// Whether the task ends by asking for its answer: a question, or what to answer with ("… and

@@ -83,6 +83,10 @@ pub(crate) struct RunState<'a> {
     /// The steps whose call only acknowledged a page action (`page_action.rs`, `acknowledges_only`),
     /// judged when the call returned, against the listing it acted on (`seen.rs`).
     pub(crate) acknowledged: BTreeSet<u32>,
+    /// The latest step whose page action showed the answer appear (`page_action.rs`,
+    /// `answer_appeared`), judged when the call returned, against the listing it acted on (a
+    /// result that lists the page it opened is its own next listing). Not known after a resume.
+    pub(crate) appeared: Option<u32>,
     /// Tools whose identical call returned an identical result again, or was refused as a repeat
     /// of a failed call, since the last new call: left out of the constrained step schema until a
     /// new call succeeds or fails, so a greedy model cannot loop on them (nor alternate between two).
@@ -230,6 +234,7 @@ impl<'a> RunState<'a> {
             context_tokens: agent.config.context_tokens,
             spent_tools: BTreeSet::new(),
             acknowledged: BTreeSet::new(),
+            appeared: None,
             narrowings: Narrowings::default(),
             transcript: Transcript::new(),
             outputs,

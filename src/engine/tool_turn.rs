@@ -121,6 +121,9 @@ impl RunState<'_> {
                 if !output.lists && self.acknowledges_only(&spec.name, &action.args, &observation) {
                     self.acknowledged.insert(step);
                 }
+                if self.answer_appeared(spec, &action.args, &observation) {
+                    self.appeared = Some(step);
+                }
                 // After `note_acted`, which reads the listing the call acted on.
                 let replaced = self.outputs.insert(&spec.name, observation.clone(), step, output.lists);
                 if replaced.as_ref() != Some(&observation) {

@@ -102,7 +102,7 @@ export async function tabNavigationRun(missingUrl, pricesUrl) {
       act("navigate", { url: "prices page" }),
       act("navigate", { url: pricesUrl }),
       (p) => act("click", { ref: refIn(p, /link "Garden hose"/) }),
-      (p) => answer(/text "(GH-\d+)"/.exec(p)?.[1] ?? "no sku seen"),
+      (p) => answer(/text "SKU: (GH-\d+)"/.exec(p)?.[1] ?? "no sku seen"),
     ],
     "Find the Garden hose's SKU.",
   );

@@ -54,6 +54,20 @@ test("snapshot: header, roles, names, states, table rows, headings; refs work as
   const same = await ok("snapshot");
   assert.equal(ref(same.text, /link "Garden hose"/), hose, "an unchanged element keeps its ref");
 
+  // A definition list: each term with its definition on one line; the definitions not again apart.
+  await tab.goto(site("item.html?sku=GH-311"));
+  const item = (await ok("snapshot")).text;
+  assert.match(item, /^@e\d+ text "SKU: GH-311"$/m);
+  assert.match(item, /^@e\d+ text "In stock: 4"$/m);
+  assert.doesNotMatch(item, /^@e\d+ text "(SKU|GH-311|4)"$/m);
+  // A definition holding a control stays apart: its link keeps its ref.
+  await tab.evaluate(() =>
+    document.body.insertAdjacentHTML("beforeend", '<dl><dt>Manual</dt><dd><a href="#manual">Download</a></dd></dl>'),
+  );
+  const manual = (await ok("snapshot")).text;
+  assert.match(manual, /^@e\d+ text "Manual"$/m);
+  assert.match(manual, /^@e\d+ link "Download"$/m);
+
   await tab.goto(site("form.html"));
   const form = (await ok("snapshot")).text;
   assert.match(form, /@e\d+ textbox "Full name" \[required\]/);
@@ -197,7 +211,7 @@ test("a navigation mid-task: the link's click says the page is loading; the old 
   assert.match(tab.url(), /item\.html\?sku=BM-204$/);
   const gone = await fails("UNKNOWN_REF", "click", { ref: mug });
   assert.match(gone.message, /no snapshot of it has been taken yet, .*a page that navigated or reloaded needs a new one/);
-  assert.match((await ok("snapshot")).text, /text "BM-204"/);
+  assert.match((await ok("snapshot")).text, /text "SKU: BM-204"/);
   // A link to the page itself reloads it: the runner waits for the new document, whose refs are new.
   const item = (await ok("snapshot")).text;
   const self = ref(item, /link "Home"/);
