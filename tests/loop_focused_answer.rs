@@ -398,12 +398,13 @@ fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
     // keel-agent/dom's click that opened a page lists it (`ToolOutput::lists`): that listing is the
     // next one, but whether the answer appeared is read against the one the click acted on, or
     // the opened page's values would all be known already (web bench follow-link). The line
-    // names all the task asks the answer in ("its SKU"), though only one word of the task.
-    let listing = "@e1 link 'Home'\n@e16 link 'Garden hose'";
-    let run = |lines: &str| {
+    // names all the task asks the answer in ("its SKU"), or labels a value with the task's words
+    // ("In stock"), though it holds only one word of the task, on a page naming the task's subject.
+    let listing = "@e1 link 'Home'\n@e16 link 'Garden hose'\n@e18 link 'Tea kettle'";
+    let run = |task: &str, heading: &str, lines: &str| {
         let opened = format!(
-            "Clicked (link \"Garden hose\", <a>). It opened this page:\npage \"Garden hose\"\n\
-             @e1 link 'Home'\n@e10 heading 'Garden hose'\n{lines}"
+            "Clicked (link \"{heading}\", <a>). It opened this page:\npage \"{heading}\"\n\
+             @e1 link 'Home'\n@e10 heading '{heading}'\n{lines}"
         );
         let h = Harness::new(
             ScriptedModel::new(vec![
@@ -418,17 +419,23 @@ fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
             page_specs(),
             AgentConfig::default(),
         );
-        let (result, _) = h.run("Open the Garden hose's product page and answer with its SKU.");
+        let (result, _) = h.run(task);
         let asked_alone = h.model.requests.borrow()[2].messages.len() == 2;
         (asked_alone, result)
     };
-    let (asked_alone, result) = run("@e11 text 'SKU: GH-311'");
+    let sku = "Open the Garden hose's product page and answer with its SKU.";
+    let (asked_alone, result) = run(sku, "Garden hose", "@e11 text 'SKU: GH-311'");
     assert!(asked_alone, "the step after the click asks for the answer alone");
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "GH-311");
-    // The value apart from what the task asks it in: the whole step.
-    assert!(!run("@e11 text 'SKU'\n@e12 text 'GH-311'").0);
-    assert!(!run("@e11 text 'SKU list'\n@e12 text 'Price: €24.90'").0);
+    let stock = "How many Tea kettles are in stock? The product page says.";
+    assert!(run(stock, "Tea kettle", "@e11 text 'SKU: TK-118'\n@e13 text 'In stock: 31'").0);
+    // The value apart from what the task asks it in, or on another item's page: the whole step.
+    assert!(!run(sku, "Garden hose", "@e11 text 'SKU'\n@e12 text 'GH-311'").0);
+    assert!(!run(sku, "Garden hose", "@e11 text 'SKU list'\n@e12 text 'Price: €24.90'").0);
+    assert!(!run(sku, "Blue mug", "@e11 text 'SKU: BM-204'").0);
+    assert!(!run(stock, "Blue mug", "@e13 text 'In stock: 17'").0);
+    assert!(!run(stock, "Tea kettle", "@e13 text 'Ships from: Lyon'").0);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use regex_lite::Regex;
 
-use super::facts::seen_in;
+use super::facts::{quotes, seen_in};
 use super::grounding::own_values;
 use super::named_line::{asked_words, words_shared};
 use super::provenance::id_fields;
@@ -43,7 +43,8 @@ impl RunState<'_> {
     /// Whether `spec`'s call with `args`, which acts on a listed element, returned a line that
     /// states a value neither the latest listing nor `args` hold and shares [`ANSWER_WORDS`] words
     /// or more with the task (its quoted text, where it has some), or names every word the task
-    /// asks the answer in ([`names_all`]): the answer the task asks for
+    /// asks the answer in ([`names_all`]) or labels a value with the task's words ([`label_asked`])
+    /// on a page that names the task's subject ([`about_task`]): the answer the task asks for
     /// appeared ("Place the order and answer with the order number" and `text "Order placed.
     /// Order number: PO-5521"` after the click). Then the next call asks for the answer alone
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
@@ -67,11 +68,22 @@ impl RunState<'_> {
         let acted_on: Vec<&str> = id_fields(spec).iter().filter_map(|f| args.get(f)?.as_str()).collect();
         // A listed line whose number changed ("Desk lamp (prices v2)" for "… v1") is no answer.
         let listed: Vec<String> = listing.lines().map(|line| skeleton(&plain(line, refs.as_ref()))).collect();
+        // What the call made the page show: its result's lines the listing did not hold.
+        let shown: Vec<String> = result
+            .lines()
+            .map(|line| plain(line, refs.as_ref()))
+            .filter(|t| !listed.contains(&skeleton(t)))
+            .collect();
+        let shown = shown.join("\n");
         result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id))).any(|line| {
             let text = plain(line, refs.as_ref());
             let by_task = words_shared(&asked, &text) >= ANSWER_WORDS
                 && cue.as_ref().is_none_or(|cue| words_shared(cue, &text) > 0);
-            (by_task || cue.as_ref().is_some_and(|cue| names_all(cue, &text)))
+            let named = match &cue {
+                Some(cue) => names_all(cue, &text).then(|| cue.clone()),
+                None => label_asked(&asked, &text),
+            };
+            (by_task || named.is_some_and(|named| about_task(&asked, &named, &shown)))
                 && own_values(&text, &known).any(|value| !seen_in(&task, value))
                 && !listed.contains(&skeleton(&text))
         })
@@ -83,6 +95,25 @@ impl RunState<'_> {
 /// the product page that listed it and clicked on (web bench follow-link).
 fn names_all(cue: &[String], text: &str) -> bool {
     cue.iter().all(|word| words_shared(std::slice::from_ref(word), text) > 0)
+}
+
+/// The words of the label of `text`, a labelled value (`text "In stock: 31"`, its quoted part
+/// when it has one), when every one is among `asked` (the task's): "How many Tea kettles are in
+/// stock?" asks for what "In stock" labels. Qwen opened the Tea kettle's page and went back to
+/// the price list (web bench stock).
+fn label_asked(asked: &[String], text: &str) -> Option<Vec<String>> {
+    let labelled = quotes(text).into_iter().next().unwrap_or(text);
+    let (label, _) = labelled.split_once(':')?;
+    let words = asked_words(label);
+    (!words.is_empty() && words.iter().all(|w| asked.contains(w))).then_some(words)
+}
+
+/// Whether what the call made the page show (`shown`) names the task's subject: at least
+/// [`ANSWER_WORDS`] words of the task besides `named`, those the labelled line holds ("Garden
+/// hose" on the product page the click opened, not only "SKU", which any product's page shows).
+fn about_task(asked: &[String], named: &[String], shown: &str) -> bool {
+    let rest: Vec<String> = asked.iter().filter(|w| !named.contains(w)).cloned().collect();
+    words_shared(&rest, shown) >= ANSWER_WORDS
 }
 
 /// Whether the task ends by asking for its answer: a question, or what to answer with ("… and
