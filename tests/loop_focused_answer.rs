@@ -397,19 +397,20 @@ fn a_page_action_that_shows_the_answer_appear_gets_the_focused_request() {
 fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
     // keel-agent/dom's click that opened a page lists it (`ToolOutput::lists`): that listing is the
     // next one, but whether the answer appeared is read against the one the click acted on, or
-    // the opened page's values would all be known already (web bench follow-link). The line
-    // names all the task asks the answer in ("its SKU"), or labels a value with the task's words
-    // ("In stock"), though it holds only one word of the task, on a page naming the task's subject.
-    let listing = "@e1 link 'Home'\n@e16 link 'Garden hose'\n@e18 link 'Tea kettle'";
-    let run = |task: &str, heading: &str, lines: &str| {
+    // the opened page's values would all be known already (web bench follow-link). After a click
+    // on the task's subject ("Garden hose"), a line naming all the task asks the answer in ("its
+    // SKU"), or labelling a value with the task's words ("In stock"), is the answer.
+    let listing = "@e1 link 'Home'\n@e16 link 'Garden hose'\n@e17 link 'Blue mug'\n@e18 link 'Tea kettle'";
+    let run = |task: &str, clicked: &str, lines: &str| {
+        let title = label_of_ref(listing, clicked);
         let opened = format!(
-            "Clicked (link \"{heading}\", <a>). It opened this page:\npage \"{heading}\"\n\
-             @e1 link 'Home'\n@e10 heading '{heading}'\n{lines}"
+            "Clicked (link \"{title}\", <a>). It opened this page:\npage \"{title}\"\n\
+             @e1 link 'Home'\n@e10 heading '{title}'\n{lines}\n@e19 link 'Back to the price list'"
         );
         let h = Harness::new(
             ScriptedModel::new(vec![
                 act("snapshot", json!({})),
-                act("click", json!({"ref": "@e16"})),
+                act("click", json!({"ref": clicked})),
                 bare_answer("GH-311"),
                 answer("GH-311"),
             ]),
@@ -424,18 +425,28 @@ fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
         (asked_alone, result)
     };
     let sku = "Open the Garden hose's product page and answer with its SKU.";
-    let (asked_alone, result) = run(sku, "Garden hose", "@e11 text 'SKU: GH-311'");
+    let (asked_alone, result) = run(sku, "@e16", "@e11 text 'SKU: GH-311'");
     assert!(asked_alone, "the step after the click asks for the answer alone");
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "GH-311");
     let stock = "How many Tea kettles are in stock? The product page says.";
-    assert!(run(stock, "Tea kettle", "@e11 text 'SKU: TK-118'\n@e13 text 'In stock: 31'").0);
-    // The value apart from what the task asks it in, or on another item's page: the whole step.
-    assert!(!run(sku, "Garden hose", "@e11 text 'SKU'\n@e12 text 'GH-311'").0);
-    assert!(!run(sku, "Garden hose", "@e11 text 'SKU list'\n@e12 text 'Price: €24.90'").0);
-    assert!(!run(sku, "Blue mug", "@e11 text 'SKU: BM-204'").0);
-    assert!(!run(stock, "Blue mug", "@e13 text 'In stock: 17'").0);
-    assert!(!run(stock, "Tea kettle", "@e13 text 'Ships from: Lyon'").0);
+    assert!(run(stock, "@e18", "@e11 text 'SKU: TK-118'\n@e13 text 'In stock: 31'").0);
+    // The value apart from what the task asks it in, a label the task does not ask, or another
+    // item's page (whose wording still holds "page", "price" and "list"): the whole step.
+    assert!(!run(sku, "@e16", "@e11 text 'SKU'\n@e12 text 'GH-311'").0);
+    assert!(!run(sku, "@e16", "@e11 text 'SKU list'\n@e12 text 'Price: €24.90'").0);
+    assert!(!run(stock, "@e18", "@e13 text 'Ships from: Lyon'").0);
+    assert!(!run(sku, "@e17", "@e11 text 'SKU: BM-204'").0);
+    assert!(!run(stock, "@e17", "@e13 text 'In stock: 17'").0);
+    let listed = "Find the Garden hose in the price list, open its page and answer with its SKU.";
+    assert!(!run(listed, "@e17", "@e11 text 'SKU: BM-204'\n@e12 text 'Price: €8.50'").0);
+    assert!(run(listed, "@e16", "@e11 text 'SKU: GH-311'\n@e12 text 'Price: €24.90'").0);
+}
+
+/// The quoted label on the line of `listing` that holds `reference`.
+fn label_of_ref<'a>(listing: &'a str, reference: &str) -> &'a str {
+    let line = listing.lines().find(|l| l.starts_with(&format!("{reference} "))).expect("a listed ref");
+    line.split('\'').nth(1).expect("a quoted label")
 }
 
 #[test]

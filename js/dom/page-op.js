@@ -30,6 +30,8 @@ export async function domOp(op, args) {
   // Under the agent's default observationChars (1500), which would cut the middle out of a longer
   // answer blindly (with room left for a warning): the tool cuts where it can say what it cut.
   const SNAPSHOT_CHARS = 1300;
+  // The longest definition a definition list's line holds (termLine); a longer one is a paragraph.
+  const DEFINITION_CHARS = 80;
   // The most an action's result shows of what it made appear (the rest: a snapshot).
   const APPEARED_LINES = 6;
   const APPEARED_CHARS = 500;
@@ -187,8 +189,10 @@ export async function domOp(op, args) {
   // Everything a snapshot lists, in document order: { ref, el, role, name, tag, kind, depth, frame, line }.
   function collect(doc, depth, frame, items, warnings) {
     const absorbed = new Set();
+    // Definitions listed on their term's line (termLine).
+    const merged = new Set();
     const visit = (el, textAllowed) => {
-      if (el.nodeType !== 1) return;
+      if (el.nodeType !== 1 || merged.has(el)) return;
       const tag = el.localName;
       if (["script", "style", "template", "noscript", "head", "option", "datalist"].includes(tag)) return;
       if (el.hidden || el.getAttribute("aria-hidden") === "true" || !shown(el)) return;
@@ -225,7 +229,7 @@ export async function domOp(op, args) {
         const cells = [...el.cells].map((c) => clean(c.innerText, 40)).filter(Boolean);
         if (cells.length) push("text", clean(cells.join(" | "), 120), clickable(el), "row");
         textAllowed = false;
-      } else if (tag === "dt" && textAllowed && !absorbed.has(el) && termLine(el, absorbed, push)) {
+      } else if (tag === "dt" && textAllowed && !absorbed.has(el) && termLine(el, absorbed, merged, push)) {
         textAllowed = false;
       } else if (textAllowed && !absorbed.has(el) && !(tag === "label" && el.control)) {
         const t = clean(ownText(el, absorbed), 100);
@@ -240,21 +244,32 @@ export async function domOp(op, args) {
   // A definition list's term with its definitions, as one line ("SKU: GH-311"), as a table's row is
   // one: listed apart, a label and its value are two lines a small model does not pair (Qwen opened
   // a product page listing `text "SKU"`, `text "GH-311"` and clicked on, web bench follow-link).
-  // Only where no definition holds a control (its ref must stay listed) and some holds text.
-  // Returns whether the line was listed; the definitions are then absorbed.
-  function termLine(dt, absorbed, push) {
+  // Only short ones (a value, not a paragraph: each definition within DEFINITION_CHARS) holding
+  // nothing listed on its own line (a control, a heading, a row, a frame, a clickable text), so no
+  // ref and no text is lost. Returns whether the line was listed; the definitions are then
+  // `merged` (skipped when visited) and their contents absorbed.
+  function termLine(dt, absorbed, merged, push) {
+    const apart = (node) => {
+      const role = roleOf(node);
+      return INTERACTIVE.has(role ?? "") || role === "heading" || ["tr", "iframe", "frame"].includes(node.localName) || clickable(node) !== "";
+    };
+    const inner = (el) => [el, ...el.querySelectorAll("*")];
+    if (inner(dt).some(apart)) return false;
     const defs = [];
     for (let next = dt.nextElementSibling; next?.localName === "dd"; next = next.nextElementSibling) {
-      if (next.hidden || !shown(next)) continue;
-      const inner = [next, ...next.querySelectorAll("*")];
-      if (inner.some((node) => INTERACTIVE.has(roleOf(node) ?? "") || node.localName === "iframe")) return false;
+      if (next.hidden || next.getAttribute("aria-hidden") === "true" || !shown(next)) continue;
+      if (inner(next).some(apart)) return false;
       defs.push(next);
     }
     const term = clean(dt.innerText, 60).replace(/:$/, "");
-    const values = defs.map((dd) => clean(dd.innerText, 80)).filter(Boolean);
-    if (!term || !values.length) return false;
-    for (const node of [...dt.querySelectorAll("*"), ...defs.flatMap((dd) => [dd, ...dd.querySelectorAll("*")])]) absorbed.add(node);
-    push("text", clean(`${term}: ${values.join("; ")}`, 120), clickable(dt));
+    const values = defs.map((dd) => clean(dd.innerText, DEFINITION_CHARS + 1)).filter(Boolean);
+    if (!term || !values.length || values.some((v) => v.length > DEFINITION_CHARS)) return false;
+    for (const node of inner(dt).slice(1)) absorbed.add(node);
+    for (const dd of defs) {
+      merged.add(dd);
+      for (const node of inner(dd)) absorbed.add(node);
+    }
+    push("text", clean(`${term}: ${values.join("; ")}`, 120));
     return true;
   }
 

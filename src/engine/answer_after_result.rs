@@ -6,7 +6,8 @@
 //! nothing another tool takes (by its name, its description — keel-agent/dom's `navigate` "lists
 //! its elements" — or another tool's `refsFrom`), it acts on no ref or id another tool gave (a
 //! page action: the task may go on, "type the name, then click Send") unless its result showed the
-//! answer appear (a new value on a line that shares two words with the task: `page_action.rs`),
+//! answer appear (a new value on a line that shares two words with the task, or is labelled as
+//! the task asks after a call on its subject: `page_action.rs`),
 //! the model may answer, and
 //! no part of the task is left to a tool never called (`task_parts.rs`) — the next model call asks
 //! for the answer alone (`focused_answer.rs`), under `focusedAnswer`. The answer is checked like

@@ -6,7 +6,8 @@
 //! code — in 6 of its 7 wrong successes on the web bench at e691201. The tool sits out and the
 //! whole step follows instead. A call whose result states a value the listing did not (an order
 //! number after "Place order", an invoice's total) still gets the request for the answer alone,
-//! and so does a tool declared read-only, whose result is what it reads.
+//! and so does a tool declared read-only, whose result is what it reads. Whether the answer the
+//! task asks for appeared in a page action's result (`answer_appeared`) is read here too.
 
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use regex_lite::Regex;
 
 use super::facts::{quotes, seen_in};
 use super::grounding::own_values;
-use super::named_line::{asked_words, words_shared};
+use super::named_line::{asked_words, label_of, words_shared};
 use super::provenance::id_fields;
 use super::provenance::producer_output;
 use super::recovering::has_token;
@@ -41,14 +42,16 @@ impl RunState<'_> {
     }
 
     /// Whether `spec`'s call with `args`, which acts on a listed element, returned a line that
-    /// states a value neither the latest listing nor `args` hold and shares [`ANSWER_WORDS`] words
-    /// or more with the task (its quoted text, where it has some), or names every word the task
-    /// asks the answer in ([`names_all`]) or labels a value with the task's words ([`label_asked`])
-    /// on a page that names the task's subject ([`about_task`]): the answer the task asks for
-    /// appeared ("Place the order and answer with the order number" and `text "Order placed.
-    /// Order number: PO-5521"` after the click). Then the next call asks for the answer alone
+    /// states a value neither the latest listing nor `args` hold and either shares
+    /// [`ANSWER_WORDS`] words or more with the task (and a word of what it asks the answer in,
+    /// where it says so), or, after a call on the task's subject ([`subject_named`]), names every
+    /// word the task asks the answer in ([`names_all`]) or, where it does not say, labels its
+    /// value with the task's words ([`label_asked`]): the answer the task asks for appeared
+    /// ("Place the order and answer with the order number" and `text "Order placed. Order number:
+    /// PO-5521"` after the click). Then the next call asks for the answer alone
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
-    /// code and the opened question's answer, clicked on until its step budget ran out.
+    /// code and the opened question's answer, clicked on until its step budget ran out. Judged
+    /// when the call returns, against the listing it acted on (`RunState::appeared`).
     pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> bool {
         if spec.read_only || spec.refs_from.is_empty() || !ends_asking(&self.task) {
             return false;
@@ -68,22 +71,22 @@ impl RunState<'_> {
         let acted_on: Vec<&str> = id_fields(spec).iter().filter_map(|f| args.get(f)?.as_str()).collect();
         // A listed line whose number changed ("Desk lamp (prices v2)" for "… v1") is no answer.
         let listed: Vec<String> = listing.lines().map(|line| skeleton(&plain(line, refs.as_ref()))).collect();
-        // What the call made the page show: its result's lines the listing did not hold.
-        let shown: Vec<String> = result
-            .lines()
-            .map(|line| plain(line, refs.as_ref()))
-            .filter(|t| !listed.contains(&skeleton(t)))
-            .collect();
-        let shown = shown.join("\n");
+        // The element acted on, as the listing named it: a labelled value counts on the page a
+        // click on the task's subject opened ("Garden hose"), not on any product's page.
+        let acted_label: String =
+            acted_on.iter().filter_map(|id| label_of(listing, id)).collect::<Vec<_>>().join(" ");
         result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id))).any(|line| {
             let text = plain(line, refs.as_ref());
             let by_task = words_shared(&asked, &text) >= ANSWER_WORDS
                 && cue.as_ref().is_none_or(|cue| words_shared(cue, &text) > 0);
-            let named = match &cue {
-                Some(cue) => names_all(cue, &text).then(|| cue.clone()),
-                None => label_asked(&asked, &text),
+            let by_label = || {
+                let named = match &cue {
+                    Some(cue) => names_all(cue, &text).then(|| cue.clone()),
+                    None => label_asked(&asked, &text),
+                };
+                named.is_some_and(|named| subject_named(&asked, &named, &acted_label))
             };
-            (by_task || named.is_some_and(|named| about_task(&asked, &named, &shown)))
+            (by_task || by_label())
                 && own_values(&text, &known).any(|value| !seen_in(&task, value))
                 && !listed.contains(&skeleton(&text))
         })
@@ -108,12 +111,15 @@ fn label_asked(asked: &[String], text: &str) -> Option<Vec<String>> {
     (!words.is_empty() && words.iter().all(|w| asked.contains(w))).then_some(words)
 }
 
-/// Whether what the call made the page show (`shown`) names the task's subject: at least
-/// [`ANSWER_WORDS`] words of the task besides `named`, those the labelled line holds ("Garden
-/// hose" on the product page the click opened, not only "SKU", which any product's page shows).
-fn about_task(asked: &[String], named: &[String], shown: &str) -> bool {
+/// Whether the element acted on (`acted_label`, its label in the listing) is the task's subject:
+/// every word of its label is one of the task's, besides `named` (what the answer is asked in),
+/// or [`ANSWER_WORDS`] of them are. "Garden hose" for "Open the Garden hose's product page and
+/// answer with its SKU"; not "Blue mug", whose page shows an SKU too.
+fn subject_named(asked: &[String], named: &[String], acted_label: &str) -> bool {
     let rest: Vec<String> = asked.iter().filter(|w| !named.contains(w)).cloned().collect();
-    words_shared(&rest, shown) >= ANSWER_WORDS
+    let words = asked_words(acted_label);
+    !words.is_empty()
+        && (words.iter().all(|w| rest.contains(w)) || words_shared(&rest, acted_label) >= ANSWER_WORDS)
 }
 
 /// Whether the task ends by asking for its answer: a question, or what to answer with ("… and
@@ -179,7 +185,8 @@ fn skeleton(text: &str) -> String {
         .join(" ")
 }
 
-/// The fewest words of the task a line that appeared must share to be the answer.
+/// The fewest words of the task a line that appeared must share to be the answer, and the
+/// label of the element acted on to name the task's subject (when not all its words are the task's).
 const ANSWER_WORDS: usize = 2;
 
 /// `word` without a tag it holds (`<button#add-2.col-6>),` → `),`): a `<` up to the next `>`.

@@ -121,7 +121,11 @@ impl RunState<'_> {
                 if !output.lists && self.acknowledges_only(&spec.name, &action.args, &observation) {
                     self.acknowledged.insert(step);
                 }
-                if self.answer_appeared(spec, &action.args, &observation) {
+                // Read only by `answer_after_result`, which needs the focused answer and no warnings.
+                if agent.config.focused_answer
+                    && output.warnings.is_empty()
+                    && self.answer_appeared(spec, &action.args, &observation)
+                {
                     self.appeared = Some(step);
                 }
                 // After `note_acted`, which reads the listing the call acted on.

@@ -60,13 +60,23 @@ test("snapshot: header, roles, names, states, table rows, headings; refs work as
   assert.match(item, /^@e\d+ text "SKU: GH-311"$/m);
   assert.match(item, /^@e\d+ text "In stock: 4"$/m);
   assert.doesNotMatch(item, /^@e\d+ text "(SKU|GH-311|4)"$/m);
-  // A definition holding a control stays apart: its link keeps its ref.
-  await tab.evaluate(() =>
-    document.body.insertAdjacentHTML("beforeend", '<dl><dt>Manual</dt><dd><a href="#manual">Download</a></dd></dl>'),
-  );
+  // A definition holding a control, a heading or a row stays apart (its ref kept, nothing listed
+  // twice), and so does a paragraph (a long definition is not cut to a line).
+  const long = "You may return any item within 30 days of delivery, unused and in its box, for a full refund.";
+  await tab.evaluate((long) => {
+    document.body.insertAdjacentHTML(
+      "beforeend",
+      `<dl><dt>Manual</dt><dd><a href="#manual">Download</a></dd>
+        <dt>Sizes</dt><dd><table><tr><td>Small</td><td>Large</td></tr></table></dd>
+        <dt>Returns</dt><dd>${long}</dd></dl>`,
+    );
+  }, long);
   const manual = (await ok("snapshot")).text;
   assert.match(manual, /^@e\d+ text "Manual"$/m);
   assert.match(manual, /^@e\d+ link "Download"$/m);
+  assert.match(manual, /^@e\d+ text "Sizes"$/m);
+  assert.equal(manual.match(/Small \| Large/g)?.length, 1, manual);
+  assert.match(manual, new RegExp(`^@e\\d+ text "${long}"$`, "m"));
 
   await tab.goto(site("form.html"));
   const form = (await ok("snapshot")).text;
