@@ -665,3 +665,38 @@ fn an_accepted_focused_answer_is_tidied_and_the_reply_kept() {
     let (_, result, _) = run(vec![act("list_invoices", json!({})), answer(junk)], AgentConfig::default());
     assert_eq!(result.answer, junk);
 }
+
+#[test]
+fn an_answer_right_after_the_answer_appeared_must_state_its_value() {
+    // SmolLM2, asked for the answer alone once its click showed "SKU: GH-311", answered with other
+    // words of the results and reported a success (web bench follow-link at 8fb947f).
+    let listing = "@e1 link 'Home'\n@e2 text 'Prices include VAT.'\n@e16 link 'Garden hose'";
+    let opened = "Clicked (link \"Garden hose\", <a>). It opened this page:\npage \"Garden hose\"\n\
+                  @e1 link 'Home'\n@e10 heading 'Garden hose'\n@e11 text 'SKU: GH-311'";
+    let run = |first: &str| {
+        let h = Harness::new(
+            ScriptedModel::new(vec![
+                act("snapshot", json!({})),
+                act("click", json!({"ref": "@e16"})),
+                bare_answer(first),
+                bare_answer("GH-311"),
+                answer("GH-311"),
+            ]),
+            FakeTools::new()
+                .script("snapshot", vec![Behaviour::Ok(json!(listing))])
+                .script("click", vec![Behaviour::Lists(json!(opened))]),
+            page_specs(),
+            AgentConfig::default(),
+        );
+        h.run("Open the Garden hose's product page and answer with its SKU.").0
+    };
+    let result = run("The price list includes VAT, and the Garden hose has a page.");
+    assert!(result.success, "{}", result.answer);
+    assert_eq!(result.answer, "GH-311");
+    let refused = result.turns.iter().find(|t| t.outcome == Outcome::Failed).expect("a refused answer");
+    assert!(refused.observation.contains("SKU: GH-311"), "{}", refused.observation);
+    // An answer stating the value is taken as it is.
+    let result = run("The SKU is GH-311.");
+    assert_eq!(result.answer, "The SKU is GH-311.");
+    assert!(result.turns.iter().all(|t| t.outcome != Outcome::Failed));
+}

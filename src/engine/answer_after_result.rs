@@ -49,7 +49,8 @@ impl RunState<'_> {
     /// (`page_action.rs`, `answer_appeared`, judged when the call returned: `RunState::appeared`).
     fn last_call_answered(&self, spec: &ToolSpec) -> bool {
         let Some(turn) = self.turns.last() else { return false };
-        turn.action.as_ref().is_some_and(|a| a.tool == spec.name) && self.appeared == Some(turn.step)
+        turn.action.as_ref().is_some_and(|a| a.tool == spec.name)
+            && self.appeared.as_ref().is_some_and(|a| a.step == turn.step)
     }
 
     /// Whether the task states a name no call sent and no result holds (see the module's text).

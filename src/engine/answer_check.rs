@@ -122,11 +122,15 @@ impl RunState<'_> {
         if !self.agent.config.grounding {
             return Verdict::Accept;
         }
+        // An answer stating values no tool returned gets the more telling refusal, below.
+        let missed = self.misses_what_appeared(answer).filter(|_| self.unfounded(answer).is_none());
         let message = if placeholder(answer) {
             Some("Your final_answer is a placeholder like those of the reply format: it is not an answer to the task.")
         } else if echoes_the_quote(answer, &self.task) {
             Some("Your final_answer only repeats the words the task quotes: it is not an answer to the task.")
         } else if let Some(said) = self.untold_item_answer(answer) {
+            Some(said)
+        } else if let Some(said) = missed.as_deref() {
             Some(said)
         } else if parroted(answer, &self.keels_words(), || self.seen_text(false)) {
             Some("Your final_answer repeats keel's own note or plan: it is not an answer to the task.")

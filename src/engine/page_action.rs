@@ -20,6 +20,7 @@ use super::provenance::id_fields;
 use super::provenance::producer_output;
 use super::recovering::has_token;
 use super::run::RunState;
+use crate::text::clip;
 use crate::tools::ToolSpec;
 
 impl RunState<'_> {
@@ -52,12 +53,12 @@ impl RunState<'_> {
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
     /// code and the opened question's answer, clicked on until its step budget ran out. Judged
     /// when the call returns, against the listing it acted on (`RunState::appeared`).
-    pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> bool {
+    pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> Option<String> {
         if spec.read_only || spec.refs_from.is_empty() || !ends_asking(&self.task) {
-            return false;
+            return None;
         }
         let tools = &self.agent.tools;
-        let Some(listing) = producer_output(tools, &self.outputs, spec).map(|l| l.text) else { return false };
+        let listing = producer_output(tools, &self.outputs, spec)?.text;
         let sent = args.to_string().to_lowercase();
         let known = format!("{}\n{sent}", listing.to_lowercase());
         // The task's words, not its numbers nor what the call sent ("Add 2 tea kettles": the
@@ -75,23 +76,60 @@ impl RunState<'_> {
         // click on the task's subject opened ("Garden hose"), not on any product's page.
         let acted_label: String =
             acted_on.iter().filter_map(|id| label_of(listing, id)).collect::<Vec<_>>().join(" ");
-        result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id))).any(|line| {
-            let text = plain(line, refs.as_ref());
-            let by_task = words_shared(&asked, &text) >= ANSWER_WORDS
-                && cue.as_ref().is_none_or(|cue| words_shared(cue, &text) > 0);
+        let lines = result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id)));
+        lines.map(|line| plain(line, refs.as_ref())).find(|text| {
+            let text = text.as_str();
+            let by_task = words_shared(&asked, text) >= ANSWER_WORDS
+                && cue.as_ref().is_none_or(|cue| words_shared(cue, text) > 0);
             let by_label = || {
                 let named = match &cue {
-                    Some(cue) => names_all(cue, &text).then(|| cue.clone()),
-                    None => label_asked(&asked, &text),
+                    Some(cue) => names_all(cue, text).then(|| cue.clone()),
+                    None => label_asked(&asked, text),
                 };
                 named.is_some_and(|named| subject_named(&asked, &named, &acted_label))
             };
             (by_task || by_label())
-                && own_values(&text, &known).any(|value| !seen_in(&task, value))
-                && !listed.contains(&skeleton(&text))
+                && own_values(text, &known).any(|value| !seen_in(&task, value))
+                && !listed.contains(&skeleton(text))
         })
     }
+
+    /// Why `answer`, the model's answer right after a call that showed the answer appear
+    /// ([`Appeared`]), is no answer: it states none of the values of the line that appeared.
+    /// SmolLM2, asked for the answer alone after its click opened the Garden hose's page ("SKU:
+    /// GH-311"), answered "The price list includes VAT. The order form is a shopping cart, …",
+    /// every word of it from the results, and the run reported a success (web bench follow-link).
+    pub(crate) fn misses_what_appeared(&self, answer: &str) -> Option<String> {
+        let appeared = self.appeared.as_ref()?;
+        let last_call = self.turns.iter().rev().find(|t| t.action.is_some())?;
+        if last_call.step != appeared.step {
+            return None;
+        }
+        let task = self.task.to_lowercase();
+        let said = answer.to_lowercase();
+        let mut values = own_values(&appeared.line, &task).peekable();
+        values.peek()?;
+        if values.any(|value| seen_in(&said, &value.to_lowercase())) {
+            return None;
+        }
+        Some(format!(
+            "Your final_answer does not state what the page showed for the task (\"{}\"): it is not an answer to the task.",
+            clip(appeared.line.trim(), QUOTED_LINE_CHARS)
+        ))
+    }
 }
+
+/// A page action's result line that showed the answer appear, and its step (`RunState::appeared`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Appeared {
+    /// The step of the call.
+    pub step: u32,
+    /// The line, as [`RunState::answer_appeared`] read it (without refs and addresses).
+    pub line: String,
+}
+
+/// How much of the line that appeared a refusal quotes.
+const QUOTED_LINE_CHARS: usize = 200;
 
 /// Whether `text` names every word of `cue` (the words the task asks the answer in): "SKU:
 /// GH-311" for "… and answer with its SKU", one word of the task but all it asks for. Qwen opened

@@ -15,6 +15,7 @@ use super::gave_up::says_not_done;
 use super::model_turn::Ask;
 use super::narrowing::Narrowings;
 use super::output::Repair;
+use super::page_action::Appeared;
 use super::prompt::MemoryLines;
 use super::recovering::UnfixedCalls;
 use super::save::Redaction;
@@ -83,10 +84,10 @@ pub(crate) struct RunState<'a> {
     /// The steps whose call only acknowledged a page action (`page_action.rs`, `acknowledges_only`),
     /// judged when the call returned, against the listing it acted on (`seen.rs`).
     pub(crate) acknowledged: BTreeSet<u32>,
-    /// The latest step whose page action showed the answer appear (`page_action.rs`,
+    /// The latest step whose page action showed the answer appear, with the line (`page_action.rs`,
     /// `answer_appeared`), judged when the call returned, against the listing it acted on (a
     /// result that lists the page it opened is its own next listing). Not known after a resume.
-    pub(crate) appeared: Option<u32>,
+    pub(crate) appeared: Option<Appeared>,
     /// Tools whose identical call returned an identical result again, or was refused as a repeat
     /// of a failed call, since the last new call: left out of the constrained step schema until a
     /// new call succeeds or fails, so a greedy model cannot loop on them (nor alternate between two).

@@ -11,6 +11,7 @@ use super::failure_log::NewFailure;
 use super::guard::{guarded, pause, Guarded};
 use super::narrowing::Narrowing;
 use super::observation::describe_output;
+use super::page_action::Appeared;
 use super::run::{RunState, Stop};
 use super::value_forms::add_other_forms;
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
@@ -122,11 +123,10 @@ impl RunState<'_> {
                     self.acknowledged.insert(step);
                 }
                 // Read only by `answer_after_result`, which needs the focused answer and no warnings.
-                if agent.config.focused_answer
-                    && output.warnings.is_empty()
-                    && self.answer_appeared(spec, &action.args, &observation)
-                {
-                    self.appeared = Some(step);
+                if agent.config.focused_answer && output.warnings.is_empty() {
+                    if let Some(line) = self.answer_appeared(spec, &action.args, &observation) {
+                        self.appeared = Some(Appeared { step, line });
+                    }
                 }
                 // After `note_acted`, which reads the listing the call acted on.
                 let replaced = self.outputs.insert(&spec.name, observation.clone(), step, output.lists);
