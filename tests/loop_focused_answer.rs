@@ -694,7 +694,7 @@ fn an_answer_right_after_the_answer_appeared_must_state_its_value() {
     assert!(result.success, "{}", result.answer);
     assert_eq!(result.answer, "GH-311");
     let refused = result.turns.iter().find(|t| t.outcome == Outcome::Failed).expect("a refused answer");
-    assert!(refused.observation.contains("SKU: GH-311"), "{}", refused.observation);
+    assert!(refused.observation.contains("for the task (\"SKU: GH-311\")"), "{}", refused.observation);
     // An answer stating the value is taken as it is.
     let result = run("The SKU is GH-311.");
     assert_eq!(result.answer, "The SKU is GH-311.");

@@ -112,9 +112,11 @@ impl RunState<'_> {
         if values.any(|value| seen_in(&said, &value.to_lowercase())) {
             return None;
         }
+        // The line's quoted text where it has some: `text "SKU: GH-311"` is quoted as "SKU: GH-311".
+        let shown = quotes(&appeared.line).into_iter().next().unwrap_or(appeared.line.trim());
         Some(format!(
             "Your final_answer does not state what the page showed for the task (\"{}\"): it is not an answer to the task.",
-            clip(appeared.line.trim(), QUOTED_LINE_CHARS)
+            clip(shown, QUOTED_LINE_CHARS)
         ))
     }
 }
