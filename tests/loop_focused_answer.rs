@@ -407,19 +407,7 @@ fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
             "Clicked (link \"{title}\", <a>). It opened this page:\npage \"{title}\"\n\
              @e1 link 'Home'\n@e10 heading '{title}'\n{lines}\n@e19 link 'Back to the price list'"
         );
-        let h = Harness::new(
-            ScriptedModel::new(vec![
-                act("snapshot", json!({})),
-                act("click", json!({"ref": clicked})),
-                bare_answer("GH-311"),
-                answer("GH-311"),
-            ]),
-            FakeTools::new()
-                .script("snapshot", vec![Behaviour::Ok(json!(listing))])
-                .script("click", vec![Behaviour::Lists(json!(opened))]),
-            page_specs(),
-            AgentConfig::default(),
-        );
+        let h = opening_click(listing, clicked, &opened, vec![bare_answer("GH-311"), answer("GH-311")]);
         let (result, _) = h.run(task);
         let asked_alone = h.model.requests.borrow()[2].messages.len() == 2;
         (asked_alone, result)
@@ -441,6 +429,21 @@ fn a_click_that_lists_the_page_it_opened_is_judged_against_the_page_it_left() {
     let listed = "Find the Garden hose in the price list, open its page and answer with its SKU.";
     assert!(!run(listed, "@e17", "@e11 text 'SKU: BM-204'\n@e12 text 'Price: €8.50'").0);
     assert!(run(listed, "@e16", "@e11 text 'SKU: GH-311'\n@e12 text 'Price: €24.90'").0);
+}
+
+/// A run that lists `listing`, clicks `clicked` (a click whose result lists the page it opened,
+/// `opened`), then replies `after`.
+fn opening_click(listing: &str, clicked: &str, opened: &str, after: Vec<Reply>) -> Harness {
+    let mut replies = vec![act("snapshot", json!({})), act("click", json!({"ref": clicked}))];
+    replies.extend(after);
+    Harness::new(
+        ScriptedModel::new(replies),
+        FakeTools::new()
+            .script("snapshot", vec![Behaviour::Ok(json!(listing))])
+            .script("click", vec![Behaviour::Lists(json!(opened))]),
+        page_specs(),
+        AgentConfig::default(),
+    )
 }
 
 /// The quoted label on the line of `listing` that holds `reference`.
@@ -674,19 +677,11 @@ fn an_answer_right_after_the_answer_appeared_must_state_its_value() {
     let opened = "Clicked (link \"Garden hose\", <a>). It opened this page:\npage \"Garden hose\"\n\
                   @e1 link 'Home'\n@e10 heading 'Garden hose'\n@e11 text 'SKU: GH-311'";
     let run = |first: &str| {
-        let h = Harness::new(
-            ScriptedModel::new(vec![
-                act("snapshot", json!({})),
-                act("click", json!({"ref": "@e16"})),
-                bare_answer(first),
-                bare_answer("GH-311"),
-                answer("GH-311"),
-            ]),
-            FakeTools::new()
-                .script("snapshot", vec![Behaviour::Ok(json!(listing))])
-                .script("click", vec![Behaviour::Lists(json!(opened))]),
-            page_specs(),
-            AgentConfig::default(),
+        let h = opening_click(
+            listing,
+            "@e16",
+            opened,
+            vec![bare_answer(first), bare_answer("GH-311"), answer("GH-311")],
         );
         h.run("Open the Garden hose's product page and answer with its SKU.").0
     };
