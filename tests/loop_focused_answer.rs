@@ -694,4 +694,17 @@ fn an_answer_right_after_the_answer_appeared_must_state_its_value() {
     let result = run("The SKU is GH-311.");
     assert_eq!(result.answer, "The SKU is GH-311.");
     assert!(result.turns.iter().all(|t| t.outcome != Outcome::Failed));
+    // Every line that appeared counts, not only the first: the order's number under its parcels'.
+    let opened = "Clicked (button \"Place order\", <button>). It opened this page:\npage \"Thank you\"\n\
+                  @e1 link 'Home'\n@e5 text 'Order of 3 items, number of parcels: 2'\n@e6 text 'Order number: PO-5521'";
+    let h = opening_click(
+        "@e1 link 'Home'\n@e4 button 'Place order'",
+        "@e4",
+        opened,
+        vec![bare_answer("PO-5521"), answer("PO-5521")],
+    );
+    let (result, _) = h.run("Place the order and answer with the order number.");
+    assert_eq!(h.model.requests.borrow()[2].messages.len(), 2, "the answer is asked for alone");
+    assert_eq!(result.answer, "PO-5521");
+    assert!(result.turns.iter().all(|t| t.outcome != Outcome::Failed));
 }

@@ -1,7 +1,9 @@
 //! Checks on a reply before the loop takes it: a reply refused as a step (unreadable, or against
 //! the tool choice) is escalated when the model sends the same one again, and a final answer
 //! stating facts nothing in the run supports gets an `UNGROUNDED_ANSWER` envelope and one more
-//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`), an
+//! step (`grounding.rs`), as does an answer that is no answer (`parrot.rs`, `unrelated.rs`; an id
+//! no result told of, `unreturned_item.rs`; none of the values a page action showed appear right
+//! before it, `page_action.rs`), an
 //! answer leaving out a part of the task a tool never called would do (`task_parts.rs`) and a
 //! grounded answer that is not what the task asks for (`answer_shape.rs`); if the model persists,
 //! the run ends unsuccessful with an honest answer.

@@ -7,14 +7,15 @@
 //! whole step follows instead. A call whose result states a value the listing did not (an order
 //! number after "Place order", an invoice's total) still gets the request for the answer alone,
 //! and so does a tool declared read-only, whose result is what it reads. Whether the answer the
-//! task asks for appeared in a page action's result (`answer_appeared`) is read here too.
+//! task asks for appeared in a page action's result (`answer_appeared`) is read here too, and
+//! whether an answer right after it states it (`misses_what_appeared`).
 
 use serde_json::Value;
 
 use regex_lite::Regex;
 
 use super::facts::{quotes, seen_in};
-use super::grounding::own_values;
+use super::grounding::{own_values, states_from};
 use super::named_line::{asked_words, label_of, words_shared};
 use super::provenance::id_fields;
 use super::provenance::producer_output;
@@ -42,7 +43,7 @@ impl RunState<'_> {
         nothing_new
     }
 
-    /// Whether `spec`'s call with `args`, which acts on a listed element, returned a line that
+    /// The lines, when `spec`'s call with `args`, which acts on a listed element, returned any that
     /// states a value neither the latest listing nor `args` hold and either shares
     /// [`ANSWER_WORDS`] words or more with the task (and a word of what it asks the answer in,
     /// where it says so), or, after a call on the task's subject ([`subject_named`]), names every
@@ -53,7 +54,7 @@ impl RunState<'_> {
     /// (`answer_after_result.rs`). On the web bench Qwen, shown the order number, the revealed
     /// code and the opened question's answer, clicked on until its step budget ran out. Judged
     /// when the call returns, against the listing it acted on (`RunState::appeared`).
-    pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> Option<String> {
+    pub(crate) fn answer_appeared(&self, spec: &ToolSpec, args: &Value, result: &str) -> Option<Vec<String>> {
         if spec.read_only || spec.refs_from.is_empty() || !ends_asking(&self.task) {
             return None;
         }
@@ -77,28 +78,33 @@ impl RunState<'_> {
         let acted_label: String =
             acted_on.iter().filter_map(|id| label_of(listing, id)).collect::<Vec<_>>().join(" ");
         let lines = result.lines().filter(|line| !acted_on.iter().any(|id| has_token(line, id)));
-        lines.map(|line| plain(line, refs.as_ref())).find(|text| {
-            let text = text.as_str();
-            let by_task = words_shared(&asked, text) >= ANSWER_WORDS
-                && cue.as_ref().is_none_or(|cue| words_shared(cue, text) > 0);
-            let by_label = || {
-                let named = match &cue {
-                    Some(cue) => names_all(cue, text).then(|| cue.clone()),
-                    None => label_asked(&asked, text),
+        let appeared: Vec<String> = lines
+            .map(|line| plain(line, refs.as_ref()))
+            .filter(|text| {
+                let text = text.as_str();
+                let by_task = words_shared(&asked, text) >= ANSWER_WORDS
+                    && cue.as_ref().is_none_or(|cue| words_shared(cue, text) > 0);
+                let by_label = || {
+                    let named = match &cue {
+                        Some(cue) => names_all(cue, text).then(|| cue.clone()),
+                        None => label_asked(&asked, text),
+                    };
+                    named.is_some_and(|named| subject_named(&asked, &named, &acted_label))
                 };
-                named.is_some_and(|named| subject_named(&asked, &named, &acted_label))
-            };
-            (by_task || by_label())
-                && own_values(text, &known).any(|value| !seen_in(&task, value))
-                && !listed.contains(&skeleton(text))
-        })
+                (by_task || by_label())
+                    && own_values(text, &known).any(|value| !seen_in(&task, value))
+                    && !listed.contains(&skeleton(text))
+            })
+            .collect();
+        (!appeared.is_empty()).then_some(appeared)
     }
 
     /// Why `answer`, the model's answer right after a call that showed the answer appear
-    /// ([`Appeared`]), is no answer: it states none of the values of the line that appeared.
-    /// SmolLM2, asked for the answer alone after its click opened the Garden hose's page ("SKU:
-    /// GH-311"), answered "The price list includes VAT. The order form is a shopping cart, …",
-    /// every word of it from the results, and the run reported a success (web bench follow-link).
+    /// ([`Appeared`]), is no answer: it states no value of the lines that appeared, as written or
+    /// as a number (`states_from`). SmolLM2, asked for the answer alone after its click opened the
+    /// Garden hose's page ("SKU: GH-311"), answered "The price list includes VAT. The order form is
+    /// a shopping cart, …", every word of it from the results, and the run reported a success (web
+    /// bench follow-link). Only with the focused answer on, as `appeared` is set only then.
     pub(crate) fn misses_what_appeared(&self, answer: &str) -> Option<String> {
         let appeared = self.appeared.as_ref()?;
         let last_call = self.turns.iter().rev().find(|t| t.action.is_some())?;
@@ -107,27 +113,34 @@ impl RunState<'_> {
         }
         let task = self.task.to_lowercase();
         let said = answer.to_lowercase();
-        let mut values = own_values(&appeared.line, &task).peekable();
-        values.peek()?;
-        if values.any(|value| seen_in(&said, &value.to_lowercase())) {
+        let with_values: Vec<&String> =
+            appeared.lines.iter().filter(|line| own_values(line, &task).next().is_some()).collect();
+        let first = with_values.first()?;
+        let stated = with_values.iter().any(|line| {
+            own_values(line, &task).any(|value| seen_in(&said, value))
+                || states_from(answer, &line.to_lowercase(), &task)
+        });
+        if stated {
             return None;
         }
-        // The line's quoted text where it has some: `text "SKU: GH-311"` is quoted as "SKU: GH-311".
-        let shown = quotes(&appeared.line).into_iter().next().unwrap_or(appeared.line.trim());
+        // The line's quoted text that holds its value, where it has some: `text "SKU: GH-311"` is
+        // quoted as "SKU: GH-311".
+        let quoted = quotes(first).into_iter().find(|q| own_values(q, &task).next().is_some());
         Some(format!(
             "Your final_answer does not state what the page showed for the task (\"{}\"): it is not an answer to the task.",
-            clip(shown, QUOTED_LINE_CHARS)
+            clip(quoted.unwrap_or(first.trim()), QUOTED_LINE_CHARS)
         ))
     }
 }
 
-/// A page action's result line that showed the answer appear, and its step (`RunState::appeared`).
+/// The lines of a page action's result that showed the answer appear, and its step
+/// (`RunState::appeared`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Appeared {
     /// The step of the call.
     pub step: u32,
-    /// The line, as [`RunState::answer_appeared`] read it (without refs and addresses).
-    pub line: String,
+    /// The lines, as [`RunState::answer_appeared`] read them (without refs and addresses).
+    pub lines: Vec<String>,
 }
 
 /// How much of the line that appeared a refusal quotes.

@@ -122,10 +122,11 @@ impl RunState<'_> {
                 if !output.lists && self.acknowledges_only(&spec.name, &action.args, &observation) {
                     self.acknowledged.insert(step);
                 }
-                // Read only by `answer_after_result`, which needs the focused answer and no warnings.
+                // Read by `answer_after_result` (which asks for the answer alone only with the
+                // focused answer on and no warnings) and by the answer check after it.
                 if agent.config.focused_answer && output.warnings.is_empty() {
-                    if let Some(line) = self.answer_appeared(spec, &action.args, &observation) {
-                        self.appeared = Some(Appeared { step, line });
+                    if let Some(lines) = self.answer_appeared(spec, &action.args, &observation) {
+                        self.appeared = Some(Appeared { step, lines });
                     }
                 }
                 // After `note_acted`, which reads the listing the call acted on.
