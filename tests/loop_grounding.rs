@@ -8,7 +8,7 @@ use keel::engine::{AgentConfig, Outcome};
 use keel::errors::{ErrorCode, RawFailure};
 use keel::store::EndReason;
 use keel::tools::ToolSpec;
-use serde_json::json;
+use serde_json::{json, Value};
 use support::*;
 
 fn invoice_run(script: Vec<Reply>, config: AgentConfig) -> (Harness, keel::engine::RunResult) {
@@ -534,41 +534,52 @@ fn a_term_the_task_uses_that_no_tool_echoes_is_no_item() {
 fn an_id_typed_into_the_page_is_not_a_result_about_it() {
     // The web bench's long-page (b187d71): the id typed into a search box and not sent, then
     // another part's price given for it.
+    let listing =
+        "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e2 text \"P-0002 Washer — €12.38\"\n\
+                   @e12 searchbox \"Search the shop\"";
+    let typed = Behaviour::Ok(json!("Typed \"P-0287\" into @e12 (searchbox \"Search the shop\", <input>)."));
+    let result = parts_page_run(
+        listing,
+        typed,
+        json!({"ref": "@e12", "text": "P-0287"}),
+        vec![
+            answer("The price of part P-0287 in the catalogue is €31.19."),
+            answer("The price of part P-0287 in the catalogue is €31.19."),
+        ],
+    );
+    let envelope = &result.turns[2].observation;
+    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("about 'P-0287'"), "{envelope}");
+    assert!(!result.success, "{}", result.answer);
+    assert_eq!(result.ungrounded, ["P-0287"]);
+}
+
+/// A run on a parts page for "What is the price of part P-0287 in the catalogue?": `snapshot`
+/// lists `listing`, the model types with `args` (`type` answers `typed`; with submit it sends its
+/// form), then replies `after`.
+fn parts_page_run(
+    listing: &str,
+    typed: Behaviour,
+    args: Value,
+    after: Vec<Reply>,
+) -> keel::engine::RunResult {
     let reference = json!({"type": "string", "pattern": "^@?e[0-9]+$"});
     let specs = vec![
         ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
             .read_only(),
         ToolSpec::new(
             "type",
-            "Types a text into the field with this ref.",
-            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"}},
-                   "required": ["ref", "text"]}),
+            "Types a text into the field with this ref; with submit, sends its form.",
+            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"},
+                   "submit": {"type": "boolean"}}, "required": ["ref", "text"]}),
         )
         .with_refs_from(["snapshot"]),
     ];
-    let listing =
-        "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e2 text \"P-0002 Washer — €12.38\"\n\
-                   @e12 searchbox \"Search the shop\"";
-    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]).script(
-        "type",
-        vec![Behaviour::Ok(json!("Typed \"P-0287\" into @e12 (searchbox \"Search the shop\", <input>)."))],
-    );
-    let h = Harness::new(
-        ScriptedModel::new(vec![
-            act("snapshot", json!({})),
-            act("type", json!({"ref": "@e12", "text": "P-0287"})),
-            answer("The price of part P-0287 in the catalogue is €31.19."),
-            answer("The price of part P-0287 in the catalogue is €31.19."),
-        ]),
-        tools,
-        specs,
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run("What is the price of part P-0287 in the catalogue?");
-    let envelope = &result.turns[2].observation;
-    assert!(envelope.contains("UNGROUNDED_ANSWER") && envelope.contains("about 'P-0287'"), "{envelope}");
-    assert!(!result.success, "{}", result.answer);
-    assert_eq!(result.ungrounded, ["P-0287"]);
+    let tools =
+        FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]).script("type", vec![typed]);
+    let mut script = vec![act("snapshot", json!({})), act("type", args)];
+    script.extend(after);
+    let h = Harness::new(ScriptedModel::new(script), tools, specs, AgentConfig::default());
+    h.run("What is the price of part P-0287 in the catalogue?").0
 }
 
 #[test]
@@ -608,36 +619,16 @@ fn an_answer_that_is_only_the_id_the_task_names_is_no_answer() {
 #[test]
 fn an_id_typed_and_sent_whose_result_lists_it_is_returned() {
     // The search sent with the id: its result lists the page that holds it, so the answer stands.
-    let reference = json!({"type": "string", "pattern": "^@?e[0-9]+$"});
-    let specs = vec![
-        ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
-            .read_only(),
-        ToolSpec::new(
-            "type",
-            "Types a text into the field with this ref; with submit, sends its form.",
-            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"},
-                   "submit": {"type": "boolean"}}, "required": ["ref", "text"]}),
-        )
-        .with_refs_from(["snapshot"]),
-    ];
     let listing = "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e12 searchbox \"Search the shop\"";
     let found =
         "Typed into (searchbox \"Search the shop\", <input>). It opened this page:\npage \"Search\"\n\
                  @e1 text \"P-0287 Hex bolt — €44.10\"";
-    let tools = FakeTools::new()
-        .script("snapshot", vec![Behaviour::Ok(json!(listing))])
-        .script("type", vec![Behaviour::Lists(json!(found))]);
-    let h = Harness::new(
-        ScriptedModel::new(vec![
-            act("snapshot", json!({})),
-            act("type", json!({"ref": "@e12", "text": "P-0287", "submit": true})),
-            answer("Part P-0287 costs €44.10."),
-        ]),
-        tools,
-        specs,
-        AgentConfig::default(),
+    let result = parts_page_run(
+        listing,
+        Behaviour::Lists(json!(found)),
+        json!({"ref": "@e12", "text": "P-0287", "submit": true}),
+        vec![answer("Part P-0287 costs €44.10.")],
     );
-    let (result, _) = h.run("What is the price of part P-0287 in the catalogue?");
     assert!(
         result.success,
         "{}: {:?}",
@@ -651,35 +642,14 @@ fn an_id_typed_and_sent_whose_result_lists_it_is_returned() {
 fn the_tasks_id_typed_into_the_page_then_given_alone_is_no_answer() {
     // Qwen on the web bench's long-page (ab2bfc6): its answer about P-0287 refused, it typed the id
     // into the search box earlier, then answered "P-0287".
-    let reference = json!({"type": "string", "pattern": "^@?e[0-9]+$"});
-    let specs = vec![
-        ToolSpec::new("snapshot", "Lists the page's elements with their refs.", json!({"type": "object"}))
-            .read_only(),
-        ToolSpec::new(
-            "type",
-            "Types a text into the field with this ref.",
-            json!({"type": "object", "properties": {"ref": reference, "text": {"type": "string"}},
-                   "required": ["ref", "text"]}),
-        )
-        .with_refs_from(["snapshot"]),
-    ];
     let listing = "page \"Parts\"\n@e1 text \"P-0001 Wing nut — €31.19\"\n@e12 searchbox \"Search the shop\"";
-    let tools = FakeTools::new().script("snapshot", vec![Behaviour::Ok(json!(listing))]).script(
-        "type",
-        vec![Behaviour::Ok(json!("Typed \"P-0287\" into @e12 (searchbox \"Search the shop\", <input>)."))],
+    let typed = Behaviour::Ok(json!("Typed \"P-0287\" into @e12 (searchbox \"Search the shop\", <input>)."));
+    let result = parts_page_run(
+        listing,
+        typed,
+        json!({"ref": "@e12", "text": "P-0287"}),
+        vec![answer("P-0287"), answer("P-0287")],
     );
-    let h = Harness::new(
-        ScriptedModel::new(vec![
-            act("snapshot", json!({})),
-            act("type", json!({"ref": "@e12", "text": "P-0287"})),
-            answer("P-0287"),
-            answer("P-0287"),
-        ]),
-        tools,
-        specs,
-        AgentConfig::default(),
-    );
-    let (result, _) = h.run("What is the price of part P-0287 in the catalogue?");
     assert!(
         result.turns[2].observation.contains("only repeats the id the task names"),
         "{}",

@@ -25,6 +25,15 @@ use crate::text::clip;
 use crate::tools::ToolSpec;
 
 impl RunState<'_> {
+    /// What a call of `spec` with `args` acted on: the latest listing of its producers, and that
+    /// listing with the call's arguments, lowercased — what its result may repeat without stating
+    /// anything new. `None` when no producer has run.
+    fn acted_on(&self, spec: &ToolSpec, args: &Value) -> Option<(&str, String)> {
+        let listing = producer_output(&self.agent.tools, &self.outputs, spec)?.text;
+        let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
+        Some((listing, known))
+    }
+
     /// Whether `tool`, not declared read-only, acts on an id or a ref another tool gives and its
     /// `result` states no value (a token with a digit) that neither the latest listing of its producers
     /// nor the call's own `args` hold. Addresses (`http://…`, where a navigation went) and markup
@@ -36,8 +45,7 @@ impl RunState<'_> {
             return false;
         }
         // No producer, or none has run: nothing was listed to act on.
-        let Some(listing) = producer_output(tools, &self.outputs, spec).map(|l| l.text) else { return false };
-        let known = format!("{}\n{}", listing.to_lowercase(), args.to_string().to_lowercase());
+        let Some((_, known)) = self.acted_on(spec, args) else { return false };
         let text = plain(result, None);
         let nothing_new = own_values(&text, &known).next().is_none();
         nothing_new
@@ -58,10 +66,8 @@ impl RunState<'_> {
         if spec.read_only || spec.refs_from.is_empty() || !ends_asking(&self.task) {
             return None;
         }
-        let tools = &self.agent.tools;
-        let listing = producer_output(tools, &self.outputs, spec)?.text;
+        let (listing, known) = self.acted_on(spec, args)?;
         let sent = args.to_string().to_lowercase();
-        let known = format!("{}\n{sent}", listing.to_lowercase());
         // The task's words, not its numbers nor what the call sent ("Add 2 tea kettles": the
         // cart's line names them all), and the words it asks the answer in, where it says so.
         let sent_words = asked_words(&sent);

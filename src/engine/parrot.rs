@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::facts::quotes;
-use super::unreturned_item::task_ids;
+use super::unreturned_item::sole_id;
 
 /// The fewest words an answer needs before it can be judged a repetition: "Done." is an answer.
 const MIN_WORDS: usize = 4;
@@ -76,15 +76,13 @@ pub(crate) fn placeholder(answer: &str) -> bool {
     })
 }
 
-/// Whether `answer` is only the one id `task` names: "P-0287" for "What is
-/// the price of part P-0287 in the catalogue?" (Qwen on the web bench's long-page at 4109642, its
-/// first answer refused as about an item no result held, reported a success). A task naming
-/// several ids may ask which of them is meant.
-/// Returns that id. Not a file name or an e-mail address the task gives, which an answer may name.
+/// The id `answer` only repeats, when it is the one `task` names ([`sole_id`]): "P-0287" for
+/// "What is the price of part P-0287 in the catalogue?" (Qwen on the web bench's long-page at
+/// 4109642, its first answer refused as about an item no result held, reported a success). A task
+/// naming several ids may ask which of them is meant.
 pub(crate) fn echoes_the_id<'t>(answer: &str, task: &'t str) -> Option<&'t str> {
-    let [id] = task_ids(task)[..] else { return None };
     let bare = answer.trim().trim_matches(|c: char| !c.is_alphanumeric());
-    (bare.eq_ignore_ascii_case(id) && !id.contains(['.', '@'])).then_some(id)
+    sole_id(task).filter(|id| bare.eq_ignore_ascii_case(id))
 }
 
 /// Whether `answer` only repeats the one phrase `task` quotes: "Download report" for "Click the

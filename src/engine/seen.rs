@@ -107,13 +107,17 @@ impl RunState<'_> {
     /// [`Self::returned_text`] without what the calls that only acknowledged a page action
     /// returned (`acknowledged`: `Typed "P-0287" into @e12` tells nothing of P-0287).
     pub(crate) fn told_text(&self) -> String {
-        let told = self.turns.iter().filter(|t| t.worked() && !self.acknowledged.contains(&t.step));
-        told.map(|t| t.observation.to_lowercase()).collect::<Vec<_>>().join("\n")
+        self.returned_by(|t| !self.acknowledged.contains(&t.step))
     }
 
     /// What this run's calls that worked returned, lowercased (`unrelated::off_the_results`).
     pub(crate) fn returned_text(&self) -> String {
-        let worked = self.turns.iter().filter(|t| t.worked());
+        self.returned_by(|_| true)
+    }
+
+    /// What this run's calls that worked and `keep` keeps returned, lowercased, a line each.
+    fn returned_by(&self, keep: impl Fn(&Turn) -> bool) -> String {
+        let worked = self.turns.iter().filter(|t| t.worked() && keep(t));
         worked.map(|t| t.observation.to_lowercase()).collect::<Vec<_>>().join("\n")
     }
 

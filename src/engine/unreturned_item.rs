@@ -86,8 +86,8 @@ impl RunState<'_> {
     /// told of the item, its id alone may be the answer ("Which order is late, A-12?"), and so may
     /// another id ("its replacement is P-0305").
     pub(crate) fn untold_item_answer(&self, answer: &str) -> Option<&'static str> {
-        let [id] = task_ids(&self.task)[..] else { return None };
-        if id.contains(['.', '@']) || seen_in(&self.told_text(), id) {
+        let id = sole_id(&self.task)?;
+        if seen_in(&self.told_text(), id) {
             return None;
         }
         if echoes_the_id(answer, &self.task).is_some() {
@@ -115,6 +115,13 @@ fn shape(token: &str) -> String {
             _ => c,
         })
         .collect()
+}
+
+/// The one id `task` names ([`task_ids`]), when it names exactly one and that is no file name or
+/// e-mail address (`q3-2024.csv`, which an answer may name).
+pub(crate) fn sole_id(task: &str) -> Option<&str> {
+    let [id] = task_ids(task)[..] else { return None };
+    (!id.contains(['.', '@'])).then_some(id)
 }
 
 /// The ids `task` names: its tokens that open with a letter and hold digits, with a separator
