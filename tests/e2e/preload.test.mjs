@@ -21,11 +21,19 @@ const pageErrors = [];
 let failing = () => false;
 /** Where the current page's requests start in `requests`. */
 let pageStart = 0;
+/** Which fetches of the worker script the server holds until `release()` (a spare kept loading). */
+let holding = () => false;
+/** Answers the held fetches. */
+let release = () => {};
 
 before(async () => {
   server = await serve(ROOT, {
     onRequest: (path) => requests.push(path),
     fail: (path) => (path === WORKER && failing(requests.slice(pageStart).filter((p) => p === WORKER).length) ? 404 : undefined),
+    hold: (path) =>
+      path === WORKER && holding(requests.slice(pageStart).filter((p) => p === WORKER).length)
+        ? new Promise((resolve) => (release = resolve))
+        : undefined,
   });
   browser = await launchChromium();
 });
@@ -35,8 +43,9 @@ after(async () => {
 });
 
 /** A fresh page on preload.html; `run(name, ...args)` runs a scenario in it. */
-async function fresh(fail = () => false) {
+async function fresh(fail = () => false, hold = () => false) {
   failing = fail;
+  holding = hold;
   pageStart = requests.length;
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -50,6 +59,12 @@ async function fresh(fail = () => false) {
     workerFetches: () => requests.slice(start).filter((p) => p === WORKER).length,
     close: () => context.close(),
   };
+}
+
+/** Waits until the page has asked for the worker script `count` times. */
+async function workerFetched(p, count) {
+  for (let i = 0; i < 100 && p.workerFetches() < count; i++) await new Promise((r) => setTimeout(r, 50));
+  return p.workerFetches();
 }
 
 /** Waits until the page runs `count` workers (playwright sees each dedicated worker until it ends). */
@@ -127,18 +142,22 @@ test("when the agent's own worker fails too, Agent.create rejects with its own e
 });
 
 test("terminate() ends an unused spare, warm or loading: no worker is left", async () => {
-  const p = await fresh();
+  // The second spare's script is held by the server until it is terminated: it is still loading,
+  // and its fetch was made (a terminate() right after preload() may otherwise beat the fetch).
+  const p = await fresh(() => false, (n) => n === 2);
   try {
     await p.run("keepSpare", true);
     assert.equal(p.page.workers().length, 1, "the warm spare runs");
     assert.equal(await p.run("terminateSpare"), "resolved");
     assert.equal(await workersRunning(p.page, 0), 0);
     await p.run("keepSpare", false);
+    assert.equal(await workerFetched(p, 2), 2, "the second spare asked for its script");
     const aborted = await p.run("terminateSpare");
     assert.equal(aborted.name, "AbortError");
     assert.equal(await workersRunning(p.page, 0), 0);
     assert.equal(p.workerFetches(), 2);
   } finally {
+    release();
     await p.close();
   }
 });

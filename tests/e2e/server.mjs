@@ -17,12 +17,14 @@ const TYPES = {
  * Serves `root`; resolves to { url, close }. `headers` are added to every response (the benchmark
  * sets COOP/COEP for fine timers, and Cache-Control); `onRequest(path)` sees each request's path;
  * `fail(path)` may return a status to answer with instead of the file (a test failing a script).
+ * `hold(path)` may return a promise the answer waits for (a test keeping a script loading).
  * `port`: a fixed one (a benchmark whose pages' URLs reach a model's prompt), else a free one.
  */
-export function serve(root, { headers = {}, onRequest, fail, port = 0 } = {}) {
+export function serve(root, { headers = {}, onRequest, fail, hold, port = 0 } = {}) {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
     onRequest?.(path);
+    await hold?.(path);
     const status = fail?.(path);
     if (typeof status === "number") {
       response.writeHead(status).end();
