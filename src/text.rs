@@ -105,7 +105,9 @@ fn byte_at(s: &str, n: usize) -> usize {
     s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
 }
 
+mod decimal;
 mod surrogates;
+pub(crate) use decimal::parse_decimal;
 pub use surrogates::well_formed_json;
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ pub(crate) fn number(token: &str) -> Option<f64> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-') {
         return None;
     }
-    digits.parse().ok()
+    crate::text::parse_decimal(&digits)
 }
 
 /// Decimal places a number token shows (`1.08` → 2).

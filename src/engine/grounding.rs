@@ -71,7 +71,7 @@ pub(crate) fn ungrounded_by(answer: &str, seen: &str, misread: impl FnOnce() -> 
             // A date, a time, a phone number: each part seen (a 24-hour time may come from a
             // 12-hour one).
             token.split(|c: char| !c.is_ascii_digit()).filter(|p| !p.is_empty()).all(|part| {
-                let n: f64 = part.parse().unwrap_or(0.0);
+                let n = crate::text::parse_decimal(part).unwrap_or(0.0);
                 n < 10.0 || known().contains(&n) || (n > 12.0 && n < 24.0 && known().contains(&(n - 12.0)))
             })
         } else {

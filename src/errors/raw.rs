@@ -136,7 +136,7 @@ impl RawFailure {
 /// (milliseconds since the Unix epoch). Returns milliseconds to wait, or `None` if unreadable.
 pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<f64>() {
+    if let Some(seconds) = crate::text::parse_decimal(value) {
         let ms = (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
         return ms.map(|ms| ms.min(MAX_RETRY_AFTER_MS));
     }

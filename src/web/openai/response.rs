@@ -154,7 +154,7 @@ fn context_sizes(error: Option<&Value>) -> Map<String, Value> {
 }
 
 fn retry_after(response: &HttpResponse, now_ms: u64) -> Option<u64> {
-    let ms = response.header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok());
+    let ms = response.header("retry-after-ms").and_then(|v| crate::text::parse_decimal(v.trim()));
     ms.filter(|ms| ms.is_finite() && *ms >= 0.0)
         .map(|ms| ms.round() as u64)
         .or_else(|| response.header("retry-after").and_then(|v| parse_retry_after(v, now_ms)))
