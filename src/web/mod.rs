@@ -51,3 +51,9 @@ pub mod js_error;
 pub mod prompt_api;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
+
+/// The worker's heap: talc in place of Rust's default wasm allocator (dlmalloc). The worker is
+/// single-threaded (no `atomics`).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static HEAP: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
