@@ -111,4 +111,6 @@ pub(crate) use decimal::parse_decimal;
 pub use surrogates::well_formed_json;
 
 #[cfg(test)]
+mod decimal_tests;
+#[cfg(test)]
 mod tests;

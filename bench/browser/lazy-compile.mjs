@@ -6,7 +6,8 @@
 // a fresh browser. When `Agent.create()` resolves, the page compiles and runs a one-function module
 // of its own (the marker): keel's functions traced before it were compiled before the page had
 // `ready`. The worker's work right after `ready` (the database's open) races with the marker, so
-// the counts vary by a few functions from load to load; V8's times vary with the machine. Names
+// the counts vary from load to load (by up to a third with many small functions); V8's times
+// vary with the machine. Names
 // come from a copy of the module that kept them, with the same functions in the same order
 // (`bench/size/shipped.sh` writes one: target/bench-size/shipped-out/named.wasm); without it,
 // functions are shown by index. DIR (default: this checkout) holds the pkg/ and bench/browser/ to
@@ -36,12 +37,15 @@ const pkg = join(dir, "pkg");
 if (!existsSync(join(pkg, "keel_bg.wasm"))) throw new Error(`no keel_bg.wasm in ${pkg}: run ./build.sh build`);
 
 /** A wasm module's functions: their body sizes, in order, and the names its name section gives. */
-function functionsOf(bytes) {
+function functionsOf(bytes, file) {
+  const magic = [0x00, 0x61, 0x73, 0x6d];
+  if (bytes.length < 8 || magic.some((b, i) => bytes[i] !== b)) throw new Error(`${file} is not a wasm module`);
   let at = 8;
   const uleb = () => {
     let result = 0;
     let shift = 0;
     for (;;) {
+      if (at >= bytes.length) throw new Error(`${file} ends inside a number: truncated`);
       const byte = bytes[at++];
       result += (byte & 0x7f) * 2 ** shift;
       shift += 7;
@@ -64,7 +68,8 @@ function functionsOf(bytes) {
         if (kind === 0) (uleb(), imported++);
         else if (kind === 1) (at++, uleb() & 1 ? (uleb(), uleb()) : uleb());
         else if (kind === 2) (uleb() & 1 ? (uleb(), uleb()) : uleb());
-        else at += 2;
+        else if (kind === 3) at += 2;
+        else (at++, uleb());
       }
     } else if (id === 10) {
       for (let n = uleb(); n > 0; n--) {
@@ -86,11 +91,11 @@ function functionsOf(bytes) {
   return { imported, sizes, names };
 }
 
-const shipped = functionsOf(readFileSync(join(pkg, "keel_bg.wasm")));
+const shipped = functionsOf(readFileSync(join(pkg, "keel_bg.wasm")), join(pkg, "keel_bg.wasm"));
 let names = new Map();
 const namesFile = resolve(ROOT, opts.names);
 if (existsSync(namesFile)) {
-  const named = functionsOf(readFileSync(namesFile));
+  const named = functionsOf(readFileSync(namesFile), namesFile);
   const same = named.imported === shipped.imported && named.sizes.join() === shipped.sizes.join();
   if (same) names = named.names;
   else process.stderr.write(`${opts.names} is another build (its functions differ from ${pkg}'s): no names\n`);
@@ -105,6 +110,7 @@ function markerOf(compiled) {
   return compiled.find((f) => counts.get(f.module) === 1 && f.index === 0 && f.bytes === 4);
 }
 
+if (!(Number(opts.loads) >= 1)) throw new Error(`--loads ${opts.loads}: give at least 1`);
 const server = await serve(dir, { headers: HEADERS });
 const loads = [];
 try {
@@ -115,13 +121,15 @@ try {
     });
     const compiled = [];
     let out = "";
+    browserServer.process().stdout.setEncoding("utf8");
     browserServer.process().stdout.on("data", (chunk) => {
       out += chunk;
       const lines = out.split("\n");
       out = lines.pop();
       for (const line of lines) {
-        const m = /function (0x[0-9a-f]+)#(\d+) using (\w+), took (\d+) μs and \d+ bytes; bodysize (\d+)/.exec(line);
-        if (m) compiled.push({ module: m[1], index: Number(m[2]), tier: m[3], us: Number(m[4]), bytes: Number(m[5]) });
+        // Liftoff's lines (a lazy compile); TurboFan's, written otherwise, come with tier-up.
+        const m = /function (0x[0-9a-f]+)#(\d+) using Liftoff, took (\d+) μs and \d+ bytes; bodysize (\d+)/.exec(line);
+        if (m) compiled.push({ module: m[1], index: Number(m[2]), us: Number(m[3]), bytes: Number(m[4]) });
       }
     });
     const browser = await chromium.connect(browserServer.wsEndpoint());
@@ -133,7 +141,7 @@ try {
       if (cold.error) throw new Error(`cold start failed: ${cold.error}`);
       // Up to the page's marker module, compiled when `Agent.create()` resolved: keel's module is
       // the other one.
-      for (let i = 0; i < 100 && !markerOf(compiled); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let wait = 0; wait < 100 && !markerOf(compiled); wait++) await new Promise((r) => setTimeout(r, 20));
       const marker = markerOf(compiled);
       if (!marker) throw new Error("V8's trace never showed the page's marker module");
       const before = compiled.slice(0, compiled.indexOf(marker)).filter((f) => f.module !== marker.module);

@@ -2,7 +2,7 @@
 //!
 //! [`parse_decimal`] reads what `str::parse::<f64>` reads, through serde_json's number reader:
 //! std's `FromStr for f64` (Eisel-Lemire with a big-decimal fallback and its table of powers of
-//! five) weighs 13.9 KB of the wasm module's gzip, and serde_json's reader is in the module
+//! five) weighs 14.0 KB of the wasm module's gzip, and serde_json's reader is in the module
 //! anyway for the JSON it reads (bench/results/wasm-size.md, "std's float parser out"). A number
 //! of a text is then read as the same number in a tool's JSON is, so the two agree to the last bit
 //! when they are compared.
@@ -23,7 +23,7 @@ pub(crate) fn parse_decimal(text: &str) -> Option<f64> {
         return Some(sign * f64::INFINITY);
     }
     if unsigned.eq_ignore_ascii_case("nan") {
-        return Some(f64::NAN);
+        return Some(if negative { -f64::NAN } else { f64::NAN });
     }
     let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
         Some(at) => (&unsigned[..at], Some(&unsigned[at + 1..])),
@@ -45,8 +45,10 @@ pub(crate) fn parse_decimal(text: &str) -> Option<f64> {
         None => None,
     };
     // The same number in JSON's grammar (no `+`, no leading zeros, digits on both sides of a
-    // point), for serde_json's reader.
+    // point), for serde_json's reader; without the fraction's trailing zeros, which serde_json
+    // would count as digits of the significand (`123456789012345.00000` past 2^53).
     let whole = whole.trim_start_matches('0');
+    let fraction = fraction.trim_end_matches('0');
     let mut json = String::with_capacity(text.len() + 2);
     json.push_str(if whole.is_empty() { "0" } else { whole });
     if !fraction.is_empty() {
@@ -57,19 +59,8 @@ pub(crate) fn parse_decimal(text: &str) -> Option<f64> {
         json.push('e');
         json.push_str(e);
     }
-    let magnitude = serde_json::from_str::<f64>(&json).unwrap_or_else(|_| {
-        // Out of f64's range: infinity, or zero for a negative exponent, as std reads it.
-        let tiny = exponent.is_some_and(|e| e.starts_with('-'));
-        let zero = !json.bytes().any(|b| (b'1'..=b'9').contains(&b)) || tiny;
-        if zero {
-            0.0
-        } else {
-            f64::INFINITY
-        }
-    });
+    // serde_json reads a number too small for f64 as 0 and fails only one too large, which std
+    // reads as infinity.
+    let magnitude = serde_json::from_str::<f64>(&json).unwrap_or(f64::INFINITY);
     Some(sign * magnitude)
 }
-
-#[cfg(test)]
-#[path = "decimal_tests.rs"]
-mod tests;
