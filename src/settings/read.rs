@@ -5,12 +5,12 @@
 //! (`deny_unknown_fields`), and [`read`] turns serde's "unknown field `maxStep`, expected one of
 //! `maxSteps`, …" into "`maxStep`: unknown key (did you mean `maxSteps`?)", so a key added to a type
 //! is accepted, and suggested, with no list to keep in step. serde would also read an object from
-//! an array, by position; [`read`] refuses that wherever the type has an object.
+//! an array, by position; the reader ([`super::tracked`]) refuses that wherever the type has an
+//! object.
 
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::tools::closest;
@@ -38,23 +38,8 @@ impl std::error::Error for SettingError {}
 
 /// Reads `value` as a `T`. `at` names the value (`config`, `tools[0]`); `also_known` are keys the
 /// caller reads apart from `T` (removed from `value` before), offered as suggestions too.
-pub fn read<T: DeserializeOwned + Serialize>(
-    value: &Value,
-    at: &str,
-    also_known: &[&str],
-) -> Result<T, SettingError> {
-    let read: T =
-        super::tracked::deserialize(value).map_err(|(e, place)| setting_error(&e, &place, at, also_known))?;
-    // What `T` reads as an object must have been one, not an array read by position. Only a value
-    // holding an array can be one: the rest skip writing `T` back (an `init` reads its config so).
-    if has_array(value) {
-        let written = serde_json::to_value(&read).unwrap_or(Value::Null);
-        if let Some(path) = array_for_object(value, &written, at.to_string()) {
-            let message = "got an array; expected an object (with named keys)".to_string();
-            return Err(SettingError { path, message, unknown_key: false, suggestion: None });
-        }
-    }
-    Ok(read)
+pub fn read<T: DeserializeOwned>(value: &Value, at: &str, also_known: &[&str]) -> Result<T, SettingError> {
+    super::tracked::deserialize(value).map_err(|(e, place)| setting_error(&e, &place, at, also_known))
 }
 
 /// serde's error at `place` in the page's terms: one function for every type [`read`] reads, not a
@@ -77,15 +62,6 @@ fn setting_error(error: &serde_json::Error, place: &str, at: &str, also_known: &
             SettingError { path, message: format!("unknown key ({hint})"), unknown_key: true, suggestion }
         }
         None => SettingError { path, message: plain(&inner), unknown_key: false, suggestion: None },
-    }
-}
-
-/// Whether `value` is or holds an array, at any depth.
-fn has_array(value: &Value) -> bool {
-    match value {
-        Value::Array(_) => true,
-        Value::Object(fields) => fields.values().any(has_array),
-        _ => false,
     }
 }
 
@@ -132,20 +108,4 @@ fn plain(message: &str) -> String {
         return format!("{got}; expected {expected}");
     }
     format!("got {got}; expected {expected}")
-}
-
-/// Where `given` has an array and `read` (the type written back) an object, if anywhere.
-fn array_for_object(given: &Value, read: &Value, at: String) -> Option<String> {
-    match (given, read) {
-        (Value::Array(_), Value::Object(_)) => Some(at),
-        (Value::Object(given), Value::Object(read)) => {
-            given.iter().find_map(|(k, v)| array_for_object(v, read.get(k)?, format!("{at}.{k}")))
-        }
-        (Value::Array(given), Value::Array(read)) => given
-            .iter()
-            .zip(read)
-            .enumerate()
-            .find_map(|(i, (g, r))| array_for_object(g, r, format!("{at}[{i}]"))),
-        _ => None,
-    }
 }

@@ -23,6 +23,10 @@ pub fn deserialize<T: DeserializeOwned>(value: &Value) -> Result<T, (Error, Stri
         .map_err(|e| (e, track.0.into_inner().unwrap_or_else(|| ".".to_string())))
 }
 
+/// What a struct given an array is told: serde's derives would read it by position, which no page
+/// means.
+const ARRAY_FOR_OBJECT: &str = "got an array; expected an object (with named keys)";
+
 /// Where a value is: its parent and the key or index that leads to it.
 enum Chain<'a> {
     Root,
@@ -308,9 +312,10 @@ impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
+        // Not an array read by position, as serde would: an object has named keys.
         let read = match self.value {
-            Value::Array(items) => self.seq(items, visitor),
             Value::Object(fields) => self.map(fields, visitor),
+            Value::Array(_) => Err(de::Error::custom(ARRAY_FOR_OBJECT)),
             _ => Err(self.invalid_type(&visitor)),
         };
         self.placed(read)
