@@ -9,6 +9,13 @@ mod tracked;
 
 pub use read::{read, SettingError};
 
+/// `value` as a `T` through the settings' reader, or `None` when it does not read: for values keel
+/// wrote itself (the stored records), where only whether it reads matters. One `Value` reader in
+/// the module, and no struct read from an array by position (bench/results/wasm-size.md).
+pub fn read_quietly<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Option<T> {
+    tracked::deserialize(value).ok()
+}
+
 /// A setting outside the range the loop can work with, or malformed (`store.redact`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("config `{field}` is {value}: {expected}")]

@@ -185,7 +185,7 @@ pub(super) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, StoreEr
 /// Read through a `Value`, as the page's messages are: the records' types then need one
 /// deserializer in the module, not a text reader of their own beside it (bench/results/wasm-size.md).
 pub(super) fn from_js<T: DeserializeOwned>(value: &JsValue) -> Option<T> {
-    T::deserialize(stored_json(value)?).ok()
+    crate::settings::read_quietly(&stored_json(value)?)
 }
 
 /// A stored value as JSON: once for every record type, not a copy in each `from_js`.
