@@ -1,6 +1,7 @@
 //! The settings the page hands keel (the agent's config, the store's options, tool declarations,
 //! failure queries): [`read`] turns them into their serde types with errors that say where, and
-//! [`ConfigError`] says a setting read is out of range. Below the engine and the store, which both
+//! [`ConfigError`] says a setting read is out of range. The stored records are read by the same
+//! reader ([`read_quietly`]), so the module has one `Value` reader. Below the engine and the store, which both
 //! read settings, so neither imports the other for it.
 
 mod read;

@@ -26,14 +26,15 @@ let holding = () => false;
 /** Answers the held fetches. */
 let release = () => {};
 
+/** How many times the current page has asked for the worker script (this request included). */
+const pageWorkerFetches = () => requests.slice(pageStart).filter((p) => p === WORKER).length;
+
 before(async () => {
   server = await serve(ROOT, {
     onRequest: (path) => requests.push(path),
-    fail: (path) => (path === WORKER && failing(requests.slice(pageStart).filter((p) => p === WORKER).length) ? 404 : undefined),
+    fail: (path) => (path === WORKER && failing(pageWorkerFetches()) ? 404 : undefined),
     hold: (path) =>
-      path === WORKER && holding(requests.slice(pageStart).filter((p) => p === WORKER).length)
-        ? new Promise((resolve) => (release = resolve))
-        : undefined,
+      path === WORKER && holding(pageWorkerFetches()) ? new Promise((resolve) => (release = resolve)) : undefined,
   });
   browser = await launchChromium();
 });
@@ -61,17 +62,14 @@ async function fresh(fail = () => false, hold = () => false) {
   };
 }
 
-/** Waits until the page has asked for the worker script `count` times. */
-async function workerFetched(p, count) {
-  for (let i = 0; i < 100 && p.workerFetches() < count; i++) await new Promise((r) => setTimeout(r, 50));
-  return p.workerFetches();
+/** `read()` once it gives `wanted`, or after 5 s what it gives then. */
+async function settled(read, wanted) {
+  for (let i = 0; i < 100 && read() !== wanted; i++) await new Promise((r) => setTimeout(r, 50));
+  return read();
 }
 
 /** Waits until the page runs `count` workers (playwright sees each dedicated worker until it ends). */
-async function workersRunning(page, count) {
-  for (let i = 0; i < 100 && page.workers().length !== count; i++) await new Promise((r) => setTimeout(r, 50));
-  return page.workers().length;
-}
+const workersRunning = (page, count) => settled(() => page.workers().length, count);
 
 test("the next agent takes the warm spare: one worker started, not two", async () => {
   const p = await fresh();
@@ -151,7 +149,7 @@ test("terminate() ends an unused spare, warm or loading: no worker is left", asy
     assert.equal(await p.run("terminateSpare"), "resolved");
     assert.equal(await workersRunning(p.page, 0), 0);
     await p.run("keepSpare", false);
-    assert.equal(await workerFetched(p, 2), 2, "the second spare asked for its script");
+    assert.equal(await settled(p.workerFetches, 2), 2, "the second spare asked for its script");
     const aborted = await p.run("terminateSpare");
     assert.equal(aborted.name, "AbortError");
     assert.equal(await workersRunning(p.page, 0), 0);
