@@ -36,7 +36,7 @@ fn says_id(name: &str) -> bool {
             || bare.ends_with(&format!("_{word}"))
             || bare.ends_with(&format!("-{word}"))
             // camelCase: `invoiceId`, `elementRef`.
-            || name.trim_end_matches('s').ends_with(&format!("{}{}", word[..1].to_uppercase(), &word[1..]))
+            || name.trim_end_matches('s').ends_with(&format!("{}{}", word[..1].to_ascii_uppercase(), &word[1..]))
     })
 }
 

@@ -119,7 +119,7 @@ pub(crate) fn unit_left_behind(asked: &str, task: &str, args: &Value) -> Vec<Con
     let task = task.to_lowercase();
     let mut found = Vec::new();
     for asked in numbered_words(asked) {
-        let unit = asked.word.to_uppercase();
+        let unit = asked.word.to_ascii_uppercase();
         if asked.word.chars().count() != 3
             || !sent.contains(&asked.n)
             || codes.iter().any(|(_, c)| *c == unit)
