@@ -60,8 +60,9 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
 }
 
 fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
-    // Writing a string or a scalar `Value` to a `Vec` cannot fail.
-    let _ = serde_json::to_writer(out, value);
+    // Writing a string or a scalar `Value` cannot fail. (serde_json's `to_writer` needs its "std"
+    // feature, which links std's I/O errors into the wasm: Cargo.toml.)
+    out.extend_from_slice(&serde_json::to_vec(value).unwrap_or_default());
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
