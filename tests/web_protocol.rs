@@ -197,6 +197,7 @@ fn malformed_messages_become_protocol_failures_that_say_what_was_wrong() {
         (r#"{"type": "toolResult", "id": "seven", "ok": true}"#, "`toolResult`"),
         (r#"{"type": "toolResult", "id": 1, "ok": false, "error": {"hints": {"class": "weird"}}}"#, "weird"),
         (r#"{"type": "init", "tools": []}"#, "model"),
+        (r#"["run", "r1", "t"]"#, "got an array; expected an object"),
     ];
     for (text, mention) in cases {
         let failure = PageMessage::from_json(text).unwrap_err();

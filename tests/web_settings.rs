@@ -62,6 +62,10 @@ fn unknown_config_keys_are_refused_at_every_depth_with_the_closest_known_key() {
     let (code, message) = refused(json!({"kind": "gpt"}), json!({}), json!([]));
     assert_eq!(code, "INVALID_CONFIG");
     assert!(message.contains("unknown variant `gpt`"), "{message}");
+    // Not read by position, as serde would read an internally tagged enum's array.
+    let (code, message) = refused(json!(["openai", "http://127.0.0.1:1/v1", "m"]), json!({}), json!([]));
+    assert_eq!(code, "INVALID_CONFIG");
+    assert_eq!(message, "`model`: got an array; expected an object (with named keys)");
 }
 
 #[test]

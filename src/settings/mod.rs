@@ -1,7 +1,8 @@
 //! The settings the page hands keel (the agent's config, the store's options, tool declarations,
 //! failure queries): [`read`] turns them into their serde types with errors that say where, and
-//! [`ConfigError`] says a setting read is out of range. The stored records are read by the same
-//! reader ([`read_quietly`]), so the module has one `Value` reader. Below the engine and the store, which both
+//! [`ConfigError`] says a setting read is out of range. The stored records ([`read_quietly`]) and
+//! the page's messages ([`from_value`]) are read by the same reader, so the module has one `Value`
+//! reader. Below the engine and the store, which both
 //! read settings, so neither imports the other for it.
 
 mod read;
@@ -9,6 +10,16 @@ pub mod tagged;
 mod tracked;
 
 pub use read::{read, SettingError};
+
+/// `value` as a `T` through the settings' reader, the module's one `Value` reader (a struct is not
+/// read from an array): serde's error, with where it happened (`` at `retry.maxAttempts` ``) when
+/// that is below the top. For the page's messages and what comes with them.
+pub fn from_value<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<T, serde_json::Error> {
+    tracked::deserialize(value).map_err(|(error, place)| match place.as_str() {
+        "." => error,
+        _ => serde::de::Error::custom(format_args!("{error} at `{place}`")),
+    })
+}
 
 /// `value` as a `T` through the settings' reader, or `None` when it does not read: for values keel
 /// wrote itself (the stored records), where only whether it reads matters. One `Value` reader in

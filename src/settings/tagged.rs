@@ -3,16 +3,17 @@
 //! serde's derive reads an internally tagged enum by buffering the whole object into its private
 //! `Content` tree, then reading the variant from that: one more deserializer, instantiated for
 //! every type inside every such enum (tens of KB of wasm, bench/results/wasm-size.md). Here the
-//! object is read into a `serde_json::Value` instead, which the crate reads everywhere anyway, and
-//! the variant from that, through an externally tagged twin of the enum (`#[serde(remote = …)]`)
-//! handed the variant's name. What is accepted and every error's text are serde's: the tag is read
-//! where serde reads it (so its errors carry the same position or path), the variant's errors come
-//! from its fields as serde's do, a unit variant ignores what comes with it, and an array is read
-//! as the tag followed by the variant's fields in order.
+//! object is read into a `serde_json::Value` instead, and the variant from that through the
+//! settings' reader (the module's one `Value` reader), through an externally tagged twin of the
+//! enum (`#[serde(remote = …)]`) handed the variant's name. What is accepted and the errors are
+//! serde's: the tag is read where serde reads it (so its errors carry the same position or path),
+//! the variant's errors come from its fields as serde's do, a unit variant ignores what comes with
+//! it. An array (which serde would read as the tag followed by the fields in order) is refused, as
+//! the settings' reader refuses one for a struct: no page means that.
 
 use std::fmt;
 
-use serde::de::value::{SeqDeserializer, StrDeserializer};
+use serde::de::value::StrDeserializer;
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
@@ -37,17 +38,17 @@ impl Tagged {
     pub fn read<'de, D, T>(
         &self,
         d: D,
-        read: impl FnOnce(Variant) -> Result<T, serde_json::Error>,
+        read: impl FnOnce(Variant<'_>) -> Result<T, serde_json::Error>,
     ) -> Result<T, D::Error>
     where
         D: Deserializer<'de>,
     {
         let (index, content) = d.deserialize_any(self)?;
-        read(self.variant(index, content)).map_err(de::Error::custom)
+        read(self.variant(index, &content)).map_err(de::Error::custom)
     }
 
     /// Variant `index` with its content, for the twin's `deserialize`.
-    pub fn variant(&self, index: usize, content: Value) -> Variant {
+    pub fn variant<'v>(&self, index: usize, content: &'v Value) -> Variant<'v> {
         Variant { name: self.variants[index], content }
     }
 
@@ -64,15 +65,8 @@ impl<'de> Visitor<'de> for &Tagged {
         f.write_str(self.expecting)
     }
 
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        let Some(index) = seq.next_element_seed(VariantTag(self))? else {
-            return Err(de::Error::missing_field(self.tag));
-        };
-        let mut rest = Vec::new();
-        while let Some(value) = seq.next_element::<Value>()? {
-            rest.push(value);
-        }
-        Ok((index, Value::Array(rest)))
+    fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<Self::Value, S::Error> {
+        Err(de::Error::custom(super::tracked::ARRAY_FOR_OBJECT))
     }
 
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
@@ -124,12 +118,12 @@ impl<'de> Visitor<'de> for VariantTag<'_> {
 }
 
 /// One variant, by its tag, with what came with it: read by the externally tagged twin.
-pub struct Variant {
+pub struct Variant<'v> {
     name: &'static str,
-    content: Value,
+    content: &'v Value,
 }
 
-impl<'de> Deserializer<'de> for Variant {
+impl<'de> Deserializer<'de> for Variant<'de> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
@@ -142,53 +136,34 @@ impl<'de> Deserializer<'de> for Variant {
     }
 }
 
-impl<'de> EnumAccess<'de> for Variant {
+impl<'de> EnumAccess<'de> for Variant<'de> {
     type Error = serde_json::Error;
-    type Variant = Rest;
+    type Variant = Rest<'de>;
 
-    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Rest), Self::Error> {
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Rest<'de>), Self::Error> {
         let name: StrDeserializer<serde_json::Error> = de::IntoDeserializer::into_deserializer(self.name);
         Ok((seed.deserialize(name)?, Rest(self.content)))
     }
 }
 
-/// What came with the tag, read as serde reads an internally tagged variant's content: the fields
-/// after the tag of an array through serde's own sequence reader, whose length errors are the ones
-/// serde gives ("expected 5 elements in sequence").
-pub struct Rest(Value);
+/// What came with the tag (an object: [`Tagged`] refuses an array), read through the settings'
+/// reader; an error's place is the enum's.
+pub struct Rest<'v>(&'v Value);
 
-impl Rest {
-    fn read<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
-        match self.0 {
-            Value::Array(items) => SeqDeserializer::new(items.into_iter()).deserialize_any(visitor),
-            other => other.deserialize_any(visitor),
-        }
-    }
-}
-
-impl<'de> VariantAccess<'de> for Rest {
+impl<'de> VariantAccess<'de> for Rest<'de> {
     type Error = serde_json::Error;
 
-    /// A unit variant takes whatever came with it in an object, and nothing after its tag in an
-    /// array (serde's sequence reader wants every element read).
+    /// A unit variant takes whatever came with it.
     fn unit_variant(self) -> Result<(), Self::Error> {
-        match self.0 {
-            Value::Array(items) if !items.is_empty() => {
-                Err(de::Error::invalid_length(items.len(), &"0 elements in sequence"))
-            }
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Self::Error> {
-        match self.0 {
-            Value::Array(items) => seed.deserialize(SeqDeserializer::new(items.into_iter())),
-            other => seed.deserialize(other),
-        }
+        super::tracked::read_seed(self.0, seed)
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Self::Error> {
-        self.read(visitor)
+        super::tracked::read_any(self.0, visitor)
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -196,6 +171,6 @@ impl<'de> VariantAccess<'de> for Rest {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        self.read(visitor)
+        super::tracked::read_any(self.0, visitor)
     }
 }

@@ -23,9 +23,23 @@ pub fn deserialize<T: DeserializeOwned>(value: &Value) -> Result<T, (Error, Stri
         .map_err(|e| (e, track.0.into_inner().unwrap_or_else(|| ".".to_string())))
 }
 
+/// Reads `value` with `seed`, an error's place left to the caller: a tagged enum's variant
+/// ([`super::tagged`]), whose errors are placed where the enum is.
+pub(super) fn read_seed<'de, S: DeserializeSeed<'de>>(value: &'de Value, seed: S) -> Result<S::Value, Error> {
+    seed.deserialize(Tracked { value, at: &Chain::Root, track: &Track(RefCell::new(None)) })
+}
+
+/// Reads `value` with `visitor` as [`read_seed`] does.
+pub(super) fn read_any<'de, V: Visitor<'de>>(value: &'de Value, visitor: V) -> Result<V::Value, Error> {
+    de::Deserializer::deserialize_any(
+        Tracked { value, at: &Chain::Root, track: &Track(RefCell::new(None)) },
+        visitor,
+    )
+}
+
 /// What a struct given an array is told: serde's derives would read it by position, which no page
 /// means.
-const ARRAY_FOR_OBJECT: &str = "got an array; expected an object (with named keys)";
+pub(super) const ARRAY_FOR_OBJECT: &str = "got an array; expected an object (with named keys)";
 
 /// Where a value is: its parent and the key or index that leads to it.
 enum Chain<'a> {

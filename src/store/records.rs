@@ -99,7 +99,7 @@ impl<'de> Deserialize<'de> for EndReason {
                 "interrupted",
             ],
         };
-        SHAPE.read(d, EndReasonTwin::deserialize)
+        SHAPE.read(d, |variant| EndReasonTwin::deserialize(variant))
     }
 }
 

@@ -20,6 +20,6 @@ pub fn raw_failure(error: &JsValue) -> RawFailure {
         .and_then(|text| text.as_string())
         // Through a `Value`, as the page's messages are: RawFailure needs no text reader of its own.
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&super::wire::well_formed(&text).0).ok())
-        .and_then(|value| serde::Deserialize::deserialize(value).ok())
+        .and_then(|value| crate::settings::read_quietly(&value))
         .unwrap_or_else(|| RawFailure::named("TypeError", "a thrown value could not be read as an error"))
 }

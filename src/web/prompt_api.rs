@@ -159,7 +159,9 @@ impl Model for PromptApiModel {
             drop(on_text);
             let value = settled.map_err(|e| raw_failure(&e))?;
             let text = js_sys::JSON::stringify(&value).ok().and_then(|t| t.as_string()).unwrap_or_default();
+            // Through a `Value`, as the page's messages are: ModelText needs no text reader of its own.
             let reply: ModelText = serde_json::from_str(&text)
+                .and_then(|value: serde_json::Value| crate::settings::from_value(&value))
                 .map_err(|e| protocol_failure(format!("the Prompt API backend answered oddly: {e}")))?;
             Ok(ModelReply { text: reply.text, usage: reply.usage })
         }

@@ -112,7 +112,7 @@ impl<'de> Deserialize<'de> for ModelChoice {
             expecting: "internally tagged enum ModelChoice",
             variants: &["custom", "promptApi", "openai", "wllama", "fallback"],
         };
-        SHAPE.read(d, ModelChoiceTwin::deserialize)
+        SHAPE.read(d, |variant| ModelChoiceTwin::deserialize(variant))
     }
 }
 
@@ -681,7 +681,10 @@ impl PageMessage {
     /// [`Header`], so the request it belongs to can be failed.
     pub fn read(text: &str) -> Result<(PageMessage, usize), Box<(Header, RawFailure)>> {
         let (text, replaced) = well_formed(text);
-        serde_json::from_str(&text).map(|message| (message, replaced)).map_err(|e| {
+        // Into a `Value`, then through the settings' reader: the message's types need no text reader
+        // of their own beside it (bench/results/wasm-size.md).
+        let read = serde_json::from_str::<Value>(&text).and_then(|value| crate::settings::from_value(&value));
+        read.map(|message| (message, replaced)).map_err(|e| {
             let header = Header::read(&text);
             let failure = protocol_failure(format!("the worker could not read {}: {e}", header.describe()));
             Box::new((header, failure))

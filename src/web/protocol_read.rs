@@ -1,8 +1,9 @@
 //! How the page's messages are read: [`PageMessage`], [`CallDecision`] and [`Reply`] by hand,
 //! without serde's `Content` buffering (an internally tagged enum, `flatten`), which costs a second
 //! deserializer for every type inside them (see [`crate::settings::tagged`]). The message is read
-//! into a `Value` with its tag where serde reads it, then each part from that `Value`; what is
-//! accepted and every error's text are what serde's derives gave.
+//! into a `Value`, then by the settings' reader ([`from_value`]), each part from the `Value` with
+//! its tag; what is accepted and every error's text are what serde's derives gave, less an array
+//! read as a struct by position.
 
 use serde::de::{self, Deserializer, MapAccess, Unexpected, Visitor};
 use serde::Deserialize;
@@ -14,6 +15,7 @@ use super::protocol::{
 };
 use crate::engine::Decision;
 use crate::errors::RawFailure;
+use crate::settings::from_value;
 use crate::settings::tagged::Tagged;
 
 /// [`PageMessage`] externally tagged, less `decide` (its fields are flattened: read by hand): the
@@ -80,7 +82,7 @@ impl<'de> Deserialize<'de> for PageMessage {
         let (index, content) = PAGE_MESSAGE.split(d)?;
         let read = match PAGE_MESSAGE.variants[index] {
             "decide" => decide(content),
-            _ => PageMessageTwin::deserialize(PAGE_MESSAGE.variant(index, content)),
+            _ => PageMessageTwin::deserialize(PAGE_MESSAGE.variant(index, &content)),
         };
         read.map_err(de::Error::custom)
     }
@@ -93,7 +95,7 @@ fn decide(content: Value) -> Result<PageMessage, serde_json::Error> {
         return Err(de::Error::invalid_type(Unexpected::Seq, &"struct variant PageMessage::Decide"));
     };
     let id = match fields.shift_remove("id") {
-        Some(id) => RequestId::deserialize(id)?,
+        Some(id) => from_value::<RequestId>(&id)?,
         None => return Err(de::Error::missing_field("id")),
     };
     Ok(PageMessage::Decide { id, decision: CallDecision::from_fields(fields)? })
@@ -103,10 +105,10 @@ impl CallDecision {
     /// Its `callId`, then the [`Decision`] flattened beside it from the rest.
     fn from_fields(mut fields: Map<String, Value>) -> Result<CallDecision, serde_json::Error> {
         let call_id = match fields.shift_remove("callId") {
-            Some(call_id) => String::deserialize(call_id)?,
+            Some(call_id) => from_value::<String>(&call_id)?,
             None => return Err(de::Error::missing_field("callId")),
         };
-        Ok(CallDecision { call_id, decision: Decision::deserialize(Value::Object(fields))? })
+        Ok(CallDecision { call_id, decision: from_value::<Decision>(&Value::Object(fields))? })
     }
 }
 
@@ -151,7 +153,7 @@ impl<T: serde::de::DeserializeOwned> Reply<T> {
     fn from_fields(fields: Map<String, Value>) -> Result<Reply<T>, serde_json::Error> {
         match reply_fields(fields)? {
             (id, Ok(payload)) => {
-                Ok(Reply::Ok { id, ok: Flag, payload: T::deserialize(Value::Object(payload))? })
+                Ok(Reply::Ok { id, ok: Flag, payload: from_value::<T>(&Value::Object(payload))? })
             }
             (id, Err(error)) => Ok(Reply::failed(id, error)),
         }
@@ -168,9 +170,9 @@ fn reply_fields(fields: Map<String, Value>) -> Result<(RequestId, Answer), serde
     let mut payload = Map::new();
     for (key, value) in fields {
         match key.as_str() {
-            "id" => id = Some(RequestId::deserialize(value)?),
-            "ok" => ok = Some(bool::deserialize(value)?),
-            "error" => error = Option::<RawFailure>::deserialize(value)?,
+            "id" => id = Some(from_value::<RequestId>(&value)?),
+            "ok" => ok = Some(from_value::<bool>(&value)?),
+            "error" => error = from_value::<Option<RawFailure>>(&value)?,
             _ => {
                 payload.insert(key, value);
             }

@@ -118,7 +118,7 @@ impl<'de> Deserialize<'de> for StoreQuery {
                 "applyRetention",
             ],
         };
-        SHAPE.read(d, StoreQueryTwin::deserialize)
+        SHAPE.read(d, |variant| StoreQueryTwin::deserialize(variant))
     }
 }
 
