@@ -168,9 +168,9 @@ impl<'de> VariantAccess<'de> for Rest<'de> {
 
     fn struct_variant<V: Visitor<'de>>(
         self,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        super::tracked::read_any(self.0, visitor)
+        super::tracked::read_struct(self.0, fields, visitor)
     }
 }

@@ -37,6 +37,22 @@ pub(super) fn read_any<'de, V: Visitor<'de>>(value: &'de Value, visitor: V) -> R
     )
 }
 
+/// Reads `value` as a struct with `visitor` as [`read_seed`] does: from an object only, so no
+/// reading by position is compiled for it.
+pub(super) fn read_struct<'de, V: Visitor<'de>>(
+    value: &'de Value,
+    fields: &'static [&'static str],
+    visitor: V,
+) -> Result<V::Value, Error> {
+    let track = Track(RefCell::new(None));
+    de::Deserializer::deserialize_struct(
+        Tracked { value, at: &Chain::Root, track: &track },
+        "",
+        fields,
+        visitor,
+    )
+}
+
 /// What a struct given an array is told: serde's derives would read it by position, which no page
 /// means.
 pub(super) const ARRAY_FOR_OBJECT: &str = "got an array; expected an object (with named keys)";
