@@ -223,3 +223,42 @@ fn a_lookaround_pattern_fails_init_naming_the_tool_and_field_unless_a_format_che
     w.send(json!({"type": "init", "model": {"kind": "custom"}, "config": {}, "tools": tools}));
     assert_eq!(w.next()["type"], "ready");
 }
+
+#[test]
+fn errors_inside_a_model_chain_name_the_member_and_its_key() {
+    let model_error = |model: Value| {
+        let (code, message) = refused(model, json!({}), json!([]));
+        assert_eq!(code, "INVALID_CONFIG", "{message}");
+        message
+    };
+    let openai = |extra: Value| {
+        let mut member = json!({"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"});
+        member.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        member
+    };
+    assert_eq!(
+        model_error(json!({"kind": "fallback", "chain": [openai(json!({"baseURL": "x"}))]})),
+        "`model.chain[0].baseURL`: unknown key (did you mean `baseUrl`?)"
+    );
+    assert_eq!(
+        model_error(
+            json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, openai(json!({"model": 5}))]})
+        ),
+        "`model.chain[1].model`: got the number `5`; expected a string"
+    );
+    assert_eq!(
+        model_error(openai(json!({"model": 7}))),
+        "`model.model`: got the number `7`; expected a string"
+    );
+    assert_eq!(
+        model_error(json!({"kind": "fallback", "chain": [{"kind": "promptApi"},
+            {"kind": "fallback", "chain": [openai(json!({"model": []}))]}]})),
+        "`model.chain[1].chain[0].model`: got an array; expected a string"
+    );
+    assert!(model_error(json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"kind": "wat"}]}))
+        .starts_with("`model.chain[1].kind`: unknown variant `wat`"));
+    assert_eq!(
+        model_error(json!({"kind": "fallback", "chain": [{"kind": "promptApi"}, {"model": "m"}]})),
+        "`model.chain[1]`: missing field `kind`"
+    );
+}

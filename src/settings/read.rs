@@ -50,8 +50,7 @@ fn setting_error(error: &serde_json::Error, place: &str, at: &str, also_known: &
     match unknown_key(&inner) {
         Some((key, mut known)) => {
             known.extend(also_known.iter().map(|k| k.to_string()));
-            // Inside an internally tagged enum (`{kind: "openai", …}`) the path stops short of
-            // the key.
+            // A key's error is placed at its object: the key is added to the path.
             let path = if path.ends_with(&key) { path } else { format!("{path}.{key}") };
             let suggestion = closest(&key, known.iter().map(String::as_str)).first().map(|s| s.to_string());
             let hint = match &suggestion {

@@ -6,9 +6,9 @@
 //! object is read into a `serde_json::Value` instead, and the variant from that through the
 //! settings' reader (the module's one `Value` reader), through an externally tagged twin of the
 //! enum (`#[serde(remote = …)]`) handed the variant's name. What is accepted and the errors are
-//! serde's: the tag is read where serde reads it (so its errors carry the same position or path),
-//! the variant's errors come from its fields as serde's do, a unit variant ignores what comes with
-//! it. An array (which serde would read as the tag followed by the fields in order) is refused, as
+//! serde's: the tag is read where serde reads it (so its errors carry the same path), the
+//! variant's errors come from its fields as serde's do, with the path running on into the variant
+//! (`model.chain[1].model`), and a unit variant ignores what comes with it. An array (which serde would read as the tag followed by the fields in order) is refused, as
 //! the settings' reader refuses one for a struct: no page means that.
 
 use std::fmt;
@@ -34,7 +34,9 @@ pub struct Tagged {
 
 impl Tagged {
     /// Reads the tag and the rest, then the enum through `read` (the externally tagged twin's
-    /// `deserialize`), given the variant's tag and its content.
+    /// `deserialize`, or a caller's own for some variants), given the variant's tag and its
+    /// content. The variant is read while the enum's own value is being read, so a reader that
+    /// says where an error happened places the variant's errors at the enum, and inside it.
     pub fn read<'de, D, T>(
         &self,
         d: D,
@@ -43,33 +45,41 @@ impl Tagged {
     where
         D: Deserializer<'de>,
     {
-        let (index, content) = d.deserialize_any(self)?;
-        read(self.variant(index, &content)).map_err(de::Error::custom)
-    }
-
-    /// Variant `index` with its content, for the twin's `deserialize`.
-    pub fn variant<'v>(&self, index: usize, content: &'v Value) -> Variant<'v> {
-        Variant { name: self.variants[index], content }
-    }
-
-    /// The tag and the rest, read: for a caller that reads some variants by hand.
-    pub fn split<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
-        d.deserialize_any(self)
+        // As a struct: the reader takes an object only, and has one path to compile for it.
+        d.deserialize_struct(self.expecting, &[], Reading { shape: self, read })
     }
 }
 
-impl<'de> Visitor<'de> for &Tagged {
-    type Value = (usize, Value);
+/// [`Tagged::read`]'s visitor: the tag and the rest, then the variant through `read`.
+struct Reading<'t, F> {
+    shape: &'t Tagged,
+    read: F,
+}
+
+impl<'de, T, F> Visitor<'de> for Reading<'_, F>
+where
+    F: FnOnce(Variant<'_>) -> Result<T, serde_json::Error>,
+{
+    type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.expecting)
+        f.write_str(self.shape.expecting)
     }
 
-    fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<Self::Value, S::Error> {
+    fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<T, S::Error> {
         Err(de::Error::custom(super::tracked::ARRAY_FOR_OBJECT))
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<T, M::Error> {
+        let (index, content) = self.shape.split(map)?;
+        let variant = Variant { name: self.shape.variants[index], content: &content };
+        (self.read)(variant).map_err(de::Error::custom)
+    }
+}
+
+impl Tagged {
+    /// The tag's index and the other entries of an object.
+    fn split<'de, M: MapAccess<'de>>(&self, mut map: M) -> Result<(usize, Value), M::Error> {
         let mut index = None;
         let mut rest = Map::new();
         while let Some(key) = map.next_key::<String>()? {
@@ -121,6 +131,18 @@ impl<'de> Visitor<'de> for VariantTag<'_> {
 pub struct Variant<'v> {
     name: &'static str,
     content: &'v Value,
+}
+
+impl<'v> Variant<'v> {
+    /// The variant's tag.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// What came with the tag: an object of the other keys.
+    pub fn content(&self) -> &'v Value {
+        self.content
+    }
 }
 
 impl<'de> Deserializer<'de> for Variant<'de> {

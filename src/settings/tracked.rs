@@ -18,23 +18,53 @@ use serde_json::{Error, Map, Value};
 /// Reads `value` as a `T`: the value, or serde's error and where it happened, spelt as
 /// serde_path_to_error spells a path (`retry.maxAttempts`, `chain[1].kind`, `.` for the top).
 pub fn deserialize<T: DeserializeOwned>(value: &Value) -> Result<T, (Error, String)> {
+    INNER.set(None);
     let track = Track(RefCell::new(None));
-    T::deserialize(Tracked { value, at: &Chain::Root, track: &track })
-        .map_err(|e| (e, track.0.into_inner().unwrap_or_else(|| ".".to_string())))
+    T::deserialize(Tracked { value, at: &Chain::Root, track: &track }).map_err(|e| {
+        // Placed by no reader of this value (it came from a variant read apart): where it said.
+        let place = track.0.into_inner().or_else(|| INNER.take()).unwrap_or_else(|| ".".to_string());
+        (e, place)
+    })
 }
 
-/// Reads `value` with `seed`, an error's place left to the caller: a tagged enum's variant
-/// ([`super::tagged`]), whose errors are placed where the enum is.
+thread_local! {
+    /// Where, inside the variant of an internally tagged enum (read apart from the value around
+    /// it, [`read_seed`]), the last error happened: taken by the reader of the enum's value when
+    /// it places the error, so the place runs on inside the enum (`model.chain[1].model`).
+    static INNER: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Reads a tagged enum's variant (`value`, read apart) with `read`: an error leaves its place for
+/// the reader around the enum ([`INNER`]).
+fn apart<'de, T>(
+    value: &'de Value,
+    read: impl FnOnce(Tracked<'_, 'de>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let track = Track(RefCell::new(None));
+    let read = read(Tracked { value, at: &Chain::Root, track: &track });
+    if read.is_err() {
+        leave_place(track);
+    }
+    read
+}
+
+/// Leaves the place of a variant's error for the reader around the enum: one copy, not one in
+/// each [`apart`].
+#[inline(never)]
+fn leave_place(track: Track) {
+    let place = track.0.into_inner().or_else(|| INNER.take());
+    INNER.set(place.filter(|place| place != "."));
+}
+
+/// Reads `value` with `seed`: a tagged enum's variant ([`super::tagged`]), whose errors are placed
+/// where the enum is, and then inside it.
 pub(super) fn read_seed<'de, S: DeserializeSeed<'de>>(value: &'de Value, seed: S) -> Result<S::Value, Error> {
-    seed.deserialize(Tracked { value, at: &Chain::Root, track: &Track(RefCell::new(None)) })
+    apart(value, |here| seed.deserialize(here))
 }
 
 /// Reads `value` with `visitor` as [`read_seed`] does.
 pub(super) fn read_any<'de, V: Visitor<'de>>(value: &'de Value, visitor: V) -> Result<V::Value, Error> {
-    de::Deserializer::deserialize_any(
-        Tracked { value, at: &Chain::Root, track: &Track(RefCell::new(None)) },
-        visitor,
-    )
+    apart(value, |here| de::Deserializer::deserialize_any(here, visitor))
 }
 
 /// Reads `value` as a struct with `visitor` as [`read_seed`] does: from an object only, so no
@@ -44,13 +74,7 @@ pub(super) fn read_struct<'de, V: Visitor<'de>>(
     fields: &'static [&'static str],
     visitor: V,
 ) -> Result<V::Value, Error> {
-    let track = Track(RefCell::new(None));
-    de::Deserializer::deserialize_struct(
-        Tracked { value, at: &Chain::Root, track: &track },
-        "",
-        fields,
-        visitor,
-    )
+    apart(value, |here| de::Deserializer::deserialize_struct(here, "", fields, visitor))
 }
 
 /// What a struct given an array is told: serde's derives would read it by position, which no page
@@ -79,13 +103,18 @@ impl fmt::Display for Chain<'_> {
 struct Track(RefCell<Option<String>>);
 
 impl Track {
-    /// `error`, noting `at` as its place if no deeper place was noted.
+    /// `error`, noting `at` as its place if no deeper place was noted: `at`, and where inside a
+    /// tagged enum's variant read apart it happened, if it did ([`INNER`]).
     fn trigger(&self, at: &Chain, error: Error) -> Error {
+        let inner = INNER.take();
         let mut place = self.0.borrow_mut();
         if place.is_none() {
-            *place = Some(match at {
-                Chain::Root => ".".to_string(),
-                at => at.to_string(),
+            *place = Some(match (at, inner) {
+                (Chain::Root, None) => ".".to_string(),
+                (Chain::Root, Some(inner)) => inner,
+                (at, None) => at.to_string(),
+                (at, Some(inner)) if inner.starts_with('[') => format!("{at}{inner}"),
+                (at, Some(inner)) => format!("{at}.{inner}"),
             });
         }
         error

@@ -79,21 +79,20 @@ const PAGE_MESSAGE: Tagged = Tagged {
 
 impl<'de> Deserialize<'de> for PageMessage {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (index, content) = PAGE_MESSAGE.split(d)?;
-        let read = match PAGE_MESSAGE.variants[index] {
-            "decide" => decide(content),
-            _ => PageMessageTwin::deserialize(PAGE_MESSAGE.variant(index, &content)),
-        };
-        read.map_err(de::Error::custom)
+        PAGE_MESSAGE.read(d, |variant| match variant.name() {
+            "decide" => decide(variant.content()),
+            _ => PageMessageTwin::deserialize(variant),
+        })
     }
 }
 
 /// `decide`: its `id`, then the [`CallDecision`] flattened beside it, as serde reads a struct
 /// variant with a flattened field (the field named first, the flattened one from the rest).
-fn decide(content: Value) -> Result<PageMessage, serde_json::Error> {
-    let Value::Object(mut fields) = content else {
+fn decide(content: &Value) -> Result<PageMessage, serde_json::Error> {
+    let Value::Object(fields) = content else {
         return Err(de::Error::invalid_type(Unexpected::Seq, &"struct variant PageMessage::Decide"));
     };
+    let mut fields = fields.clone();
     let id = match fields.shift_remove("id") {
         Some(id) => from_value::<RequestId>(&id)?,
         None => return Err(de::Error::missing_field("id")),
