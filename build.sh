@@ -482,6 +482,12 @@ schema_suite() {
 		cargo test --test schema_suite -- --ignored --nocapture
 }
 
+# bench/size's harness depends on keel by path: its lock file must follow keel's dependencies, or
+# bench/size/measure.sh (cargo build --locked) fails.
+size_lock_current() {
+	cargo metadata --locked --manifest-path bench/size/Cargo.toml --format-version 1 >/dev/null
+}
+
 cmd_test() {
 	local t0=$SECONDS browser
 	trap on_exit EXIT
@@ -489,6 +495,7 @@ cmd_test() {
 	run_step "clippy native" cargo clippy --all-targets -- -D warnings
 	run_step "clippy wasm32" cargo clippy --lib --target "$WASM_TARGET" -- -D warnings
 	run_step "cargo test" cargo test
+	run_step "bench/size lock file" size_lock_current
 	run_step "JSON-Schema-Test-Suite" schema_suite
 	browser="$(browser_test_files)"
 	if [[ -n $browser ]]; then

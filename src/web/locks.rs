@@ -32,14 +32,14 @@ pub fn live_run_ids(held: &[String]) -> Vec<String> {
     held.iter().filter_map(|name| name.strip_prefix(RUN_LOCK_PREFIX)).map(str::to_string).collect()
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "browser"))]
 pub(crate) use web::{held_lock_names, HeldLock};
 
 /// Without Web Locks (native): nothing to hold.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
 pub(crate) struct HeldLock;
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
 impl HeldLock {
     /// Nothing to wait for natively.
     pub(crate) async fn session(_session: &str) -> HeldLock {
@@ -53,12 +53,12 @@ impl HeldLock {
 }
 
 /// No locks are held natively.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
 pub(crate) async fn held_lock_names() -> Vec<String> {
     Vec::new()
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "browser"))]
 mod web {
     use std::pin::pin;
 

@@ -183,7 +183,7 @@ impl FailureLog for MemoryStore {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "browser"))]
 impl FailureLog for super::indexeddb::IdbStore {
     fn answer<'a>(&'a self, query: &'a StoreQuery) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
         async move {

@@ -58,7 +58,7 @@ fn memory() -> Stores {
 
 /// IndexedDB, opened now in the background: the first write waits for that open rather than
 /// starting its own, and an open that fails surfaces as a store warning on the first write.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "browser"))]
 fn indexeddb(options: IdbOptions, spawn: &Spawner) -> Stores {
     use futures_util::FutureExt;
 
@@ -73,7 +73,7 @@ fn indexeddb(options: IdbOptions, spawn: &Spawner) -> Stores {
     (store.clone(), store)
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
 fn indexeddb(_: IdbOptions, _: &Spawner) -> Stores {
     memory()
 }

@@ -17,7 +17,7 @@ pub mod request;
 pub mod response;
 pub mod sse;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "browser"))]
 pub mod fetch;
 
 use std::rc::Rc;
@@ -133,9 +133,9 @@ impl Http for NoHttp {
 
 /// This platform's transport: `fetch` on wasm32, [`NoHttp`] elsewhere.
 pub fn platform_http() -> Rc<dyn Http> {
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", feature = "browser"))]
     return Rc::new(fetch::FetchHttp);
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
     Rc::new(NoHttp)
 }
 
