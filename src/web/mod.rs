@@ -17,7 +17,8 @@
 //!   dispose); `runs` starts, resumes and abandons runs;
 //! - [`locks`]: the Web Locks a run holds on its session, so tabs do not interleave turns.
 //!
-//! These have no web dependencies and are tested natively too. Only the glue is wasm32-only:
+//! These have no web dependencies and are tested natively too. Only the glue is wasm32-only (and
+//! behind the default feature `browser`, which bench/size leaves out to weigh the engine alone):
 //! `worker` (the `startWorker` entry: `postMessage` and the message listener), `clock` (`setTimeout`,
 //! `Math.random`), `js_error` (a thrown JS value → [`crate::errors::RawFailure`]), `prompt_api`
 //! (the Prompt API called from the worker, where the worker has `LanguageModel`) and `indexeddb`
