@@ -5,7 +5,7 @@
 #
 # usage: bench/size/measure.sh [--write] [--no-ablation]
 #   --write        also replace the generated part of bench/results/wasm-size.md
-#   --no-ablation  skip the variant builds (serde_json without preserve_order, opt-level "z")
+#   --no-ablation  skip the variant builds (serde_json without preserve_order, opt-level "s")
 #
 # Builds bench/size (a cdylib whose one export drives the whole engine) with keel's release
 # profile for wasm32-unknown-unknown, runs wasm-opt -Os from npm binaryen (build.sh's), and reports
@@ -123,17 +123,19 @@ if [[ $ABLATION == 1 ]]; then
 	tree="$TARGET/tree-no-preserve-order"
 	copy_tree "$tree"
 	# The feature off, and its one API keel uses (Map::shift_remove) replaced by Map::remove.
-	edit "$tree/Cargo.toml" 's/^\(serde_json = .*\), features = \["preserve_order"\]/\1/'
-	if grep -q preserve_order "$tree/Cargo.toml" || ! grep -q '^serde_json = ' "$tree/Cargo.toml"; then
-		die "could not turn preserve_order off in $tree/Cargo.toml"
-	fi
+	for manifest in "$tree/Cargo.toml" "$tree/bench/size/Cargo.toml"; do
+		edit "$manifest" 's/^\(serde_json = .*\), "preserve_order"\]/\1]/'
+		if grep -q preserve_order "$manifest" || ! grep -q '^serde_json = ' "$manifest"; then
+			die "could not turn preserve_order off in $manifest"
+		fi
+	done
 	while IFS= read -r file; do
 		edit "$file" 's/\.shift_remove(/.remove(/g'
 	done < <(grep -rl 'shift_remove(' "$tree/src")
 	variant no-preserve-order "$tree"
 	VARIANTS+=("no-preserve-order|serde_json without \`preserve_order\` (objects become BTreeMaps; \`shift_remove\` → \`remove\`)")
-	variant opt-z "$ROOT" --config 'profile.release.opt-level="z"'
-	VARIANTS+=("opt-z|\`opt-level = \"z\"\` instead of \`\"s\"\`")
+	variant opt-s "$ROOT" --config 'profile.release.opt-level="s"'
+	VARIANTS+=("opt-s|\`opt-level = \"s\"\` instead of \`\"z\"\`")
 fi
 
 # ---------------------------------------------------------------------------------------------------
