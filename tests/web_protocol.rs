@@ -198,6 +198,15 @@ fn malformed_messages_become_protocol_failures_that_say_what_was_wrong() {
         (r#"{"type": "toolResult", "id": 1, "ok": false, "error": {"hints": {"class": "weird"}}}"#, "weird"),
         (r#"{"type": "init", "tools": []}"#, "model"),
         (r#"["run", "r1", "t"]"#, "got an array; expected an object"),
+        // The place runs on into the parts read by hand: a decision's fields, a reply's payload.
+        (
+            r#"{"type": "run", "runId": "r", "task": "t", "resume": "continue",
+                "decision": {"callId": "c", "approved": true, "reason": 5}}"#,
+            "at `decision.reason`",
+        ),
+        (r#"{"type": "run", "runId": "r", "task": "t", "decision": {"callId": 3}}"#, "at `decision.callId`"),
+        (r#"{"type": "toolResult", "id": 1, "ok": true, "warnings": [1]}"#, "at `warnings[0]`"),
+        (r#"{"type": "decide", "id": "x", "callId": "c", "approved": true}"#, "at `id`"),
     ];
     for (text, mention) in cases {
         let failure = PageMessage::from_json(text).unwrap_err();

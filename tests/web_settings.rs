@@ -250,6 +250,9 @@ fn errors_inside_a_model_chain_name_the_member_and_its_key() {
         model_error(openai(json!({"model": 7}))),
         "`model.model`: got the number `7`; expected a string"
     );
+    // A key named as its parent is still added to the path.
+    assert!(model_error(json!({"kind": "wllama", "modelUrl": "u", "model": "m"}))
+        .starts_with("`model.model`: unknown key"));
     assert_eq!(
         model_error(json!({"kind": "fallback", "chain": [{"kind": "promptApi"},
             {"kind": "fallback", "chain": [openai(json!({"model": []}))]}]})),

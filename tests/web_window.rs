@@ -1,4 +1,4 @@
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "browser"))]
 //! Browser glue tests in a window; the same tests run in a dedicated worker (`web_worker.rs`).
 
 #[macro_use]

@@ -1,4 +1,4 @@
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "browser"))]
 //! Browser glue tests in a dedicated worker, where the engine runs; the same tests run in a window
 //! (`web_window.rs`).
 

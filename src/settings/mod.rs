@@ -1,15 +1,16 @@
 //! The settings the page hands keel (the agent's config, the store's options, tool declarations,
 //! failure queries): [`read`] turns them into their serde types with errors that say where, and
 //! [`ConfigError`] says a setting read is out of range. The stored records ([`read_quietly`]) and
-//! the page's messages ([`from_value`]) are read by the same reader, so the module has one `Value`
-//! reader. Below the engine and the store, which both
-//! read settings, so neither imports the other for it.
+//! the page's messages ([`from_value`], [`read_part`]) are read by the same reader, so the module
+//! has one `Value` reader. Below the engine and the store, which both read settings, so neither
+//! imports the other for it.
 
 mod read;
 pub mod tagged;
 mod tracked;
 
 pub use read::{read, SettingError};
+pub use tracked::read_part;
 
 /// `value` as a `T` through the settings' reader, the module's one `Value` reader (a struct is not
 /// read from an array): serde's error, with where it happened (`` at `retry.maxAttempts` ``) when

@@ -51,7 +51,7 @@ fn setting_error(error: &serde_json::Error, place: &str, at: &str, also_known: &
         Some((key, mut known)) => {
             known.extend(also_known.iter().map(|k| k.to_string()));
             // A key's error is placed at its object: the key is added to the path.
-            let path = if path.ends_with(&key) { path } else { format!("{path}.{key}") };
+            let path = format!("{path}.{key}");
             let suggestion = closest(&key, known.iter().map(String::as_str)).first().map(|s| s.to_string());
             let hint = match &suggestion {
                 Some(near) => format!("did you mean `{near}`?"),

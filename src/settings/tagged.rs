@@ -8,8 +8,11 @@
 //! enum (`#[serde(remote = …)]`) handed the variant's name. What is accepted and the errors are
 //! serde's: the tag is read where serde reads it (so its errors carry the same path), the
 //! variant's errors come from its fields as serde's do, with the path running on into the variant
-//! (`model.chain[1].model`), and a unit variant ignores what comes with it. An array (which serde would read as the tag followed by the fields in order) is refused, as
-//! the settings' reader refuses one for a struct: no page means that.
+//! (`model.chain[1].model`), and a unit variant ignores what comes with it. An array (which serde
+//! would read as the tag followed by the fields in order) is refused, as the settings' reader
+//! refuses one for a struct: no page means that. A tag given twice is refused by a reader that
+//! sees both; the settings' reader reads a `Value`, whose object kept the last of equal keys, as
+//! JSON texts with repeated keys are read everywhere in keel.
 
 use std::fmt;
 

@@ -28,9 +28,12 @@ pub fn deserialize<T: DeserializeOwned>(value: &Value) -> Result<T, (Error, Stri
 }
 
 thread_local! {
-    /// Where, inside the variant of an internally tagged enum (read apart from the value around
-    /// it, [`read_seed`]), the last error happened: taken by the reader of the enum's value when
-    /// it places the error, so the place runs on inside the enum (`model.chain[1].model`).
+    /// Where, inside the variant of an internally tagged enum or a part read by hand (read apart
+    /// from the value around it, [`read_seed`], [`read_part`]), the last error happened: taken by
+    /// the reader of the enclosing value when it places the error, so the place runs on inside
+    /// (`model.chain[1].model`). This holds because no reader in keel goes on after such an error
+    /// (no `untagged` or `flatten` around a part read apart, no fallback): one that did would
+    /// leave the place here for the next, unrelated error. Each top-level read starts with none.
     static INNER: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
@@ -40,8 +43,17 @@ fn apart<'de, T>(
     value: &'de Value,
     read: impl FnOnce(Tracked<'_, 'de>) -> Result<T, Error>,
 ) -> Result<T, Error> {
+    apart_at(value, &Chain::Root, read)
+}
+
+/// [`apart`], the value being at `at`.
+fn apart_at<'de, T>(
+    value: &'de Value,
+    at: &Chain,
+    read: impl FnOnce(Tracked<'_, 'de>) -> Result<T, Error>,
+) -> Result<T, Error> {
     let track = Track(RefCell::new(None));
-    let read = read(Tracked { value, at: &Chain::Root, track: &track });
+    let read = read(Tracked { value, at, track: &track });
     if read.is_err() {
         leave_place(track);
     }
@@ -54,6 +66,19 @@ fn apart<'de, T>(
 fn leave_place(track: Track) {
     let place = track.0.into_inner().or_else(|| INNER.take());
     INNER.set(place.filter(|place| place != "."));
+}
+
+/// Reads `value`, a part of what is being read that a hand-written reader took apart (a reply's
+/// `id`, a decision's fields), as a `T`: an error leaves its place (under `key`, if the part is
+/// one key's value) for the reader around it, as a variant's does.
+pub fn read_part<T: DeserializeOwned>(value: &Value, key: Option<&str>) -> Result<T, Error> {
+    match key {
+        Some(key) => {
+            let at = Chain::Key { parent: &Chain::Root, key };
+            apart_at(value, &at, |here| T::deserialize(here))
+        }
+        None => apart(value, |here| T::deserialize(here)),
+    }
 }
 
 /// Reads `value` with `seed`: a tagged enum's variant ([`super::tagged`]), whose errors are placed

@@ -5,7 +5,7 @@
 //! its tag; what is accepted and every error's text are what serde's derives gave, less an array
 //! read as a struct by position.
 
-use serde::de::{self, Deserializer, MapAccess, Unexpected, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -15,7 +15,7 @@ use super::protocol::{
 };
 use crate::engine::Decision;
 use crate::errors::RawFailure;
-use crate::settings::from_value;
+use crate::settings::read_part;
 use crate::settings::tagged::Tagged;
 
 /// [`PageMessage`] externally tagged, less `decide` (its fields are flattened: read by hand): the
@@ -89,12 +89,10 @@ impl<'de> Deserialize<'de> for PageMessage {
 /// `decide`: its `id`, then the [`CallDecision`] flattened beside it, as serde reads a struct
 /// variant with a flattened field (the field named first, the flattened one from the rest).
 fn decide(content: &Value) -> Result<PageMessage, serde_json::Error> {
-    let Value::Object(fields) = content else {
-        return Err(de::Error::invalid_type(Unexpected::Seq, &"struct variant PageMessage::Decide"));
-    };
-    let mut fields = fields.clone();
+    // Always an object ([`Tagged`] refuses the rest); anything else reads as no fields.
+    let mut fields = content.as_object().cloned().unwrap_or_default();
     let id = match fields.shift_remove("id") {
-        Some(id) => from_value::<RequestId>(&id)?,
+        Some(id) => read_part::<RequestId>(&id, Some("id"))?,
         None => return Err(de::Error::missing_field("id")),
     };
     Ok(PageMessage::Decide { id, decision: CallDecision::from_fields(fields)? })
@@ -104,37 +102,40 @@ impl CallDecision {
     /// Its `callId`, then the [`Decision`] flattened beside it from the rest.
     fn from_fields(mut fields: Map<String, Value>) -> Result<CallDecision, serde_json::Error> {
         let call_id = match fields.shift_remove("callId") {
-            Some(call_id) => from_value::<String>(&call_id)?,
+            Some(call_id) => read_part::<String>(&call_id, Some("callId"))?,
             None => return Err(de::Error::missing_field("callId")),
         };
-        Ok(CallDecision { call_id, decision: from_value::<Decision>(&Value::Object(fields))? })
+        Ok(CallDecision { call_id, decision: read_part::<Decision>(&Value::Object(fields), None)? })
     }
 }
 
-/// An object's entries, for a type read by hand from them; `expecting` is what serde's derive
-/// says the type expects.
-struct Fields(&'static str);
+/// An object's entries, then the type read by hand from them (`read`), while the object is being
+/// read: a reader that says where errors happen places them at the object, and inside it.
+/// `expecting` is what serde's derive says the type expects.
+struct Fields<F>(&'static str, F);
 
-impl<'de> Visitor<'de> for Fields {
-    type Value = Map<String, Value>;
+impl<'de, T, F> Visitor<'de> for Fields<F>
+where
+    F: FnOnce(Map<String, Value>) -> Result<T, serde_json::Error>,
+{
+    type Value = T;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str(self.0)
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<T, M::Error> {
         let mut fields = Map::new();
         while let Some((key, value)) = map.next_entry::<String, Value>()? {
             fields.insert(key, value);
         }
-        Ok(fields)
+        (self.1)(fields).map_err(de::Error::custom)
     }
 }
 
 impl<'de> Deserialize<'de> for CallDecision {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let fields = d.deserialize_map(Fields("struct CallDecision"))?;
-        CallDecision::from_fields(fields).map_err(de::Error::custom)
+        d.deserialize_map(Fields("struct CallDecision", CallDecision::from_fields))
     }
 }
 
@@ -143,8 +144,7 @@ impl<'de> Deserialize<'de> for CallDecision {
 /// payload did.
 impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let fields = d.deserialize_map(Fields("struct Wire"))?;
-        Reply::from_fields(fields).map_err(de::Error::custom)
+        d.deserialize_map(Fields("struct Wire", Reply::from_fields))
     }
 }
 
@@ -152,7 +152,7 @@ impl<T: serde::de::DeserializeOwned> Reply<T> {
     fn from_fields(fields: Map<String, Value>) -> Result<Reply<T>, serde_json::Error> {
         match reply_fields(fields)? {
             (id, Ok(payload)) => {
-                Ok(Reply::Ok { id, ok: Flag, payload: from_value::<T>(&Value::Object(payload))? })
+                Ok(Reply::Ok { id, ok: Flag, payload: read_part::<T>(&Value::Object(payload), None)? })
             }
             (id, Err(error)) => Ok(Reply::failed(id, error)),
         }
@@ -169,9 +169,9 @@ fn reply_fields(fields: Map<String, Value>) -> Result<(RequestId, Answer), serde
     let mut payload = Map::new();
     for (key, value) in fields {
         match key.as_str() {
-            "id" => id = Some(from_value::<RequestId>(&value)?),
-            "ok" => ok = Some(from_value::<bool>(&value)?),
-            "error" => error = from_value::<Option<RawFailure>>(&value)?,
+            "id" => id = Some(read_part::<RequestId>(&value, Some("id"))?),
+            "ok" => ok = Some(read_part::<bool>(&value, Some("ok"))?),
+            "error" => error = read_part::<Option<RawFailure>>(&value, Some("error"))?,
             _ => {
                 payload.insert(key, value);
             }
