@@ -484,9 +484,9 @@ schema_suite() {
 }
 
 # The shipped module's gzip -9 -n bytes may not pass this: growing past it is a decision, measured
-# and recorded in bench/results/wasm-size.md with the budget raised, not an accident. 462,956 at
-# 4dbd6cd (issue 12's goal is 204,800; the engine alone is 339,416, wasm-size.md).
-WASM_GZIP_BUDGET=472000
+# and recorded in bench/results/wasm-size.md with the budget raised, not an accident. 459,712 at
+# e91e373 (issue 12's goal is 204,800; the engine alone is 339,416, wasm-size.md).
+WASM_GZIP_BUDGET=469000
 
 # pkg/'s wasm (built by the e2e step) against WASM_GZIP_BUDGET.
 wasm_size_budget() {
