@@ -12,6 +12,9 @@
 #   steps [--reps N]
 #             natively, in release: the engine's cost per step at step 10/100/1,000 of one run and
 #             after 10/100/1,000 earlier runs in a session (bench/steps.rs), medians and p95
+#   messages [--rounds N]
+#             natively, in release: reading one page message (a tool's result small and 56 KB, a
+#             model's answer) beside the floor of parsing its text (bench/messages.rs)
 #   size [--write] [--no-ablation]
 #             bench/size/measure.sh: the engine's wasm size per crate (same as ./build.sh size)
 #   recovery [--model smollm2|qwen] [--no-build] [--modes a,b] [--only id,id]
@@ -128,7 +131,8 @@ growth)
 	node bench/browser/growth.mjs "$@"
 	;;
 steps) cargo run --quiet --release --example steps -- "$@" ;;
+messages) cargo run --quiet --release --example messages -- "$@" ;;
 recovery | web) model_bench "$name" "$@" ;;
 -h | --help | help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0" ;;
-*) die "unknown benchmark '$name' (browser | growth | steps | size | recovery | web)" ;;
+*) die "unknown benchmark '$name' (browser | growth | steps | messages | size | recovery | web)" ;;
 esac

@@ -18,10 +18,14 @@ export const CONFIGS = [
   { name: "memory, read-only tool", store: "memory", readOnly: true },
   { name: "memory, tool with side effects", store: "memory", readOnly: false },
   { name: "memory, read-only tool failing every other call", store: "memory", readOnly: true, failing: true },
+  { name: "memory, read-only tool returning 56 KB of JSON", store: "memory", readOnly: true, large: true },
   { name: "indexeddb, read-only tool", store: "indexeddb", readOnly: true },
   { name: "indexeddb, tool with side effects", store: "indexeddb", readOnly: false },
   { name: "indexeddb, read-only tool failing every other call", store: "indexeddb", readOnly: true, failing: true },
 ];
+
+/** The large result's records (`config.large`). */
+const RELATED = Array.from({ length: 930 }, (_, i) => ({ id: i, name: `item ${i}`, price: i * 1.25, tags: ["a", "b"] }));
 
 /**
  * The instant `lookup` tool of `config`: failing (`NOT_FOUND`) for even ids when `config.failing`,
@@ -29,8 +33,10 @@ export const CONFIGS = [
  */
 function lookupOf(config, ToolError) {
   const lookup = instantLookup(config.readOnly);
-  if (!config.failing) return lookup;
   const found = lookup.execute;
+  // A list of 930 records beside the result: 56 KB of JSON, as an API's search might return.
+  if (config.large) return { ...lookup, execute: async (args) => ({ ...(await found(args)), related: RELATED }) };
+  if (!config.failing) return lookup;
   return {
     ...lookup,
     execute: async (args) => {
@@ -47,7 +53,7 @@ function lookupOf(config, ToolError) {
 const BUSY_MS = 0.2;
 
 async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
-  const kind = config.failing ? "failing" : config.readOnly ? "ro" : "fx";
+  const kind = config.failing ? "failing" : config.large ? "large" : config.readOnly ? "ro" : "fx";
   const tag = `${build.label}-${config.store}-${kind}${probed ? "-probe" : ""}`;
   const db = `keel-bench-commit-${tag}`;
   let store = "memory";

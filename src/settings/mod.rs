@@ -1,7 +1,7 @@
 //! The settings the page hands keel (the agent's config, the store's options, tool declarations,
 //! failure queries): [`read`] turns them into their serde types with errors that say where, and
 //! [`ConfigError`] says a setting read is out of range. The stored records ([`read_quietly`]) and
-//! the page's messages ([`from_value`], [`read_part`]) are read by the same reader, so the module
+//! the page's messages ([`from_value`], [`read_part`], [`from_parts`]) are read by the same reader, so the module
 //! has one `Value` reader. Below the engine and the store, which both read settings, so neither
 //! imports the other for it.
 
@@ -16,10 +16,21 @@ pub use tracked::read_part;
 /// read from an array): serde's error, with where it happened (`` at `retry.maxAttempts` ``) when
 /// that is below the top. For the page's messages and what comes with them.
 pub fn from_value<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<T, serde_json::Error> {
-    tracked::deserialize(value).map_err(|(error, place)| match place.as_str() {
+    tracked::deserialize(value).map_err(placed)
+}
+
+/// What a hand-written reader made of parts it read with [`read_part`] (a page message taken apart
+/// by moving its parts out): its error placed as [`from_value`] places one (`` at `warnings[0]` ``).
+pub fn from_parts<T>(read: impl FnOnce() -> Result<T, serde_json::Error>) -> Result<T, serde_json::Error> {
+    tracked::from_parts(read).map_err(placed)
+}
+
+/// serde's error, with where it happened when that is below the top.
+fn placed((error, place): (serde_json::Error, String)) -> serde_json::Error {
+    match place.as_str() {
         "." => error,
         _ => serde::de::Error::custom(format_args!("{error} at `{place}`")),
-    })
+    }
 }
 
 /// `value` as a `T` through the settings' reader, or `None` when it does not read: for values keel

@@ -27,6 +27,13 @@ pub fn deserialize<T: DeserializeOwned>(value: &Value) -> Result<T, (Error, Stri
     })
 }
 
+/// Runs `read`, a hand-written reader of parts read with [`read_part`]: its value, or its error and
+/// the place the part's reader left ([`INNER`]), as [`deserialize`] gives them.
+pub fn from_parts<T>(read: impl FnOnce() -> Result<T, Error>) -> Result<T, (Error, String)> {
+    INNER.set(None);
+    read().map_err(|e| (e, INNER.take().unwrap_or_else(|| ".".to_string())))
+}
+
 thread_local! {
     /// Where, inside the variant of an internally tagged enum or a part read by hand (read apart
     /// from the value around it, [`read_seed`], [`read_part`]), the last error happened: taken by

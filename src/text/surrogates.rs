@@ -10,8 +10,12 @@ use std::borrow::Cow;
 /// JSON at all, are left for the JSON reader to refuse.
 pub fn well_formed_json(text: &str) -> (Cow<'_, str>, usize) {
     // Fast path: no `\u` escape of a surrogate can be present without the byte sequence `\ud`/`\uD`.
+    // The backslashes found by std's `memchr` (a word at a time, on wasm too), then the two bytes
+    // after each: faster than a byte-window scan (bench/results/messages.md).
     let bytes = text.as_bytes();
-    if !bytes.windows(3).any(|w| w[0] == b'\\' && w[1] == b'u' && (w[2] | 0x20) == b'd') {
+    let escape =
+        |at: usize| bytes.get(at + 1) == Some(&b'u') && bytes.get(at + 2).is_some_and(|b| b | 0x20 == b'd');
+    if !text.match_indices('\\').any(|(at, _)| escape(at)) {
         return (Cow::Borrowed(text), 0);
     }
     let mut out = String::with_capacity(text.len());

@@ -682,8 +682,8 @@ impl PageMessage {
     pub fn read(text: &str) -> Result<(PageMessage, usize), Box<(Header, RawFailure)>> {
         let (text, replaced) = well_formed(text);
         // Into a `Value`, then through the settings' reader: the message's types need no text reader
-        // of their own beside it (bench/results/wasm-size.md).
-        let read = serde_json::from_str::<Value>(&text).and_then(|value| crate::settings::from_value(&value));
+        // of their own beside it (bench/results/wasm-size.md); a reply's parts moved out of it.
+        let read = serde_json::from_str::<Value>(&text).and_then(super::protocol_read::read_message);
         read.map(|message| (message, replaced)).map_err(|e| {
             let header = Header::read(&text);
             let failure = protocol_failure(format!("the worker could not read {}: {e}", header.describe()));

@@ -10,13 +10,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::protocol::{
-    CallDecision, Flag, Init, ModelText, NeedsApprovalValue, PageMessage, RedactValue, Reply, RequestId, Run,
-    ToolValue,
+    CallDecision, Flag, Init, ModelText, NeedsApprovalValue, PageMessage, QueryValue, RedactValue, Reply,
+    RequestId, Run, ToolValue,
 };
 use crate::engine::Decision;
 use crate::errors::RawFailure;
-use crate::settings::read_part;
 use crate::settings::tagged::Tagged;
+use crate::settings::{from_parts, from_value, read_part};
 
 /// [`PageMessage`] externally tagged, less `decide` (its fields are flattened: read by hand): the
 /// same variants, fields and serde attributes.
@@ -142,21 +142,72 @@ impl<'de> Deserialize<'de> for CallDecision {
 /// A reply's `id`, `ok` and `error` in the order they came (a wrong one fails when it is met),
 /// then the missing ones, then the payload from the other keys: what a struct with a flattened
 /// payload did.
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Reply<T> {
+impl<'de, T: Payload> Deserialize<'de> for Reply<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_map(Fields("struct Wire", Reply::from_fields))
     }
 }
 
-impl<T: serde::de::DeserializeOwned> Reply<T> {
+impl<T: Payload> Reply<T> {
     fn from_fields(fields: Map<String, Value>) -> Result<Reply<T>, serde_json::Error> {
         match reply_fields(fields)? {
-            (id, Ok(payload)) => {
-                Ok(Reply::Ok { id, ok: Flag, payload: read_part::<T>(&Value::Object(payload), None)? })
-            }
+            (id, Ok(payload)) => Ok(Reply::Ok { id, ok: Flag, payload: T::from_payload(payload)? }),
             (id, Err(error)) => Ok(Reply::failed(id, error)),
         }
     }
+}
+
+/// What a successful reply carries beside its `id` and `ok`, read from those other keys.
+pub trait Payload: serde::de::DeserializeOwned {
+    /// The payload from the reply's other keys: by default through the settings' reader, which
+    /// copies what it reads; a payload that holds the page's value as it came moves it out
+    /// instead (a tool's result can be tens of KB: bench/results/messages.md).
+    fn from_payload(fields: Map<String, Value>) -> Result<Self, serde_json::Error> {
+        read_part(&Value::Object(fields), None)
+    }
+}
+
+impl Payload for ModelText {}
+impl Payload for NeedsApprovalValue {}
+impl Payload for QueryValue {}
+
+impl Payload for ToolValue {
+    fn from_payload(mut fields: Map<String, Value>) -> Result<Self, serde_json::Error> {
+        // Any value reads as `value`: it is moved out, and the rest read.
+        let value = fields.shift_remove("value").unwrap_or_default();
+        Ok(ToolValue { value, ..read_part(&Value::Object(fields), None)? })
+    }
+}
+
+impl Payload for RedactValue {
+    fn from_payload(mut fields: Map<String, Value>) -> Result<Self, serde_json::Error> {
+        let args = fields.shift_remove("args").unwrap_or_default();
+        Ok(RedactValue { args })
+    }
+}
+
+/// Reads a page message from its parsed text. A reply to one of the worker's requests is taken
+/// apart where it is: the tag, `id`, `ok`, `error` and the payload's parts moved out of the
+/// object, not copied (the settings' reader copied a 56 KB tool result three times, at 4× the
+/// cost of parsing it: bench/results/messages.md). Any other message, or one whose tag is not a
+/// reply's, is read by the settings' reader, which gives every error about the tag.
+pub fn read_message(value: Value) -> Result<PageMessage, serde_json::Error> {
+    let mut fields = match value {
+        Value::Object(fields) => fields,
+        other => return from_value(&other),
+    };
+    type Read = fn(Map<String, Value>) -> Result<PageMessage, serde_json::Error>;
+    let read: Read = match fields.get(PAGE_MESSAGE.tag).and_then(Value::as_str) {
+        Some("toolResult") => |fields| Reply::from_fields(fields).map(PageMessage::ToolResult),
+        Some("modelResult") => |fields| Reply::from_fields(fields).map(PageMessage::ModelResult),
+        Some("redactResult") => |fields| Reply::from_fields(fields).map(PageMessage::RedactResult),
+        Some("needsApprovalResult") => {
+            |fields| Reply::from_fields(fields).map(PageMessage::NeedsApprovalResult)
+        }
+        _ => return from_value(&Value::Object(fields)),
+    };
+    fields.shift_remove(PAGE_MESSAGE.tag);
+    from_parts(|| read(fields))
 }
 
 /// A reply's payload's fields (`ok: true`) or its error (`ok: false`).
