@@ -20,7 +20,7 @@ use keel::engine::{
 use keel::errors::RawFailure;
 use keel::store::{EndReason, MemoryStore, RunCounts, RunRecord, RunStatus, Store, TurnRecord};
 use keel::tools::ToolSpec;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// Calls `lookup` with a new argument each step until it has made `steps` calls, then answers;
 /// records when each call came.
@@ -47,12 +47,18 @@ impl Model for Scripted {
     }
 }
 
-/// Answers at once.
-struct Instant0;
+/// Answers at once: with the next of `large`, results built before the run, while any are left
+/// (so that building them is not timed), then with a short text.
+struct Instant0 {
+    large: RefCell<Vec<Value>>,
+}
 
 impl ToolHost for Instant0 {
     fn call<'a>(&'a self, call: &'a ToolCall) -> LocalBoxFuture<'a, Result<ToolOutput, RawFailure>> {
-        let value = json!(format!("value of {} is 42", call.args["key"]));
+        let value = match self.large.borrow_mut().pop() {
+            Some(large) => large,
+            None => json!(format!("value of {} is 42", call.args["key"])),
+        };
         future::ready(Ok(ToolOutput { value, warnings: Vec::new(), lists: false })).boxed_local()
     }
 }
@@ -84,12 +90,22 @@ struct Costs {
     end: Duration,
 }
 
-/// Runs one task of `steps` calls in `session` on `store`.
-fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32) -> Costs {
+/// A tool's result of 56 KB of JSON: 930 records, as an API's search might return
+/// (bench/browser/commit.js returns the same from the page).
+fn large_result() -> Value {
+    let records = (0..930)
+        .map(|i| json!({"id": i, "name": format!("item {i}"), "price": i as f64 * 1.25, "tags": ["a", "b"]}));
+    Value::Array(records.collect())
+}
+
+/// Runs one task of `steps` calls in `session` on `store`, each tool result 56 KB of JSON when
+/// `large`.
+fn run(store: &Rc<MemoryStore>, session: &str, run_id: &str, steps: u32, large: bool) -> Costs {
     let model = Rc::new(Scripted { steps, calls: RefCell::new(Vec::new()) });
+    let results = if large { (0..=steps).map(|_| large_result()).collect() } else { Vec::new() };
     let effects = Effects {
         model: model.clone(),
-        tools: Rc::new(Instant0),
+        tools: Rc::new(Instant0 { large: RefCell::new(results) }),
         store: store.clone(),
         clock: Rc::new(Clock0),
         random: Rc::new(Half),
@@ -200,7 +216,7 @@ fn main() {
     let mut at = [Vec::new(), Vec::new(), Vec::new()];
     for rep in 0..reps {
         let store = Rc::new(MemoryStore::new());
-        let costs = run(&store, &format!("long-{rep}"), &format!("long-{rep}"), 1_000).steps;
+        let costs = run(&store, &format!("long-{rep}"), &format!("long-{rep}"), 1_000, false).steps;
         for (i, step) in [10usize, 100, 1_000].into_iter().enumerate() {
             // Steps step-9 ..= step, each the cost from its model call to the next.
             at[i].extend_from_slice(&costs[step - 10..step]);
@@ -221,7 +237,7 @@ fn main() {
             let session = format!("after-{earlier}-{rep}");
             history(&store, &session, earlier);
             for n in 0..10 {
-                let costs = run(&store, &session, &format!("new-{rep}-{n}"), 10);
+                let costs = run(&store, &session, &format!("new-{rep}-{n}"), 10, false);
                 samples.extend_from_slice(&costs.steps[1..10]);
                 starts.push(costs.start);
                 ends.push(costs.end);
@@ -230,6 +246,17 @@ fn main() {
         report(&format!("after {earlier} earlier runs (steps 2-10)"), samples);
         edges.push((earlier, starts, ends));
     }
+    // Ten 10-step runs per repetition, each tool result 56 KB of JSON: steps 2-10 of each.
+    let mut samples = Vec::new();
+    for rep in 0..reps {
+        let store = Rc::new(MemoryStore::new());
+        for n in 0..10 {
+            samples.extend_from_slice(
+                &run(&store, &format!("large-{rep}"), &format!("large-{rep}-{n}"), 10, true).steps[1..10],
+            );
+        }
+    }
+    report("56 KB tool results (steps 2-10)", samples);
     for (earlier, starts, _) in &edges {
         report(&format!("run start after {earlier} earlier runs"), starts.clone());
     }

@@ -36,7 +36,7 @@ pub(crate) fn head_tail(text: &str, max: usize) -> String {
     let Some(keep) = max.checked_sub(1) else { return String::new() };
     let head = keep.div_ceil(2);
     let tail = keep - head;
-    format!("{}…{}", &text[..byte_at(text, head)], &text[byte_at(text, len - tail)..])
+    format!("{}…{}", &text[..byte_at(text, head)], &text[last_chars_at(text, tail)..])
 }
 
 /// `text` if it has at most `max` chars, else [`cut_middle_keeping`] as much of it as fits in
@@ -75,7 +75,7 @@ pub(crate) fn cut_middle_keeping(text: &str, keep: usize) -> String {
     }
     let tail = keep / 3;
     let head = keep - tail;
-    format!("{}{}{}", &text[..byte_at(text, head)], marker(len - keep), &text[byte_at(text, len - tail)..])
+    format!("{}{}{}", &text[..byte_at(text, head)], marker(len - keep), &text[last_chars_at(text, tail)..])
 }
 
 /// The type of a JSON value with its article (`an array`, `null`), as messages name it.
@@ -103,6 +103,15 @@ fn decimal_digits(n: usize) -> usize {
 /// The byte offset just after the first `n` chars of `s` (or its end).
 fn byte_at(s: &str, n: usize) -> usize {
     s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}
+
+/// The byte offset where the last `n` chars of `s` start (its start if it has fewer), found from
+/// the end: a tail of a long result costs its own length, not the result's.
+fn last_chars_at(s: &str, n: usize) -> usize {
+    match n.checked_sub(1) {
+        None => s.len(),
+        Some(back) => s.char_indices().nth_back(back).map_or(0, |(i, _)| i),
+    }
 }
 
 mod decimal;

@@ -24,19 +24,14 @@ export const CONFIGS = [
   { name: "indexeddb, read-only tool failing every other call", store: "indexeddb", readOnly: true, failing: true },
 ];
 
-/** The large result's records (`config.large`). */
-const RELATED = Array.from({ length: 930 }, (_, i) => ({ id: i, name: `item ${i}`, price: i * 1.25, tags: ["a", "b"] }));
-
 /**
  * The instant `lookup` tool of `config`: failing (`NOT_FOUND`) for even ids when `config.failing`,
  * so that every other step records a failure and the step after it recovers it.
  */
 function lookupOf(config, ToolError) {
-  const lookup = instantLookup(config.readOnly);
-  const found = lookup.execute;
-  // A list of 930 records beside the result: 56 KB of JSON, as an API's search might return.
-  if (config.large) return { ...lookup, execute: async (args) => ({ ...(await found(args)), related: RELATED }) };
+  const lookup = instantLookup(config.readOnly, { large: config.large });
   if (!config.failing) return lookup;
+  const found = lookup.execute;
   return {
     ...lookup,
     execute: async (args) => {

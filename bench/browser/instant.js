@@ -28,11 +28,15 @@ export function instantModel(steps, onCall) {
   };
 }
 
+/** 930 records, 55,622 bytes of JSON: what an API's search might return (`instantLookup`'s `large`). */
+const RELATED = Array.from({ length: 930 }, (_, i) => ({ id: i, name: `item ${i}`, price: i * 1.25, tags: ["a", "b"] }));
+
 /**
  * The instant `lookup` tool; its result names the next id, so each call's id is one a result gave
- * (id provenance). `readOnly: false` gets a call's intent stored before it runs.
+ * (id provenance). `readOnly: false` gets a call's intent stored before it runs; `large: true` adds
+ * 56 KB of JSON records to each result (bench/steps.rs returns the same natively).
  */
-export const instantLookup = (readOnly) => ({
+export const instantLookup = (readOnly, { large = false } = {}) => ({
   name: "lookup",
   description: "Looks up an item of the catalogue by id.",
   inputSchema: {
@@ -42,7 +46,7 @@ export const instantLookup = (readOnly) => ({
     additionalProperties: false,
   },
   ...(readOnly === undefined ? {} : { readOnly }),
-  execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1 }),
+  execute: async ({ id }) => ({ id, name: `Item ${id}`, next: id + 1, ...(large ? { related: RELATED } : {}) }),
 });
 
 /**

@@ -6,12 +6,12 @@ import { pageSteps, timedRun } from "./steps.js";
 
 let agent;
 
-/** Starts the agent of the package in `dir` (e.g. "/pkg"). */
-export async function benchProfileSetup(dir) {
+/** Starts the agent of the package in `dir` (e.g. "/pkg"); with `large`, each result 56 KB of JSON. */
+export async function benchProfileSetup(dir, large = false) {
   const { Agent } = await import(`${dir}/index.js`);
   agent = await Agent.create({
     model: { custom: instantModel(10) },
-    tools: [instantLookup(true)],
+    tools: [instantLookup(true, { large })],
     // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
     // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
     // step is the whole step (since d0b18de the step after a result asked for the answer alone).

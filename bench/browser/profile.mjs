@@ -8,7 +8,8 @@
 // target/profile-pkg, a copy of DIR, and profiles that; DIR must be built from the same tree, or
 // the glue will not match. The profiler slows the threads it samples: read the shares, not the
 // absolute times. Asserts nothing; writes nothing else.
-//   node bench/browser/profile.mjs [--pkg DIR] [--runs N] [--warmup N] [--interval µs] [--top N] [--named] [--save FILE]
+// `--large` adds 56 KB of JSON records to each tool result (instant.js).
+//   node bench/browser/profile.mjs [--pkg DIR] [--runs N] [--warmup N] [--interval µs] [--top N] [--named] [--large] [--save FILE]
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -27,6 +28,7 @@ const { values: opts } = parseArgs({
     interval: { type: "string", default: "50" },
     top: { type: "string", default: "25" },
     named: { type: "boolean", default: false },
+    large: { type: "boolean", default: false },
     save: { type: "string" },
   },
 });
@@ -111,7 +113,7 @@ const out = await inBenchPage(
   ROOT,
   "/bench/browser/profile.html",
   async (page) => {
-    await page.evaluate((d) => window.benchProfileSetup(d), `/${dir.slice(ROOT.length + 1)}`);
+    await page.evaluate(([d, large]) => window.benchProfileSetup(d, large), [`/${dir.slice(ROOT.length + 1)}`, opts.large]);
     if (!worker) throw new Error("the agent's worker was not attached");
     await page.evaluate((n) => window.benchProfileRuns(n), Number(opts.warmup));
     const interval = Number(opts.interval);

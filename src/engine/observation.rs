@@ -1,6 +1,8 @@
 //! What the model is shown after a successful tool call: the result, cut to a size budget, and any
 //! warnings of a partial success.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::ToolOutput;
@@ -10,10 +12,13 @@ use crate::text::cut_middle;
 /// warnings each keep their head and tail, since a result's end often holds the totals or the
 /// last item.
 pub fn describe_output(output: &ToolOutput, max_chars: usize) -> String {
-    let result = match &output.value {
-        Value::String(text) => text.clone(),
-        Value::Null => "(no result)".to_string(),
-        other => other.to_string(),
+    // A text result is cut where it is; anything else written by serde_json's writer into bytes
+    // (the same text as `Display`, without a formatter call per piece: bench/results/steps.md,
+    // "56 KB tool results").
+    let result: Cow<str> = match &output.value {
+        Value::String(text) => Cow::Borrowed(text),
+        Value::Null => Cow::Borrowed("(no result)"),
+        other => Cow::Owned(serde_json::to_string(other).unwrap_or_default()),
     };
     if output.warnings.is_empty() {
         return cut_middle(&result, max_chars);

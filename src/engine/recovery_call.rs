@@ -4,7 +4,7 @@
 //! plan says so. Small models otherwise take the snapshot and still send the old reference, or
 //! never take it.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::errors::Envelope;
 
@@ -12,7 +12,7 @@ use super::observation::describe_output;
 use super::run::RunState;
 use super::tool_turn::ToolEnd;
 use super::{CallKey, Event};
-use crate::turn::digest;
+use crate::turn::result_digest;
 
 impl RunState<'_> {
     /// After `tool` failed with `envelope` (recorded in the log at `index`): if `tool` declares a
@@ -42,7 +42,7 @@ impl RunState<'_> {
             ToolEnd::Done(output) => {
                 let text = describe_output(&output, agent.config.observation_chars);
                 self.outputs.insert(&spec.name, text.clone(), step, output.lists);
-                self.repeats.succeeded(&key, &digest(&json!([output.value, output.warnings])));
+                self.repeats.succeeded(&key, &result_digest(&output.value, &output.warnings));
                 let named = format!("`{}`", spec.name);
                 shown.recovery.retain(|step| !step.contains(&named));
                 shown.recovery.insert(

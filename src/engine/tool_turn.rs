@@ -15,7 +15,7 @@ use super::page_action::Appeared;
 use super::run::{RunState, Stop};
 use super::value_forms::add_other_forms;
 use super::{Action, CallKey, Event, Outcome, RetryDecision, ToolCall, ToolOutput};
-use crate::turn::digest;
+use crate::turn::{digest, result_digest};
 
 /// How a tool call ended.
 pub(crate) enum ToolEnd {
@@ -139,7 +139,7 @@ impl RunState<'_> {
                 }
                 let observation = self.with_fix_notes(&spec.name, observation);
                 let outcome = if output.warnings.is_empty() { Outcome::Ok } else { Outcome::Warning };
-                let result = digest(&json!([output.value, output.warnings]));
+                let result = result_digest(&output.value, &output.warnings);
                 Ok(self.progress(key, &action.args, &result, observation, outcome, thought))
             }
             Ok(ToolEnd::Advisory(envelope)) => {

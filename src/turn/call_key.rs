@@ -26,6 +26,22 @@ pub fn digest(value: &Value) -> String {
     format!("{:016x}", fnv1a(&canonical))
 }
 
+/// The digest of a tool's result: [`digest`] of `[value, warnings]`, without building that array
+/// (a copy of the whole result: bench/results/steps.md, "56 KB tool results").
+pub fn result_digest(value: &Value, warnings: &[String]) -> String {
+    let mut canonical = vec![b'['];
+    write_canonical(value, &mut canonical);
+    canonical.extend_from_slice(b",[");
+    for (i, warning) in warnings.iter().enumerate() {
+        if i > 0 {
+            canonical.push(b',');
+        }
+        write_str(warning, &mut canonical);
+    }
+    canonical.extend_from_slice(b"]]");
+    format!("{:016x}", fnv1a(&canonical))
+}
+
 /// `value` as compact JSON with object keys sorted. Strings and scalars are written by
 /// `serde_json` straight into `out`, as `Value`'s `Display` writes them (the digests are stored:
 /// they must not change), without a `String` and the formatting machinery for each.
@@ -39,7 +55,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(key, out);
+                write_str(key, out);
                 out.push(b':');
                 write_canonical(item, out);
             }
@@ -55,7 +71,21 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
+        Value::String(text) => write_str(text, out),
         scalar => write_json(scalar, out),
+    }
+}
+
+/// A string as JSON. serde_json escapes only `"`, `\` and the control chars below U+0020, so a
+/// string without them is written as it is, without a buffer of its own (most keys and strings of
+/// a result: bench/results/steps.md, "56 KB tool results").
+fn write_str(text: &str, out: &mut Vec<u8>) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        write_json(text, out);
     }
 }
 
@@ -98,6 +128,22 @@ mod tests {
         assert_eq!(digest(&value), "690ebb5c4f610ef4");
         assert_eq!(digest(&json!("plain")), "9ea3bf33eb1d861f");
         assert_eq!(digest(&json!([])), "09612b07b5ecb5a5");
+        // Strings written as they are or escaped by serde_json: the same bytes either way.
+        let texts = ["plain", "quote \" in", "back\\slash", "tab\there", "\u{1}", "del \u{7f}", "é ü 🦀", ""];
+        for text in texts {
+            let mut written = Vec::new();
+            write_str(text, &mut written);
+            assert_eq!(written, serde_json::to_vec(text).unwrap(), "{text:?}");
+        }
+        // A result's digest is that of `[value, warnings]`.
+        for (value, warnings) in [
+            (json!({"b": [1, {"z": "é", "a": null}], "a": 2.5}), vec![]),
+            (json!("text \"quoted\"\n"), vec!["stale".to_string(), "a \"cut\" list".to_string()]),
+            (Value::Null, vec!["one".to_string()]),
+            (json!([]), vec![]),
+        ] {
+            assert_eq!(result_digest(&value, &warnings), digest(&json!([value, warnings])), "{value}");
+        }
         assert_eq!(digest(&json!({})), "08f44b07b5901a25");
     }
 }

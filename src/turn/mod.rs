@@ -4,7 +4,7 @@
 
 mod call_key;
 
-pub use call_key::{digest, CallKey};
+pub use call_key::{digest, result_digest, CallKey};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
