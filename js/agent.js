@@ -43,14 +43,24 @@ function abortError(message) {
   return new DOMException(message, "AbortError");
 }
 
-// What the worker can read: JSON. `undefined` becomes null.
+/**
+ * A tool's value as the worker will read it: `undefined` becomes null; one JSON has no form for (a
+ * function, a symbol, a cycle, a BigInt) is refused here, naming the tool's value. The value itself
+ * is returned, not a parsed copy: the reply is written as JSON text once, when it is posted
+ * (`#postText`), and a copy cost as much again as that (bench/results/steps.md).
+ * @param {unknown} value
+ * @returns {ToolValue["value"]}
+ */
 function jsonValue(value) {
   if (value === undefined) return null;
+  let text;
   try {
-    return JSON.parse(JSON.stringify(value));
+    text = JSON.stringify(value);
   } catch (e) {
     throw new TypeError(`the tool returned a value that cannot be sent as JSON: ${/** @type {Error} */ (e).message}`);
   }
+  if (text === undefined) throw new TypeError(`the tool returned ${describe(value)}, which cannot be sent as JSON`);
+  return /** @type {ToolValue["value"]} */ (value);
 }
 
 /**

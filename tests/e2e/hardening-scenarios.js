@@ -110,6 +110,10 @@ export async function hardenToolReplies() {
         act("deep"),
         act("retry_ms"),
         act("retry_header"),
+        act("nothing"),
+        act("cycle"),
+        act("fn"),
+        act("dated"),
         answer(`done ${LONE}`),
       ]),
     },
@@ -126,6 +130,16 @@ export async function hardenToolReplies() {
       count("retry_header", () => {
         throw new Response("slow down", { status: 429, headers: { "Retry-After": "99999999999999999999" } });
       }),
+      // Values JSON has no form for are refused on the page, naming the value; `undefined` is null;
+      // a value with `toJSON` is sent as it writes itself.
+      count("cycle", () => {
+        const cycle = { name: "loop" };
+        cycle.self = cycle;
+        return cycle;
+      }),
+      count("fn", () => () => 1),
+      count("nothing", () => undefined),
+      count("dated", () => ({ at: new Date(0) })),
     ],
   });
   const started = performance.now();
@@ -143,6 +157,7 @@ export async function hardenToolReplies() {
     failures: events.filter((e) => e.type === "failure").map((e) => ({ tool: e.tool, code: e.code, class: e.class, message: e.message })),
     warnings: events.filter((e) => e.type === "warning").map((e) => e.message),
     retries: events.filter((e) => e.type === "retryScheduled").length,
+    observations: events.filter((e) => e.type === "observation").map((e) => e.text),
   };
 }
 

@@ -55,7 +55,7 @@ test("run options and failure queries with a mistake are refused, naming the key
 test("unreadable tool replies: each tool runs once, the run goes on and completes", async () => {
   const r = await scenario("hardenToolReplies");
   assert.equal(r.hung, undefined, "the run settled");
-  assert.deepEqual(r.calls, { surrogate: 1, surrogate_error: 1, deep: 1, retry_ms: 1, retry_header: 1 });
+  assert.deepEqual(r.calls, { surrogate: 1, surrogate_error: 1, deep: 1, retry_ms: 1, retry_header: 1, cycle: 1, fn: 1, nothing: 1, dated: 1 }, JSON.stringify(r, null, 1));
   assert.equal(r.retries, 0, "no retry: the Retry-Afters are far past maxRetryAfterMs");
   assert.ok(r.elapsedMs < 2500, `no call waited for its 3 s timeout (${r.elapsedMs} ms)`);
   assert.equal(r.answer, "done \u{FFFD}", JSON.stringify(r, null, 1));
@@ -65,6 +65,10 @@ test("unreadable tool replies: each tool runs once, the run goes on and complete
   assert.match(byTool.surrogate_error.message, /bad \u{FFFD} input/u);
   assert.equal(byTool.retry_ms.code, "RATE_LIMITED");
   assert.equal(byTool.retry_header.code, "RATE_LIMITED");
+  assert.match(byTool.cycle.message, /the tool returned a value that cannot be sent as JSON: .*circular/i);
+  assert.match(byTool.fn.message, /the tool returned a function, which cannot be sent as JSON/);
+  assert.ok(r.observations.includes("(no result)"), JSON.stringify(r.observations));
+  assert.ok(r.observations.includes('{"at":"1970-01-01T00:00:00.000Z"}'), JSON.stringify(r.observations));
   assert.ok(r.warnings.some((w) => /the run's task or session held a lone UTF-16 surrogate/.test(w)), r.warnings.join("\n"));
   assert.ok(r.warnings.some((w) => /the tool's reply held a lone UTF-16 surrogate/.test(w)), r.warnings.join("\n"));
 });
