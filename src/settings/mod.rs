@@ -1,9 +1,9 @@
 //! The settings the page hands keel (the agent's config, the store's options, tool declarations,
 //! failure queries): [`read`] turns them into their serde types with errors that say where, and
 //! [`ConfigError`] says a setting read is out of range. The stored records ([`read_quietly`]) and
-//! the page's messages ([`from_value`], [`read_part`], [`from_parts`]) are read by the same reader, so the module
-//! has one `Value` reader. Below the engine and the store, which both read settings, so neither
-//! imports the other for it.
+//! the page's messages ([`from_value`], [`read_part`], [`from_parts`]) are read by the same
+//! reader, so the module has one `Value` reader. Below the engine and the store, which both read
+//! settings, so neither imports the other for it.
 
 mod read;
 pub mod tagged;

@@ -2,8 +2,9 @@
 //! without serde's `Content` buffering (an internally tagged enum, `flatten`), which costs a second
 //! deserializer for every type inside them (see [`crate::settings::tagged`]). The message is read
 //! into a `Value`, then by the settings' reader ([`from_value`]), each part from the `Value` with
-//! its tag; what is accepted and every error's text are what serde's derives gave, less an array
-//! read as a struct by position.
+//! its tag; a reply to the worker's request is taken apart by moving its parts out of the `Value`
+//! ([`read_message`]). What is accepted and every error's text are what serde's derives gave, less
+//! an array read as a struct by position.
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
