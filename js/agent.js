@@ -31,6 +31,17 @@ import { workerMessages } from "./worker-messages.js";
  * @template {M["type"]} T
  * @typedef {Extract<M, { type: T }>} Message
  */
+/** @typedef {"toolResult" | "modelResult" | "redactResult" | "needsApprovalResult"} ReplyType */
+/**
+ * What `#answer`'s work gives for a reply of type `T`: the reply's payload, a tool's value as the
+ * JSON text it was written as.
+ * @template {ReplyType} T
+ * @typedef {T extends "toolResult" ? Omit<ToolValue, "value"> & { value: JsonText } : Omit<Extract<Message<PageMessage, T>, { ok: true }>, "type" | "id" | "ok">} Answer
+ */
+/**
+ * A reply as `#postText` is given it: a page message, or a tool's result with its value as text.
+ * @typedef {PageMessage | ({ type: "toolResult", id: number, ok: true } & Answer<"toolResult">)} Reply
+ */
 /**
  * A message without its `id`, member by member of a union: what `#request` is given.
  * @template M
@@ -44,15 +55,26 @@ function abortError(message) {
 }
 
 /**
- * A tool's value as the worker will read it: `undefined` becomes null; one JSON has no form for (a
- * function, a symbol, a cycle, a BigInt) is refused here, naming the tool's value. The value itself
- * is returned, not a parsed copy: the reply is written as JSON text once, when it is posted
- * (`#postText`), and a copy cost as much again as that (bench/results/steps.md).
- * @param {unknown} value
- * @returns {ToolValue["value"]}
+ * A tool's value as the JSON text the worker reads: written once, when the tool returns, and put
+ * into the `toolResult` reply's text as it is (`#postText`); parsing it back and writing the reply
+ * again cost as much once more (bench/results/steps.md).
  */
-function jsonValue(value) {
-  if (value === undefined) return null;
+class JsonText {
+  /** @param {string} text */
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+/**
+ * A tool's value as the worker will read it: `undefined` becomes null; one JSON has no form for (a
+ * cycle, a BigInt; a function or a symbol returned as the value) is refused here, naming it. Inside
+ * the value, functions, symbols and `undefined` are left out as `JSON.stringify` leaves them.
+ * @param {unknown} value
+ * @returns {JsonText}
+ */
+function jsonText(value) {
+  if (value === undefined) return new JsonText("null");
   let text;
   try {
     text = JSON.stringify(value);
@@ -60,7 +82,7 @@ function jsonValue(value) {
     throw new TypeError(`the tool returned a value that cannot be sent as JSON: ${/** @type {Error} */ (e).message}`);
   }
   if (text === undefined) throw new TypeError(`the tool returned ${describe(value)}, which cannot be sent as JSON`);
-  return /** @type {ToolValue["value"]} */ (value);
+  return new JsonText(text);
 }
 
 /**
@@ -659,18 +681,20 @@ export class Agent {
 
   /**
    * Runs `work` with an AbortController the worker can abort, and posts its reply unless aborted.
-   * @template {"toolResult" | "modelResult" | "redactResult" | "needsApprovalResult"} T
+   * @template {ReplyType} T
    * @param {number} id
    * @param {T} type
-   * @param {(ctx: { signal: AbortSignal }) => Promise<Omit<Extract<Message<PageMessage, T>, { ok: true }>, "type" | "id" | "ok">>} work
+   * @param {(ctx: { signal: AbortSignal }) => Promise<Answer<T>>} work
    */
   async #answer(id, type, work) {
     const controller = new AbortController();
     this.#calls.set(id, controller);
-    /** @type {PageMessage} */
+    /** @type {Reply} */
     let reply;
     try {
-      reply = /** @type {Message<PageMessage, T>} */ ({ type, id, ok: true, ...(await work({ signal: controller.signal })) });
+      const answer = await work({ signal: controller.signal });
+      // `Answer<T>` is the payload of `T`'s reply; tsc cannot follow that through the generic.
+      reply = /** @type {Reply} */ (/** @type {unknown} */ ({ type, id, ok: true, ...answer }));
     } catch (e) {
       reply = /** @type {Message<PageMessage, T>} */ ({ type, id, ok: false, error: toRawFailure(e) });
     }
@@ -686,17 +710,24 @@ export class Agent {
 
   /**
    * Posts a reply as JSON text, which the worker reads as it is: an object would be cloned here,
-   * rebuilt in the worker and written there as JSON again for the engine (src/web/worker.rs).
-   * @param {PageMessage} message
+   * rebuilt in the worker and written there as JSON again for the engine (src/web/worker.rs). A
+   * tool's value, already text, goes in as it is, after the reply's other keys.
+   * @param {Reply} message
    */
   #postText(message) {
-    if (!this.#disposed && !this.#dead) this.#worker.postMessage(JSON.stringify(message));
+    if (this.#disposed || this.#dead) return;
+    const value = "value" in message ? message.value : undefined;
+    const text =
+      value instanceof JsonText
+        ? `${JSON.stringify({ ...message, value: undefined }).slice(0, -1)},"value":${value.text}}`
+        : JSON.stringify(message);
+    this.#worker.postMessage(text);
   }
 
   /**
    * @param {Message<WorkerMessage, "toolCall">} call
    * @param {{ signal: AbortSignal }} ctx
-   * @returns {Promise<ToolValue>}
+   * @returns {Promise<Answer<"toolResult">>}
    */
   async #callTool({ tool: name, args, attempt, timeoutMs, runId, idempotencyKey }, { signal }) {
     const tool = this.#tools.get(name);
@@ -709,7 +740,7 @@ export class Agent {
       lists = true;
     };
     const value = await tool.execute(await parseArgs(tool, args), { signal, attempt, timeoutMs, runId, idempotencyKey, warn, listed });
-    return { value: jsonValue(value), warnings, lists };
+    return { value: jsonText(value), warnings, lists };
   }
 
   /**

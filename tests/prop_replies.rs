@@ -1,9 +1,11 @@
 //! The page's replies to the worker's requests (`toolResult`, `modelResult`, `redactResult`,
 //! `needsApprovalResult`) are read by moving their parts out of the parsed message
-//! (`PageMessage::read`); every other message by the settings' reader. Property: for any reply-shaped
-//! object, well formed or not, the two readers agree — the same message, or the same error text,
-//! with its place — and a successful reply's payload is what the payload type's own derive reads
-//! from the reply's other keys.
+//! (`PageMessage::read`); every other message by the settings' reader. Properties, for any
+//! reply-shaped object, well formed or not: the two readers agree — the same message, or the same
+//! error text, with its place. Both reach a payload through the same `Payload::from_payload`, so
+//! this one checks the tag, the reply's own keys and the errors' places; the second checks the
+//! payloads: a successful reply's payload is what the payload type's own derive reads from the
+//! reply's other keys.
 #![cfg(not(target_arch = "wasm32"))]
 
 use keel::web::protocol::PageMessage;

@@ -117,6 +117,14 @@ mod props {
 
     proptest! {
         #[test]
+        fn last_chars_start_where_the_first_len_minus_n_end(text in text(), n in 0usize..220) {
+            let len = text.chars().count();
+            let at = last_chars_at(&text, n);
+            prop_assert_eq!(at, if n >= len { 0 } else { byte_at(&text, len - n) });
+            prop_assert_eq!(text[at..].chars().count(), n.min(len));
+        }
+
+        #[test]
         fn clip_is_a_marked_prefix_within_budget(text in text(), max in 0usize..220) {
             let out = clip(&text, max);
             let len = out.chars().count();
