@@ -3,7 +3,7 @@
 // keel.js and keel_bg.wasm), interleaved round by round. The page side (pkg/index.js) is shared,
 // so only the wasm module differs. The store is in memory: the engine's cost, not IndexedDB's.
 import { Agent } from "/pkg/index.js";
-import { CONFIGS, check, lookupTool, pageSteps, scriptedModel, timedRun } from "./steps.js";
+import { CONFIGS, SCRIPTED, check, lookupTool, pageSteps, scriptedModel, timedRun } from "./steps.js";
 
 /** Per build and configuration, every step's page-side time (ms). */
 export async function benchCompare({ builds, runs = 60, warmup = 10, stepsPerRun = 10 }) {
@@ -14,16 +14,7 @@ export async function benchCompare({ builds, runs = 60, warmup = 10, stepsPerRun
       const agent = await Agent.create({
         model: { custom: scriptedModel(stepsPerRun, { first: [], last: [] }) },
         tools: [lookupTool(config.failEvery)],
-        // steps.js's scripted model invents its ids (1, 2, 3…), which id provenance would refuse.
-        // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
-        // step is the whole step (since d0b18de the step after a result asked for the answer alone).
-        config: {
-          format: config.format,
-          maxSteps: stepsPerRun + 2,
-          store: "memory",
-          idProvenance: false,
-          focusedAnswer: false,
-        },
+        config: { ...SCRIPTED, format: config.format, maxSteps: stepsPerRun + 2, store: "memory" },
         worker,
       });
       agents.push({ config, build: build.label, agent, steps: [] });

@@ -21,7 +21,7 @@ function headline({ steps, cold, size, store }) {
     );
   }
   lines.push(
-    `- wasm: **${kb(size.wasm.raw)} raw, ${kb(size.wasm.gzip)} gzip -9**; everything a page loads (wasm + JS): ` +
+    `- wasm: **${kb(size.wasm.raw)} raw, ${kb(size.wasm.gzip)} gzip -9**; everything a page loads for \`Agent.create\` (the wasm, index.js and its imports, worker.js): ` +
       `${kb(size.loaded.raw)} raw, ${kb(size.loaded.gzip)} gzip -9, ${kb(size.loaded.brotli)} brotli`,
   );
   return lines.join("\n");
@@ -162,6 +162,9 @@ ${table(
   [coldRow("first load", cold.first), coldRow("cached", cold.cached)],
 )}
 
+The start measured build against build, with the floor (a bare worker, with and without keel's
+compile beside it) and its phases, is in [browser-start.md](browser-start.md) (\`cold-ab.mjs\`).
+
 ${
   cold.cached.create.median > cold.first.create.median
     ? `Cached loads were not faster than first loads in this run, though their wasm came from the
@@ -173,6 +176,9 @@ code cache being read in full where a first load compiles lazily.
 ## Size
 
 The files of pkg/ as shipped (its package.json \`files\`): raw, \`gzip -9 -n\`, and brotli quality 11.
+*JS loaded* is what a page fetches for \`Agent.create\`: index.js and what it imports, and worker.js,
+which holds the glue and its snippets inlined (keel.js and snippets/ are not fetched); not keel-agent/dom
+or keel-agent/wllama, which a page loads only if it uses them.
 
 ${table(
   ["file", "kind", "raw", "gzip -9", "brotli"],

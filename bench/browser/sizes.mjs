@@ -2,7 +2,7 @@
 // and brotli (quality 11, what a CDN would serve).
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
 
 function walk(path) {
@@ -15,7 +15,30 @@ function kind(file) {
   if (file.endsWith(".d.ts")) return "types";
   if (file === "keel.js") return "wasm-bindgen glue";
   if (file.startsWith("snippets/")) return "wasm-bindgen snippet";
+  if (!file.endsWith(".js")) return "other";
   return "keel-agent JS";
+}
+
+/**
+ * The package's JS a page loads for `Agent.create`: `index.js` and what it imports, statically and
+ * transitively, and the worker (`worker.js`, one file with the glue inlined). Not what only an
+ * option loads (`keel-agent/dom`, `keel-agent/wllama`), nor the glue and snippets `worker.js`
+ * already holds.
+ */
+function loadedJs(pkgDir) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(pkgDir, file), "utf8");
+    // Static `import … from "./x.js"`, `export … from "./x.js"` and `import "./x.js"`, not comments' `import("…")` types.
+    for (const [, spec] of text.matchAll(/^\s*(?:import|export)\b[^"'`;]*?["'](\.{1,2}\/[^"']+\.js)["']/gm)) {
+      visit(relative(pkgDir, join(pkgDir, dirname(file), spec)));
+    }
+  };
+  visit("index.js");
+  visit("worker.js");
+  return seen;
 }
 
 /** Every file in pkg/package.json's `files`, with its sizes; `loaded` totals what a browser fetches. */
@@ -46,10 +69,11 @@ export function packageSizes(pkgDir) {
       gzip: 0,
       brotli: 0,
     });
+  const js = loadedJs(pkgDir);
   return {
     files: rows,
     wasm: total((r) => r.kind === "wasm"),
-    js: total((r) => r.kind !== "wasm" && r.kind !== "types"),
-    loaded: total((r) => r.kind !== "types"),
+    js: total((r) => js.has(r.file)),
+    loaded: total((r) => r.kind === "wasm" || js.has(r.file)),
   };
 }

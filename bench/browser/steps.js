@@ -17,6 +17,16 @@ const LOOKUP_SCHEMA = {
   additionalProperties: false,
 };
 
+/**
+ * The checks an agent driven by `scriptedModel` must have off. The model invents its ids (1, 2,
+ * 3…), which id provenance refuses (UNSEEN_ID) and the task's values too (CONTRADICTS_TASK: the
+ * task says 9, the calls 1, 2, 3…; `./build.sh bench browser` failed on that from the check's
+ * arrival until 2026-11-28). It calls the tool again when asked for the answer alone: the focused
+ * answer off, so that every step is the whole step (since d0b18de the step after a result asked
+ * for the answer alone).
+ */
+export const SCRIPTED = { idProvenance: false, taskValues: false, focusedAnswer: false };
+
 /** Steps 1..n-1 call `lookup` with a new id each time (no repeats); step n answers. */
 export function scriptedModel(stepsPerRun, prompts) {
   const counts = new Map();
@@ -130,13 +140,13 @@ export async function benchSteps({ runs = 120, warmup = 10, stepsPerRun = 10 } =
       const agent = await Agent.create({
         model: { custom: scriptedModel(stepsPerRun, prompts) },
         tools: [lookupTool(config.failEvery)],
-        // The scripted model invents its ids (1, 2, 3…), which id provenance would refuse (UNSEEN_ID).
-        // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
-        // step is the whole step (since d0b18de the step after a result asked for the answer alone).
-        config: { format: config.format, maxSteps: stepsPerRun + 2, idProvenance: false, focusedAnswer: false },
+        config: { ...SCRIPTED, format: config.format, maxSteps: stepsPerRun + 2 },
         worker,
       });
-      agents.push({ config, probed, agent, worker, prompts, page: { all: [], ok: [], failed: [], final: [], overhead: [] }, split: null });
+      // Each agent's runs in sessions of their own: the agents share the default database, and a
+      // session's earlier turns go into the prompt (issue 12 found 3.9k chars at step 1 for 1.2k).
+      const key = agents.length;
+      agents.push({ key, config, probed, agent, worker, prompts, page: { all: [], ok: [], failed: [], final: [], overhead: [] }, split: null });
     }
   }
   const started = performance.now();
@@ -145,7 +155,7 @@ export async function benchSteps({ runs = 120, warmup = 10, stepsPerRun = 10 } =
     for (let i = 0; i < agents.length; i++) {
       const a = agents[(i + round) % agents.length];
       if (a.probed) await probeMarks(a.worker);
-      const run = await timedRun(a.agent, `Look up ${stepsPerRun - 1} items.`, `bench-${round}`);
+      const run = await timedRun(a.agent, `Look up ${stepsPerRun - 1} items.`, `bench-${a.key}-${round}`);
       check(run.result, stepsPerRun, a.config.failEvery);
       if (!measured) continue;
       const { steps, overhead } = pageSteps(run);

@@ -2,7 +2,7 @@
 // `store: "memory"` and with IndexedDB, side by side), opening the database, and listing one
 // session's failures among 100,000 records. Measures; asserts nothing about speed.
 import { Agent } from "/pkg/index.js";
-import { check, lookupTool, pageSteps, scriptedModel, timedRun } from "./steps.js";
+import { SCRIPTED, check, lookupTool, pageSteps, scriptedModel, timedRun } from "./steps.js";
 
 const STEPS_DB = "keel-bench-steps";
 const LOG_DB = "keel-bench-log";
@@ -21,9 +21,7 @@ async function stepCost({ runs, warmup, stepsPerRun }) {
     const agent = await Agent.create({
       model: { custom: scriptedModel(stepsPerRun, { first: [], last: [] }) },
       tools: [lookupTool(0)],
-      // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
-      // step is the whole step (since d0b18de the step after a result asked for the answer alone).
-      config: { format: "xml", maxSteps: stepsPerRun + 2, store, focusedAnswer: false },
+      config: { ...SCRIPTED, format: "xml", maxSteps: stepsPerRun + 2, store },
     });
     agents.push({ name, agent, steps: [], overhead: [] });
   }
