@@ -5,12 +5,14 @@
 //! digest is FNV-1a of the key-sorted JSON serde_json writes (the form stored digests were made in).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use keel::turn::{digest, result_digest};
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// Text with the characters JSON escapes (`"`, `\`, controls), DEL, and 2- to 4-byte chars.
-fn text() -> impl Strategy<Value = String> {
+fn text() -> impl Strategy<Value = String> + Clone {
     prop::collection::vec(
         prop_oneof![
             Just('a'),
@@ -29,21 +31,9 @@ fn text() -> impl Strategy<Value = String> {
     .prop_map(|chars| chars.into_iter().collect())
 }
 
+/// Any JSON value, its strings and keys from [`text`].
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        (-1000i32..1000).prop_map(|n| Value::from(f64::from(n) / 8.0)),
-        text().prop_map(Value::String),
-    ];
-    leaf.prop_recursive(3, 24, 5, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((text(), inner), 0..5)
-                .prop_map(|fields| Value::Object(fields.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    common::json_values::json_value(text(), text())
 }
 
 /// The reference: keys sorted at every level, written by serde_json, FNV-1a (64-bit) in hex.

@@ -8,25 +8,15 @@
 //! reply's other keys.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use keel::web::protocol::PageMessage;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
+/// Any JSON value, strings and keys of any text.
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        (-1000i32..1000).prop_map(|n| Value::from(f64::from(n) / 8.0)),
-        any::<String>().prop_map(Value::String),
-    ];
-    leaf.prop_recursive(3, 24, 5, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec(("[a-z]{1,6}", inner), 0..5)
-                .prop_map(|fields| Value::Object(fields.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    common::json_values::json_value(any::<String>(), "[a-z]{1,6}")
 }
 
 /// A value for `key`: usually one of the right type, sometimes anything.
