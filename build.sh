@@ -498,6 +498,18 @@ wasm_size_budget() {
 		die "$wasm is $size bytes gzip -9 -n, over the budget of $WASM_GZIP_BUDGET (build.sh): cut it, or raise the budget with the measurement in bench/results/wasm-size.md"
 }
 
+# The browser benchmark still runs against the package just built: a tiny run (2 runs, 1 load),
+# nothing timed or asserted but that it completes. A check the scripted runs did not pass once left
+# `./build.sh bench browser` failing for days unnoticed.
+bench_runs() {
+	local out status=0
+	out="$(mktemp -d)"
+	node bench/browser/run.mjs --runs 2 --warmup 0 --loads 1 --out "$out" >"$out/log" 2>&1 || status=$?
+	((status == 0)) || tail -25 "$out/log" >&2
+	rm -rf "$out"
+	return "$status"
+}
+
 # bench/size's harness depends on keel by path: its lock file must follow keel's dependencies, or
 # bench/size/measure.sh (cargo build --locked) fails.
 size_lock_current() {
@@ -528,8 +540,9 @@ cmd_test() {
 	if [[ -f $E2E_DIR/package.json ]]; then
 		run_step "e2e" e2e_tests
 		run_step "wasm size budget" wasm_size_budget
+		run_step "browser bench runs" bench_runs
 	else
-		SKIPPED+=("e2e (no $E2E_DIR/package.json)" "the wasm size budget (the e2e step builds pkg/)")
+		SKIPPED+=("e2e (no $E2E_DIR/package.json)" "the wasm size budget and the bench run (the e2e step builds pkg/)")
 	fi
 	log "test: OK in $((SECONDS - t0))s: $(join "${STEPS[@]}")"
 	((${#SKIPPED[@]} == 0)) || info "skipped: $(join "${SKIPPED[@]}")"
