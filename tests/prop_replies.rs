@@ -112,36 +112,34 @@ fn payload_alone(message: &Value) -> Option<Result<PageMessage, String>> {
     })
 }
 
+/// `message`, read by `PageMessage::read` from its text, gives `expected`: the same message, or a
+/// failure whose text ends with the expected error's.
+fn read_as(message: &Value, expected: Result<PageMessage, String>) -> Result<(), TestCaseError> {
+    let text = message.to_string();
+    match (PageMessage::from_json(&text), expected) {
+        (Ok(moved), Ok(expected)) => prop_assert_eq!(moved, expected),
+        (Err(moved), Err(expected)) => {
+            let said = format!(": {expected}");
+            prop_assert!(moved.message.ends_with(&said), "{} / {}", moved.message, said);
+        }
+        (moved, expected) => prop_assert!(false, "{text}: {moved:?} against {expected:?}"),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
 
     #[test]
     fn a_reply_read_by_moving_its_parts_reads_as_the_settings_reader_reads_it(message in reply()) {
-        let text = message.to_string();
-        let moved = PageMessage::from_json(&text);
-        let settings = keel::settings::from_value::<PageMessage>(&message);
-        match (moved, settings) {
-            (Ok(moved), Ok(settings)) => prop_assert_eq!(moved, settings),
-            (Err(moved), Err(settings)) => {
-                let said = format!(": {settings}");
-                prop_assert!(moved.message.ends_with(&said), "{} / {}", moved.message, said);
-            }
-            (moved, settings) => prop_assert!(false, "{text}: {moved:?} against {settings:?}"),
-        }
+        let settings = keel::settings::from_value::<PageMessage>(&message).map_err(|e| e.to_string());
+        read_as(&message, settings)?;
     }
 
     #[test]
     fn a_replys_payload_reads_as_its_own_derive_reads_it(message in reply()) {
         let Some(alone) = payload_alone(&message) else { return Ok(()) };
-        let text = message.to_string();
-        match (PageMessage::from_json(&text), alone) {
-            (Ok(moved), Ok(alone)) => prop_assert_eq!(moved, alone),
-            (Err(moved), Err(alone)) => {
-                let said = format!(": {alone}");
-                prop_assert!(moved.message.ends_with(&said), "{} / {}", moved.message, said);
-            }
-            (moved, alone) => prop_assert!(false, "{text}: {moved:?} against {alone:?}"),
-        }
+        read_as(&message, alone)?;
     }
 }
 

@@ -12,7 +12,7 @@
 // transactions, requests and bytes each step writes, and times them on the worker's clock.
 // Measures; asserts nothing about speed.
 import { deleteDb, floor, instantLookup, instantModel, KEEP_ALL } from "./instant.js";
-import { pageSteps, timedRun } from "./steps.js";
+import { SCRIPTED, pageSteps, timedRun } from "./steps.js";
 
 export const CONFIGS = [
   { name: "memory, read-only tool", store: "memory", readOnly: true },
@@ -61,10 +61,7 @@ async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
   const agent = await Agent.create({
     model: { custom: instantModel(steps) },
     tools: [lookupOf(config, ToolError)],
-    // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
-    // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
-    // step is the whole step (since d0b18de the step after a result asked for the answer alone).
-    config: { format: "xml", maxSteps: steps + 2, store, idProvenance: false, taskValues: false, focusedAnswer: false },
+    config: { ...SCRIPTED, format: "xml", maxSteps: steps + 2, store },
     worker,
   });
   return { build: build.label, config, probed, agent, worker, db, steps: [], probes: [] };

@@ -7,7 +7,7 @@
 // Measures; asserts nothing about speed.
 import { Agent } from "/pkg/index.js";
 import { deleteDb, floor, instantLookup, instantModel, KEEP_ALL } from "./instant.js";
-import { pageSteps, timedRun } from "./steps.js";
+import { SCRIPTED, pageSteps, timedRun } from "./steps.js";
 
 /** An agent on its own worker; `sizes` gets each call's step, its prompt as the backend got it and
  * when (page clock), `wire` each `modelCall` message as the page got it (what crossed from the
@@ -23,17 +23,7 @@ async function agentOn(store, steps, sizes, wire) {
   return Agent.create({
     model: { custom: instantModel(steps, (n, messages, schema) => sizes.push([n, { messages, schema }, performance.now()])) },
     tools: [instantLookup()],
-    // The scripted model calls ids no result named first: id provenance and the task-values check off.
-    // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
-    // step is the whole step (since d0b18de the step after a result asked for the answer alone).
-    config: {
-      format: "xml",
-      maxSteps: Math.min(steps, 1000),
-      store,
-      idProvenance: false,
-      taskValues: false,
-      focusedAnswer: false,
-    },
+    config: { ...SCRIPTED, format: "xml", maxSteps: Math.min(steps, 1000), store },
     worker,
   });
 }

@@ -2,7 +2,7 @@
 // scripted model and the instant read-only tool, store in memory; per step = from one `stepStarted`
 // to the next, on the page, steps 2-10 of each run.
 import { instantLookup, instantModel } from "./instant.js";
-import { pageSteps, timedRun } from "./steps.js";
+import { SCRIPTED, pageSteps, timedRun } from "./steps.js";
 
 let agent;
 
@@ -12,17 +12,7 @@ export async function benchProfileSetup(dir, large = false) {
   agent = await Agent.create({
     model: { custom: instantModel(10) },
     tools: [instantLookup(true, { large })],
-    // The scripted model invents its ids (1, 2, 3…), which id provenance and the task checks refuse.
-    // It calls the tool again when asked for the answer alone: focusedAnswer off, so that every
-    // step is the whole step (since d0b18de the step after a result asked for the answer alone).
-    config: {
-      format: "xml",
-      maxSteps: 12,
-      store: "memory",
-      idProvenance: false,
-      taskValues: false,
-      focusedAnswer: false,
-    },
+    config: { ...SCRIPTED, format: "xml", maxSteps: 12, store: "memory" },
   });
 }
 

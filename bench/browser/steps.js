@@ -18,7 +18,8 @@ const LOOKUP_SCHEMA = {
 };
 
 /**
- * The checks an agent driven by `scriptedModel` must have off. The model invents its ids (1, 2,
+ * The checks an agent driven by a scripted model (`scriptedModel` here, instant.js's
+ * `instantModel`) must have off, for every bench page. The model invents its ids (1, 2,
  * 3…), which id provenance refuses (UNSEEN_ID) and the task's values too (CONTRADICTS_TASK: the
  * task says 9, the calls 1, 2, 3…; `./build.sh bench browser` failed on that from the check's
  * arrival until 2026-11-28). It calls the tool again when asked for the answer alone: the focused

@@ -23,7 +23,7 @@ impl CallKey {
 pub fn digest(value: &Value) -> String {
     let mut canonical = Vec::new();
     write_canonical(value, &mut canonical);
-    format!("{:016x}", fnv1a(&canonical))
+    hex_fnv1a(&canonical)
 }
 
 /// The digest of a tool's result: [`digest`] of `[value, warnings]`, without building that array
@@ -31,15 +31,10 @@ pub fn digest(value: &Value) -> String {
 pub fn result_digest(value: &Value, warnings: &[String]) -> String {
     let mut canonical = vec![b'['];
     write_canonical(value, &mut canonical);
-    canonical.extend_from_slice(b",[");
-    for (i, warning) in warnings.iter().enumerate() {
-        if i > 0 {
-            canonical.push(b',');
-        }
-        write_str(warning, &mut canonical);
-    }
-    canonical.extend_from_slice(b"]]");
-    format!("{:016x}", fnv1a(&canonical))
+    canonical.push(b',');
+    write_array(warnings, &mut canonical, |warning, out| write_str(warning, out));
+    canonical.push(b']');
+    hex_fnv1a(&canonical)
 }
 
 /// `value` as compact JSON with object keys sorted. Strings and scalars are written by
@@ -61,19 +56,22 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
             }
             out.push(b'}');
         }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(b']');
-        }
+        Value::Array(items) => write_array(items, out, write_canonical),
         Value::String(text) => write_str(text, out),
         scalar => write_json(scalar, out),
     }
+}
+
+/// `items` as a JSON array, each written by `write`.
+fn write_array<T>(items: &[T], out: &mut Vec<u8>, write: impl Fn(&T, &mut Vec<u8>)) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(item, out);
+    }
+    out.push(b']');
 }
 
 /// A string as JSON. serde_json escapes only `"`, `\` and the control chars below U+0020, so a
@@ -95,8 +93,12 @@ fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
     out.extend_from_slice(&serde_json::to_vec(value).unwrap_or_default());
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+/// FNV-1a (64-bit) of `bytes`, as 16 hex digits.
+fn hex_fnv1a(bytes: &[u8]) -> String {
+    let hash = bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{hash:016x}")
 }
 
 #[cfg(test)]
