@@ -47,6 +47,13 @@ function lookupOf(config, ToolError) {
  */
 const BUSY_MS = 0.2;
 
+/**
+ * The engine's two stretches of a small step on the worker's clock (model reply → tool call, tool
+ * reply → next model call: 0.060–0.070 and 0.095–0.105 ms in the probed agents, 2026-11-28 on
+ * main e8cd083): the floor's `worked` row makes a bare worker busy that long before its answers.
+ */
+const ENGINE_MS = [0.065, 0.1];
+
 async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
   const kind = config.failing ? "failing" : config.large ? "large" : config.readOnly ? "ro" : "fx";
   const tag = `${build.label}-${config.store}-${kind}${probed ? "-probe" : ""}`;
@@ -64,7 +71,7 @@ async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
     config: { ...SCRIPTED, format: "xml", maxSteps: steps + 2, store },
     worker,
   });
-  return { build: build.label, config, probed, agent, worker, db, steps: [], probes: [] };
+  return { build: build.label, config, probed, agent, worker, db, steps: [], overheads: [], probes: [] };
 }
 
 function probe(worker) {
@@ -135,7 +142,7 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
       for (const probed of [false, true]) agents.push(await agentOf(module, build, config, probed, steps));
     }
   }
-  const floors = { roundTrips: [], strictPut: [], busyAfterPut: [], busyDuringPut: [] };
+  const floors = { roundTrips: [], strictPut: [], busyAfterPut: [], busyDuringPut: [], worked: [] };
   const started = performance.now();
   for (let round = 0; round < warmup + runs; round++) {
     for (let i = 0; i < agents.length; i++) {
@@ -145,10 +152,14 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
       if (run.result.counts.steps !== steps) throw new Error(`${a.build} ${a.config.name}: ${run.result.counts.steps} steps: ${run.result.answer}`);
       if (round < warmup) continue;
       if (a.probed) a.probes.push(perStep(await probe(a.worker)));
-      else a.steps.push(...pageSteps(run).steps.slice(1));
+      else {
+        const { steps: timed, overhead } = pageSteps(run);
+        a.steps.push(...timed.slice(1));
+        a.overheads.push(overhead);
+      }
     }
     if (round >= warmup) {
-      const f = await floor(floorSamples, { busyMs: BUSY_MS });
+      const f = await floor(floorSamples, { busyMs: BUSY_MS, work: ENGINE_MS });
       for (const key of Object.keys(floors)) floors[key].push(...f[key]);
     }
   }
@@ -160,8 +171,8 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
   }
   return {
     elapsedMs,
-    floor: { ...floors, busyMs: BUSY_MS },
-    agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps })),
+    floor: { ...floors, busyMs: BUSY_MS, engineMs: ENGINE_MS },
+    agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps, overheads: a.overheads })),
     probes: probes.map((a) => ({ build: a.build, config: a.config.name, runs: a.probes })),
   };
 }

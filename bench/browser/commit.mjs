@@ -1,6 +1,6 @@
 // What committing a step costs, two builds of the package side by side in one headless Chromium
 // page (commit.js): per step with the store in memory and in IndexedDB, a read-only tool, one
-// with side effects and a read-only one failing every other call, beside the floor (two round trips to a bare worker, and those with one put);
+// with side effects and a read-only one failing every other call, beside the floor (two round trips to a bare worker, those with the worker busy as long as the engine is, and those with one put);
 // and, from probed agents, the IndexedDB transactions, requests and bytes of each step.
 // Prints markdown; asserts nothing, writes nothing but the probe workers (commit-probe.js) in
 // each build's directory.
@@ -48,10 +48,18 @@ out.push(row(["", ...labels]), row(["---", ...labels.map(() => "---")]));
 for (const config of [...new Set(raw.agents.map((a) => a.config))]) {
   out.push(row([config, ...labels.map((l) => ms(summary(raw.agents.find((a) => a.build === l && a.config === config).steps)))]));
 }
-out.push(row(["floor: 2 postMessage round trips", ms(summary(raw.floor.roundTrips))]));
-out.push(row(["floor: 2 round trips + one strict put", ms(summary(raw.floor.strictPut))]));
-out.push(row([`floor: the same + ${raw.floor.busyMs} ms of work after the put's complete`, ms(summary(raw.floor.busyAfterPut))]));
-out.push(row([`floor: the same + ${raw.floor.busyMs} ms of work while the put commits`, ms(summary(raw.floor.busyDuringPut))]));
+out.push("", "Per run, outside its steps (from `agent.run` to the first step, and from `runEnded` to the result; ms, median / p95):", "");
+out.push(row(["", ...labels]), row(["---", ...labels.map(() => "---")]));
+for (const config of [...new Set(raw.agents.map((a) => a.config))]) {
+  out.push(row([config, ...labels.map((l) => ms(summary(raw.agents.find((a) => a.build === l && a.config === config).overheads)))]));
+}
+out.push("", "The floor, beside them (ms, median / p95):", "");
+out.push(row(["", "floor"]), row(["---", "---"]));
+out.push(row(["2 postMessage round trips", ms(summary(raw.floor.roundTrips))]));
+out.push(row([`2 round trips, the worker busy ${raw.floor.engineMs.join(" + ")} ms before its answers (the engine's time)`, ms(summary(raw.floor.worked))]));
+out.push(row(["2 round trips + one strict put", ms(summary(raw.floor.strictPut))]));
+out.push(row([`the same + ${raw.floor.busyMs} ms of work after the put's complete`, ms(summary(raw.floor.busyAfterPut))]));
+out.push(row([`the same + ${raw.floor.busyMs} ms of work while the put commits`, ms(summary(raw.floor.busyDuringPut))]));
 out.push("", "Per step on the worker's clock, from the probed agents: IndexedDB and `postMessage` (steps 2-9 / step 10, which answers and ends the run):", "");
 out.push(row(["build", "configuration", "transactions", "puts", "reads", "bytes put", "in transactions ms", "model reply → tool call ms", "tool reply → next call ms", "… → step's tx ms", "step's tx ms", "tx → next call ms", "posts", "in posts ms", "start txs"]));
 out.push(row(Array(15).fill("---")));

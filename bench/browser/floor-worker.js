@@ -1,6 +1,7 @@
 // The floor a step cannot go below: a worker that answers at once, or after one IndexedDB put;
 // with `busyMs`, the put and that long of synchronous work, done while the put commits (`overlap`)
-// or after it has (whether the browser commits while the worker is busy).
+// or after it has (whether the browser commits while the worker is busy); with `work` alone, that
+// long of synchronous work before the answer, as the engine works before each of its answers.
 // With `held`, the put goes to a second database, filled first (`fill`) with that many records as
 // a session of 1,000 ten-step runs leaves: whether a put costs more in a larger database.
 const dbs = new Map();
@@ -40,6 +41,6 @@ onmessage = async ({ data }) => {
     if (data.overlap) busy(data.busyMs);
     await done;
     if (data.busyMs && !data.overlap) busy(data.busyMs);
-  }
+  } else if (data.work) busy(data.work);
   postMessage(data.n);
 };

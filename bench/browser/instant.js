@@ -53,10 +53,13 @@ export const instantLookup = (readOnly, { large = false } = {}) => ({
  * `n` samples (after 10 discarded) of two round trips, then two with one strict put on the first,
  * with `relaxed` two more with one relaxed put, and with `busyMs` two pairs more with a strict put
  * and that much synchronous work in the worker, after the put's `complete` and while it commits,
- * and with `held` two more with one strict put into a database holding that many records:
- * `{ roundTrips, strictPut, relaxedPut?, busyAfterPut?, busyDuringPut?, heldPut? }` in ms.
+ * with `held` two more with one strict put into a database holding that many records, and with
+ * `work` ([ms, ms]) two round trips more whose answers the worker sends after that much
+ * synchronous work each (what a worker doing the engine's work pays for the page's thread having
+ * gone idle meanwhile):
+ * `{ roundTrips, strictPut, relaxedPut?, busyAfterPut?, busyDuringPut?, heldPut?, worked? }` in ms.
  */
-export async function floor(n, { relaxed = false, busyMs = 0, held = 0 } = {}) {
+export async function floor(n, { relaxed = false, busyMs = 0, held = 0, work } = {}) {
   const worker = new Worker("./floor-worker.js", { type: "module" });
   const ask = (data) => new Promise((ok) => ((worker.onmessage = ok), worker.postMessage(data)));
   const out = {
@@ -65,6 +68,7 @@ export async function floor(n, { relaxed = false, busyMs = 0, held = 0 } = {}) {
     ...(relaxed ? { relaxedPut: [] } : {}),
     ...(busyMs ? { busyAfterPut: [], busyDuringPut: [] } : {}),
     ...(held ? { heldPut: [] } : {}),
+    ...(work ? { worked: [] } : {}),
   };
   if (held) {
     await deleteDb("keel-bench-floor-held");
@@ -98,6 +102,11 @@ export async function floor(n, { relaxed = false, busyMs = 0, held = 0 } = {}) {
       await ask({ n: i });
     }
     const t6 = performance.now();
+    if (work) {
+      await ask({ n: i, work: work[0] });
+      await ask({ n: i, work: work[1] });
+    }
+    const t7 = performance.now();
     if (i < 10) continue;
     out.roundTrips.push(t1 - t0);
     out.strictPut.push(t2 - t1);
@@ -107,6 +116,7 @@ export async function floor(n, { relaxed = false, busyMs = 0, held = 0 } = {}) {
       out.busyDuringPut.push(t5 - t4);
     }
     if (held) out.heldPut.push(t6 - t5);
+    if (work) out.worked.push(t7 - t6);
   }
   worker.terminate();
   await deleteDb("keel-bench-floor");

@@ -1,4 +1,5 @@
-//! Web Locks, held by each run for its whole length:
+//! Web Locks, held by each run for its whole length when its store is IndexedDB, which every tab
+//! and worker of the origin sees (a memory store is one worker's, and its runs hold none):
 //!
 //! - `keel:session:<name>` orders runs of one session across tabs (workers): two tabs running the
 //!   same session queue behind each other instead of interleaving their turns. Within one worker

@@ -16,8 +16,18 @@ use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::redact::{RedactSetting, Redactor};
 use crate::store::{IdbOptions, MemoryStore, Store, StoreChoice};
 
-/// The store the agent writes to, and the same store as the page's queries read it.
-pub(crate) type Stores = (Rc<dyn Store>, Rc<dyn FailureLog>);
+/// The store the agent writes to, the same store as the page's queries read it, and whether other
+/// tabs and workers of the origin see it.
+pub(crate) struct Stores {
+    /// Where runs write.
+    pub(crate) store: Rc<dyn Store>,
+    /// The same store, as the page's queries read it.
+    pub(crate) log: Rc<dyn FailureLog>,
+    /// IndexedDB is the origin's: another tab's worker may run the same session or resume the same
+    /// run, so runs hold Web Locks (`locks.rs`). A memory store is this worker's alone, and its
+    /// runs hold none: nothing of theirs is shared, so nothing in another tab waits for them.
+    pub(crate) shared: bool,
+}
 
 /// The store `config.store` asks for; a malformed setting is the page's mistake, reported as such.
 pub(crate) fn store_for(config: &Value, spawn: &Spawner) -> Result<Stores, RawFailure> {
@@ -53,7 +63,7 @@ pub(crate) fn invalid_config(message: String) -> RawFailure {
 
 fn memory() -> Stores {
     let store = Rc::new(MemoryStore::new());
-    (store.clone(), store)
+    Stores { store: store.clone(), log: store, shared: false }
 }
 
 /// IndexedDB, opened now in the background: the first write waits for that open rather than
@@ -70,7 +80,7 @@ fn indexeddb(options: IdbOptions, spawn: &Spawner) -> Stores {
     let store = Rc::new(IdbStore::new(options));
     let opening = store.clone();
     spawn(async move { drop(opening.open().await) }.boxed_local());
-    (store.clone(), store)
+    Stores { store: store.clone(), log: store, shared: true }
 }
 
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]

@@ -145,9 +145,10 @@ const wallMs = () => performance.timeOrigin + performance.now();
 /**
  * One tab of two on one session: builds its agent (three slow steps, then answers `tag`) and waits;
  * `tabGo` then starts the run. The test builds both tabs' agents first and starts both runs at
- * once, so that the second run is asked for while the first is under way.
+ * once, so that the second run is asked for while the first is under way. `store` is database
+ * `db` unless given (`"memory"`: the tab's own).
  */
-export async function tabReady(db, session, tag) {
+export async function tabReady(db, session, tag, store = { name: db }) {
   const spans = [];
   const slow = tool("slow", async () => {
     const start = wallMs();
@@ -156,7 +157,7 @@ export async function tabReady(db, session, tag) {
     return "ok";
   });
   const agent = await Agent.create({
-    config: { store: { name: db } },
+    config: { store },
     session,
     model: { custom: script([act("slow"), act("slow"), act("slow"), answer(tag)]) },
     tools: [slow],

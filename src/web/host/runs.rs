@@ -2,7 +2,8 @@
 //! session queue behind each other (a session's history is the previous run's turns), while runs of
 //! different sessions interleave. Across tabs, a run holds its session's Web Lock (`locks.rs`)
 //! from before its first read of the session to its last write, and its own run lock for its
-//! whole life in this worker, which is what tells a live run from a cut-off one.
+//! whole life in this worker, which is what tells a live run from a cut-off one. Only with a store
+//! other tabs see (IndexedDB): a memory store's runs hold no locks.
 //!
 //! A `run` with `resume` picks up a stored run left `running`: its session is read from the store,
 //! its run lock is taken if free (if not, the run is live in another tab or worker, and resuming is
@@ -148,8 +149,11 @@ impl WorkerHost {
             let _finish =
                 Finish { host: host.clone(), run_id: run_id.clone(), session: session.clone(), done };
             // Held until the run's future ends, after its last write. A fresh run's id is new, so
-            // its lock is free unless another tab picked the same id.
-            let Some(_live) = HeldLock::run_if_free(&run_id).await else {
+            // its lock is free unless another tab picked the same id. A store no other tab sees
+            // (memory) needs no locks: no other tab can run its sessions or resume its runs.
+            let shared = built.shared;
+            let live = if shared { HeldLock::run_if_free(&run_id).await.map(Some) } else { Some(None) };
+            let Some(_live) = live else {
                 return match resume {
                     Some(_) => host.refuse_live(&run_id, "in another tab or worker"),
                     None => host.refuse(
@@ -166,10 +170,14 @@ impl WorkerHost {
                 if let Some(before) = before {
                     before.0.cancelled().await;
                 }
-                HeldLock::session(&session).await
+                if shared {
+                    Some(HeldLock::session(&session).await)
+                } else {
+                    None
+                }
             };
             let _lock = match select(pin!(ready), pin!(cancel.cancelled())).await {
-                futures_util::future::Either::Left((lock, _)) => Some(lock),
+                futures_util::future::Either::Left((lock, _)) => lock,
                 futures_util::future::Either::Right(_) => None,
             };
             let effects = built.effects_for(&host.rpc, &run_id);
@@ -226,6 +234,8 @@ impl WorkerHost {
         (self.spawn)(
             async move {
                 let found = match built.store.unfinished_runs().await {
+                    // A store no other tab sees has no runs live elsewhere.
+                    Ok(runs) if !built.shared => Ok((runs, Vec::new())),
                     Ok(runs) => Ok((runs, live_run_ids(&held_lock_names().await))),
                     Err(e) => Err(RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string())),
                 };
