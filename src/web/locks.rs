@@ -1,9 +1,11 @@
 //! Web Locks, held by each run for its whole length when its store is IndexedDB, which every tab
 //! and worker of the origin sees (a memory store is one worker's, and its runs hold none):
 //!
-//! - `keel:session:<name>` orders runs of one session across tabs (workers): two tabs running the
-//!   same session queue behind each other instead of interleaving their turns. Within one worker
-//!   the per-session queue (`host/runs.rs`) already orders runs; the lock orders workers.
+//! - `keel:session:["<database>","<session>"]` orders runs of one session of one database across
+//!   tabs (workers): two tabs running the same session queue behind each other instead of
+//!   interleaving their turns, and agents on other databases, which share nothing with them, do
+//!   not wait for them. Within one worker the per-session queue (`host/runs.rs`) already orders
+//!   runs; the lock orders workers.
 //! - `keel:run:<id>` says the run is live. A run the store still marks `running` is cut off (a
 //!   terminated worker, a reload, a crash) exactly when nobody holds its lock: the browser releases
 //!   a context's locks when the context goes away. `unfinishedRuns` leaves out runs whose lock is
@@ -15,9 +17,11 @@
 //! Where the API is missing (native tests, old browsers) runs go on without it, and every stored
 //! `running` run counts as cut off, less the worker's own.
 
-/// The session lock's name.
-pub fn session_lock_name(session: &str) -> String {
-    format!("keel:session:{session}")
+/// The lock's name for `session` of the IndexedDB database `database`: the two as a JSON array,
+/// so that no pair of names can spell another pair's.
+pub fn session_lock_name(database: &str, session: &str) -> String {
+    let pair = serde_json::Value::from(vec![database, session]);
+    format!("keel:session:{pair}")
 }
 
 /// The prefix of every run lock's name.
@@ -43,7 +47,7 @@ pub(crate) struct HeldLock;
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
 impl HeldLock {
     /// Nothing to wait for natively.
-    pub(crate) async fn session(_session: &str) -> HeldLock {
+    pub(crate) async fn session(_database: &str, _session: &str) -> HeldLock {
         HeldLock
     }
 
@@ -89,9 +93,10 @@ mod web {
     }
 
     impl HeldLock {
-        /// Waits for the session's lock. Dropping the future while it waits withdraws the request.
-        pub(crate) async fn session(session: &str) -> HeldLock {
-            let name = super::session_lock_name(session);
+        /// Waits for the lock of `session` of `database`. Dropping the future while it waits
+        /// withdraws the request.
+        pub(crate) async fn session(database: &str, session: &str) -> HeldLock {
+            let name = super::session_lock_name(database, session);
             request(&name, false).await.unwrap_or(HeldLock { abort: None, release: None })
         }
 
@@ -180,8 +185,16 @@ mod tests {
 
     #[test]
     fn run_locks_name_the_live_runs_and_session_locks_do_not() {
-        let held = [run_lock_name("run-1-ab"), session_lock_name("run-2"), run_lock_name("keel:run:x")];
+        let held =
+            [run_lock_name("run-1-ab"), session_lock_name("keel", "run-2"), run_lock_name("keel:run:x")];
         assert_eq!(live_run_ids(&held), ["run-1-ab", "keel:run:x"]);
-        assert_eq!(session_lock_name("s"), "keel:session:s");
+        assert_eq!(session_lock_name("keel", "s"), r#"keel:session:["keel","s"]"#);
+    }
+
+    #[test]
+    fn a_session_lock_names_its_database_and_no_two_pairs_share_a_name() {
+        assert_ne!(session_lock_name("a", "s"), session_lock_name("b", "s"));
+        assert_ne!(session_lock_name("a:b", "c"), session_lock_name("a", "b:c"));
+        assert_ne!(session_lock_name("a\",b", "c"), session_lock_name("a", "b\",\"c"));
     }
 }

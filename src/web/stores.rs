@@ -16,17 +16,18 @@ use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::redact::{RedactSetting, Redactor};
 use crate::store::{IdbOptions, MemoryStore, Store, StoreChoice};
 
-/// The store the agent writes to, the same store as the page's queries read it, and whether other
-/// tabs and workers of the origin see it.
+/// The store the agent writes to, the same store as the page's queries read it, and the database
+/// other tabs and workers of the origin see it as.
 pub(crate) struct Stores {
     /// Where runs write.
     pub(crate) store: Rc<dyn Store>,
     /// The same store, as the page's queries read it.
     pub(crate) log: Rc<dyn FailureLog>,
-    /// IndexedDB is the origin's: another tab's worker may run the same session or resume the same
-    /// run, so runs hold Web Locks (`locks.rs`). A memory store is this worker's alone, and its
-    /// runs hold none: nothing of theirs is shared, so nothing in another tab waits for them.
-    pub(crate) shared: bool,
+    /// The IndexedDB database's name. IndexedDB is the origin's: another tab's worker may run the
+    /// same session of the database or resume the same run, so runs hold Web Locks (`locks.rs`),
+    /// their session's named with the database. `None` for a memory store, this worker's alone:
+    /// its runs hold no locks, as nothing of theirs is shared and nothing elsewhere waits for them.
+    pub(crate) database: Option<String>,
 }
 
 /// The store `config.store` asks for; a malformed setting is the page's mistake, reported as such.
@@ -63,7 +64,7 @@ pub(crate) fn invalid_config(message: String) -> RawFailure {
 
 fn memory() -> Stores {
     let store = Rc::new(MemoryStore::new());
-    Stores { store: store.clone(), log: store, shared: false }
+    Stores { store: store.clone(), log: store, database: None }
 }
 
 /// IndexedDB, opened now in the background: the first write waits for that open rather than
@@ -77,10 +78,11 @@ fn indexeddb(options: IdbOptions, spawn: &Spawner) -> Stores {
     if !IdbStore::available() {
         return memory();
     }
+    let database = Some(options.name.clone());
     let store = Rc::new(IdbStore::new(options));
     let opening = store.clone();
     spawn(async move { drop(opening.open().await) }.boxed_local());
-    Stores { store: store.clone(), log: store, shared: true }
+    Stores { store: store.clone(), log: store, database }
 }
 
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]

@@ -1,7 +1,7 @@
 // End-to-end durability in headless Chromium, each test on its own database: a reload mid-run
 // (resume and abandon from the reloaded page), a run live in another tab (not unfinished, not
 // resumable until its worker is gone), two tabs running one session (the session's Web Lock; none
-// when the stores are in memory, each tab's own), and
+// when the stores are in memory, each tab's own, or on two databases), and
 // a storage that fills up mid-run (a real quota, set through the DevTools protocol). The scenarios live in durable-scenarios.js.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -90,15 +90,20 @@ test("two tabs running one session take turns: their runs never overlap and thei
   assert.deepEqual(turns.map((t) => t.step), [1, 2, 3, 4, 1, 2, 3, 4]);
 });
 
-test("two tabs whose stores are in memory run one session's name at once: nothing is shared, so nothing waits", async () => {
+/** Runs one session's name in two tabs, each with its own `store`, started together; resolves with both runs. */
+async function twoTabs(session, [storeA, storeB], dbs = []) {
   const context = await opened().browser.newContext();
   const [one, other] = [await openTab(context), await openTab(context)];
-  const session = "shared";
-  await Promise.all([call(one, "tabReady", "", session, "A", "memory"), call(other, "tabReady", "", session, "B", "memory")]);
-  const [a, b] = await Promise.all([call(one, "tabGo"), call(other, "tabGo")]);
+  for (const db of dbs) await call(one, "freshDatabase", db);
+  await Promise.all([call(one, "tabReady", "", session, "A", storeA), call(other, "tabReady", "", session, "B", storeB)]);
+  const runs = await Promise.all([call(one, "tabGo"), call(other, "tabGo")]);
   await context.close();
+  assert.deepEqual(runs.map((r) => r.answer), ["A", "B"]);
+  return runs;
+}
 
-  assert.deepEqual([a.answer, b.answer], ["A", "B"]);
+/** Asserts that the second of two runs went on while the first did. */
+function overlapped([a, b]) {
   const [first, second] = a.spans[0][0] < b.spans[0][0] ? [a, b] : [b, a];
   // Each run takes three 40 ms tool calls: had the second waited for the first's Web Lock, its
   // first call would start after the first run's last one ended.
@@ -106,6 +111,15 @@ test("two tabs whose stores are in memory run one session's name at once: nothin
     second.spans[0][0] < first.spans.at(-1)[1],
     `the second tab's run went on while the first tab's did: ${JSON.stringify([first.spans, second.spans])}`,
   );
+}
+
+test("two tabs whose stores are in memory run one session's name at once: nothing is shared, so nothing waits", async () => {
+  overlapped(await twoTabs("shared", ["memory", "memory"]));
+});
+
+test("two tabs on two databases run one session's name at once: the session's lock is the database's", async () => {
+  const dbs = ["keel-e2e-tabs-a", "keel-e2e-tabs-b"];
+  overlapped(await twoTabs("shared", dbs.map((name) => ({ name })), dbs));
 });
 
 test("a full storage mid-run: the oldest runs are pruned by retention, a warning says so, the newest run is whole", async () => {

@@ -44,9 +44,9 @@ pub(crate) struct Built {
     pub(crate) agent: Agent,
     /// Where every run writes, and where resumed runs are read from.
     pub(crate) store: Rc<dyn Store>,
-    /// Whether other tabs and workers see the store, so that runs hold Web Locks
-    /// ([`stores::Stores::shared`]).
-    pub(crate) shared: bool,
+    /// The IndexedDB database other tabs and workers see the store as, whose runs hold Web Locks;
+    /// `None` for a memory store ([`stores::Stores::database`]).
+    pub(crate) database: Option<String>,
     /// Time and waiting, for every run.
     pub(crate) clock: Rc<dyn Clock>,
     /// Randomness for every run's retry jitter.
@@ -302,7 +302,7 @@ impl WorkerHost {
         let tools = init.read_tools()?;
         let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
-        let stores::Stores { store, log, shared } = stores::store_for(&init.config, &self.spawn)?;
+        let stores::Stores { store, log, database } = stores::store_for(&init.config, &self.spawn)?;
         let timeouts = Rc::new(Timeouts::new(&tools, config.tool_timeout_ms));
         let agent = new_agent(tools, config)?;
         let agent = match redactor {
@@ -313,7 +313,7 @@ impl WorkerHost {
         Ok(Built {
             agent,
             store,
-            shared,
+            database,
             clock: self.clock.clone(),
             random: self.random.clone(),
             timeouts,

@@ -3,7 +3,8 @@
 //! different sessions interleave. Across tabs, a run holds its session's Web Lock (`locks.rs`)
 //! from before its first read of the session to its last write, and its own run lock for its
 //! whole life in this worker, which is what tells a live run from a cut-off one. Only with a store
-//! other tabs see (IndexedDB): a memory store's runs hold no locks.
+//! other tabs see (IndexedDB), the session's lock named with the database: a memory store's runs
+//! hold no locks.
 //!
 //! A `run` with `resume` picks up a stored run left `running`: its session is read from the store,
 //! its run lock is taken if free (if not, the run is live in another tab or worker, and resuming is
@@ -151,8 +152,11 @@ impl WorkerHost {
             // Held until the run's future ends, after its last write. A fresh run's id is new, so
             // its lock is free unless another tab picked the same id. A store no other tab sees
             // (memory) needs no locks: no other tab can run its sessions or resume its runs.
-            let shared = built.shared;
-            let live = if shared { HeldLock::run_if_free(&run_id).await.map(Some) } else { Some(None) };
+            let database = built.database.clone();
+            let live = match database {
+                Some(_) => HeldLock::run_if_free(&run_id).await.map(Some),
+                None => Some(None),
+            };
             let Some(_live) = live else {
                 return match resume {
                     Some(_) => host.refuse_live(&run_id, "in another tab or worker"),
@@ -170,10 +174,9 @@ impl WorkerHost {
                 if let Some(before) = before {
                     before.0.cancelled().await;
                 }
-                if shared {
-                    Some(HeldLock::session(&session).await)
-                } else {
-                    None
+                match &database {
+                    Some(database) => Some(HeldLock::session(database, &session).await),
+                    None => None,
                 }
             };
             let _lock = match select(pin!(ready), pin!(cancel.cancelled())).await {
@@ -235,7 +238,7 @@ impl WorkerHost {
             async move {
                 let found = match built.store.unfinished_runs().await {
                     // A store no other tab sees has no runs live elsewhere.
-                    Ok(runs) if !built.shared => Ok((runs, Vec::new())),
+                    Ok(runs) if built.database.is_none() => Ok((runs, Vec::new())),
                     Ok(runs) => Ok((runs, live_run_ids(&held_lock_names().await))),
                     Err(e) => Err(RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string())),
                 };
