@@ -327,6 +327,8 @@ Object.assign(pkg, {
     "./keel_bg.wasm": "./keel_bg.wasm",
     "./package.json": "./package.json",
   },
+  // scripts/flat-modules.mjs then takes out what it inlined into worker.js and index.js and no
+  // other entry point imports (the glue keel.js and its snippets among them).
   files: [...js, "keel.js", "keel.d.ts", "keel_bg.wasm", "snippets/", "LICENSE-MIT", "LICENSE-APACHE"],
   sideEffects: ["./worker.js", "./wllama.js", "./snippets/*"],
   // Only keel-agent/wllama imports it: an optional peer, so other pages never download it.
@@ -336,8 +338,9 @@ Object.assign(pkg, {
 writeFileSync(`${dir}/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
 NODE
 	info "copied js/ into $PKG_DIR/ and wrote $PKG_DIR/package.json (exports, files)"
-	# The worker as one file: a module worker fetches its imports level by level before it starts.
-	node scripts/flat-worker.mjs "$PKG_DIR"
+	# The worker and index.js as one file each: a module graph is fetched level by level before it
+	# runs.
+	node scripts/flat-modules.mjs "$PKG_DIR"
 }
 
 # The unpacked extension from www/extension/, the demo components it shares (trace, history,

@@ -32,6 +32,15 @@ export class KeelError extends Error {
     return isObject(error) && error[KEEL_ERROR] === true;
   }
 
+  /**
+   * `error instanceof KeelError` holds for a KeelError made by another copy of this module too (the
+   * package's index.js is one file with its own copy; keel-agent/wllama imports this one): for
+   * KeelError itself it is `isInstance`; a subclass keeps the usual prototype check.
+   */
+  static [Symbol.hasInstance](error) {
+    return this === KeelError ? KeelError.isInstance(error) : Function.prototype[Symbol.hasInstance].call(this, error);
+  }
+
   get [KEEL_ERROR]() {
     return true;
   }

@@ -10,7 +10,7 @@
 // module's arrival and the engine's start, whose `init` is then the next message). Without a
 // module, or with one this glue cannot instantiate, the worker fetches and compiles the wasm
 // itself (`instantiateStreaming`). The build writes this file into pkg/ as one, its imports inlined
-// (scripts/flat-worker.mjs): a module worker fetches its imports level by level before it starts.
+// (scripts/flat-modules.mjs): a module worker fetches its imports level by level before it starts.
 // @ts-ignore: keel.js is wasm-bindgen's glue, generated into pkg/ by the build, not kept in js/.
 import init, { initSync, startWorker } from "./keel.js";
 import { KeelErrorCode } from "./codes.js";

@@ -82,7 +82,7 @@ function preloaded(side, cold) {
 
 const sides = {};
 for (const [name, dir] of [["a", opts.a], ["b", opts.b]]) {
-  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), first: [], cached: [], probeFirst: [], probeCached: [], preloadFirst: [], preloadCached: [], warmAtCreate: 0 };
+  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), first: [], cached: [], importFirst: [], importCached: [], totalFirst: [], totalCached: [], probeFirst: [], probeCached: [], preloadFirst: [], preloadCached: [], warmAtCreate: 0 };
 }
 const browser = await launchChromium();
 const load0 = loadavg();
@@ -97,11 +97,17 @@ try {
   for (let i = 0; i < loads; i++) {
     for (const side of Object.values(sides)) {
       const fresh = await browser.newContext();
-      side.first.push((await load(fresh, `${side.server.url}/bench/browser/cold.html`)).createMs);
+      const cold = await load(fresh, `${side.server.url}/bench/browser/cold.html`);
+      side.first.push(cold.createMs);
+      side.importFirst.push(cold.importMs);
+      side.totalFirst.push(cold.sincePageStartMs);
       await fresh.close();
     }
     for (const side of Object.values(sides)) {
-      side.cached.push((await load(side.warm, `${side.server.url}/bench/browser/cold.html`)).createMs);
+      const cold = await load(side.warm, `${side.server.url}/bench/browser/cold.html`);
+      side.cached.push(cold.createMs);
+      side.importCached.push(cold.importMs);
+      side.totalCached.push(cold.sincePageStartMs);
     }
     if (opts.preload) {
       for (const side of Object.values(sides)) {
@@ -147,6 +153,10 @@ for (const [name, side] of Object.entries(sides)) {
     cached: summary(side.cached),
     firstMs: side.first,
     cachedMs: side.cached,
+    importFirst: summary(side.importFirst),
+    importCached: summary(side.importCached),
+    totalFirst: summary(side.totalFirst),
+    totalCached: summary(side.totalCached),
     preloadFirst: opts.preload ? summary(side.preloadFirst) : undefined,
     preloadCached: opts.preload ? summary(side.preloadCached) : undefined,
     warmAtCreate: opts.preload ? side.warmAtCreate : undefined,
@@ -159,12 +169,14 @@ for (const [name, side] of Object.entries(sides)) {
 // B − A per round (the two loads of a kind run back to back), so a change of the machine's load
 // between rounds falls out: the median and p95 of those differences.
 const pairs = (kind) => summary(sides.a[kind].map((x, i) => sides.b[kind][i] - x));
-out.bMinusA = { first: pairs("first"), cached: pairs("cached") };
+out.bMinusA = { first: pairs("first"), cached: pairs("cached"), importFirst: pairs("importFirst"), importCached: pairs("importCached"), totalFirst: pairs("totalFirst"), totalCached: pairs("totalCached") };
 if (opts.floor) out.floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: summary(floor[kind].first), cached: summary(floor[kind].cached) }]));
 if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind\n`);
 for (const [name, s] of Object.entries(out.sides)) {
   process.stdout.write(`${name} (${s.dir}): first median ${s.first.median} p95 ${s.first.p95}; cached median ${s.cached.median} p95 ${s.cached.p95}\n`);
+  process.stdout.write(`  import of keel-agent before it: first median ${s.importFirst.median} p95 ${s.importFirst.p95}; cached median ${s.importCached.median} p95 ${s.importCached.p95}\n`);
+  process.stdout.write(`  the page's start → ready: first median ${s.totalFirst.median} p95 ${s.totalFirst.p95}; cached median ${s.totalCached.median} p95 ${s.totalCached.p95}\n`);
   if (s.preloadFirst) {
     process.stdout.write(
       `  after ${out.idleMs} ms idle (Agent.preload() at load where the build has it; the spare warm at create in ${s.warmAtCreate} of ${2 * loads} loads): ` +
@@ -175,6 +187,8 @@ for (const [name, s] of Object.entries(out.sides)) {
   if (s.phasesCached) process.stdout.write(`  phases cached: ${JSON.stringify(s.phasesCached, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
 }
 process.stdout.write(`b - a, paired by round: first median ${out.bMinusA.first.median} p95 ${out.bMinusA.first.p95}; cached median ${out.bMinusA.cached.median} p95 ${out.bMinusA.cached.p95}\n`);
+process.stdout.write(`b - a, the import, paired by round: first median ${out.bMinusA.importFirst.median} p95 ${out.bMinusA.importFirst.p95}; cached median ${out.bMinusA.importCached.median} p95 ${out.bMinusA.importCached.p95}\n`);
+process.stdout.write(`b - a, the page's start → ready, paired by round: first median ${out.bMinusA.totalFirst.median} p95 ${out.bMinusA.totalFirst.p95}; cached median ${out.bMinusA.totalCached.median} p95 ${out.bMinusA.totalCached.p95}\n`);
 for (const [kind, f] of Object.entries(out.floor ?? {})) {
   process.stdout.write(`floor, ${kind}: first median ${f.first.median} p95 ${f.first.p95}; cached median ${f.cached.median} p95 ${f.cached.p95}\n`);
 }

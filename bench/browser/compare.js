@@ -1,6 +1,6 @@
 // Two builds of the engine side by side in one page: the same scripted runs as steps.js, each
-// configuration once with pkg/'s worker and once with another build's worker (its worker.js,
-// keel.js and keel_bg.wasm), interleaved round by round. The page side (pkg/index.js) is shared,
+// configuration once with pkg/'s worker and once with another build's worker (its worker.js, which
+// holds its glue, and keel_bg.wasm), interleaved round by round. The page side (pkg/index.js) is shared,
 // so only the wasm module differs. The store is in memory: the engine's cost, not IndexedDB's.
 import { Agent } from "/pkg/index.js";
 import { CONFIGS, SCRIPTED, check, lookupTool, pageSteps, scriptedModel, timedRun } from "./steps.js";

@@ -2,8 +2,8 @@
 // (compare.js): pkg/ and another build of the package, e.g. the same source at another opt-level.
 // Prints medians and p95 per configuration; asserts nothing, writes nothing.
 //   node bench/browser/compare.mjs --other DIR [--label NAME] [--runs N] [--warmup N]
-// DIR is under the repository root and holds worker.js, keel.js and keel_bg.wasm (a copy of pkg/
-// with another keel_bg.wasm and keel.js).
+// DIR is under the repository root and holds worker.js and keel_bg.wasm (a copy of pkg/ with
+// another keel_bg.wasm and the worker.js built with it, which holds its glue).
 import { loadavg } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -177,7 +177,7 @@ code cache being read in full where a first load compiles lazily.
 
 The files of pkg/ as shipped (its package.json \`files\`): raw, \`gzip -9 -n\`, and brotli quality 11.
 *JS loaded* is what a page fetches for \`Agent.create\`: index.js and what it imports, and worker.js,
-which holds the glue and its snippets inlined (keel.js and snippets/ are not fetched); not keel-agent/dom
+which holds the glue and its snippets inlined (the package ships no other copy of them); not keel-agent/dom
 or keel-agent/wllama, which a page loads only if it uses them.
 
 ${table(

@@ -13,17 +13,15 @@ function walk(path) {
 function kind(file) {
   if (file.endsWith(".wasm")) return "wasm";
   if (file.endsWith(".d.ts")) return "types";
-  if (file === "keel.js") return "wasm-bindgen glue";
-  if (file.startsWith("snippets/")) return "wasm-bindgen snippet";
   if (!file.endsWith(".js")) return "other";
   return "keel-agent JS";
 }
 
 /**
  * The package's JS a page loads for `Agent.create`: `index.js` and what it imports, statically and
- * transitively, and the worker (`worker.js`, one file with the glue inlined). Not what only an
- * option loads (`keel-agent/dom`, `keel-agent/wllama`), nor the glue and snippets `worker.js`
- * already holds.
+ * transitively (nothing since 2026-11-28: it is one file, scripts/flat-modules.mjs), and the worker
+ * (`worker.js`, one file with the glue inlined). Not what only an option loads (`keel-agent/dom`,
+ * `keel-agent/wllama`).
  */
 function loadedJs(pkgDir) {
   const seen = new Set();

@@ -340,7 +340,7 @@ test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot l
     await other.goto(server.url);
     await other.waitForSelector("body[data-ready=true]");
     const r = await other.evaluate(async () => {
-      const { Agent } = await import("keel-agent");
+      const { Agent, KeelError } = await import("keel-agent");
       const tryCreate = (modelUrl) =>
         Agent.create({ model: { wllama: { modelUrl } } }).then(
           (agent) => (agent.dispose(), { rejected: false }),
@@ -355,7 +355,15 @@ test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot l
       } catch (e) {
         threw = e.name;
       }
-      return { before, missing, threw };
+      // keel-agent's index.js is one file with its own KeelError; keel-agent/wllama's checks throw
+      // theirs: `instanceof` holds across the two.
+      let unknown = {};
+      try {
+        wllamaModel({ modelUrl: "/models/missing.gguf", threads: 2 });
+      } catch (e) {
+        unknown = { code: e.code, path: e.path, isKeelError: e instanceof KeelError && KeelError.isInstance(e) };
+      }
+      return { before, missing, threw, unknown };
     });
     assert.deepEqual(
       [r.before.rejected, r.before.name, r.before.sourceName, r.before.code],
@@ -367,6 +375,7 @@ test("keel-agent/wllama: { wllama } needs its entry point; a model that cannot l
     assert.ok(["NetworkError", "NotSupportedError"].includes(r.missing.sourceName), JSON.stringify(r.missing));
     assert.match(r.missing.message, /missing\.gguf/);
     assert.equal(r.threw, "TypeError");
+    assert.deepEqual(r.unknown, { code: "INVALID_CONFIG", path: "threads", isKeelError: true });
   } finally {
     await other.close();
   }

@@ -1,7 +1,9 @@
 // Scenarios run inside the page against the built package; each returns plain data for the test
 // to assert on. The model is a script: it returns the next step whatever it is asked.
 import { Agent, ToolError } from "/pkg/index.js";
-import { PromptApiBackend } from "/pkg/backends/prompt-api.js";
+// The backend's class is not part of the package's surface (index.js holds it inlined): its own
+// scenario tests the module as written.
+import { PromptApiBackend } from "/js/backends/prompt-api.js";
 import { installFakeLanguageModel } from "/tests/fakes/language-model.js";
 
 import { act, answer, scripted, sessionRecords, tool } from "./steps.js";
