@@ -297,8 +297,9 @@ export class Agent {
 
   /**
    * The runs left `running` in the store and live nowhere: cut off by `worker.terminate()`, a
-   * reload or a crash, and not resumed. A run under way in any tab or worker of this origin
-   * (this agent's included) holds its Web Lock `keel:run:<id>` and is left out. Each is a RunRecord
+   * reload or a crash, and not resumed. A run under way is left out: this agent's own, and with
+   * IndexedDB one in any tab or worker of this origin, which holds its Web Lock `keel:run:<id>`
+   * (a memory store is this worker's alone). Each is a RunRecord
    * (`id`, `session`, `task`, `counts.steps` committed…).
    */
   unfinishedRuns() {

@@ -805,7 +805,8 @@ export class Agent {
   applyRetention(): Promise<Pruned>;
   /**
    * Runs left `running` in the store and live nowhere (cut off by a terminated worker, a reload, a
-   * crash): a run still under way in any tab or worker holds its Web Lock `keel:run:<id>` and is left out.
+   * crash). A run still under way is left out: this agent's own, and with IndexedDB one in any tab or
+   * worker, which holds its Web Lock `keel:run:<id>` (a memory store is this worker's alone).
    */
   unfinishedRuns(): Promise<RunRecord[]>;
   /**

@@ -3,10 +3,11 @@
 // before a line of it runs, and each level is a round trip: to the server, a CDN, or the HTTP
 // cache): pkg/worker.js, with every module it imports (the wasm-bindgen glue keel.js, its
 // snippets, codes.js, errors.js) inlined, and pkg/index.js, with every module it imports inlined.
-// keel-agent/wllama and keel-agent/dom stay modules that import what they need as it is: what
-// they share with index.js is written to work from two copies (page-backends.js keeps its registry
-// on `globalThis`; `KeelError` is recognised by a brand, also by `instanceof`; keel takes a
-// `ToolError` by its shape).
+// keel-agent/dom imports `ToolError` from index.js; keel-agent/wllama imports what it needs as it
+// is, and what it shares with index.js is written to work from two copies (page-backends.js keeps
+// its registry on `globalThis`; `KeelError` is recognised by a brand, also by `instanceof`). The
+// files inlined that no other entry point imports leave the package (and their types, unless types
+// that stay import them).
 //
 //   node scripts/flat-modules.mjs PKG_DIR
 //
@@ -57,18 +58,29 @@ function names(list) {
     });
 }
 
-/** `files` and every module they import (relative imports only), transitively. */
-function closure(files) {
+/**
+ * `files` and every module they import (relative imports only), transitively. With `types`, the
+ * files are declaration files, and what they import (`import type … from "./x.js"`, `export * from
+ * "./x.js"`) is named as the module (`x.js`) and read as its declarations (`x.d.ts`).
+ */
+function closure(files, types = false) {
   const seen = new Set();
   const visit = (file) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const text of readFileSync(file, "utf8").split("\n")) {
-      const m = text.match(IMPORT) ?? text.match(REEXPORT);
-      if (m) visit(resolve(dirname(file), m[2]));
+    const source = types ? file.replace(/\.js$/, ".d.ts") : file;
+    let text;
+    try {
+      text = readFileSync(source, "utf8");
+    } catch {
+      return;
     }
+    const imports = types
+      ? [...text.matchAll(/^\s*(?:import|export)\b[^"';]*?from\s*"(\.{1,2}\/[^"]+)"/gm)].map((m) => m[1])
+      : text.split("\n").flatMap((line) => (line.match(IMPORT) ?? line.match(REEXPORT) ?? [])[2] ?? []);
+    for (const spec of imports) visit(resolve(dirname(file), spec.endsWith(".js") ? spec : `${spec}.js`));
   };
-  files.forEach(visit);
+  files.forEach((f) => visit(types ? f.replace(/\.d\.ts$/, ".js") : f));
   return seen;
 }
 
@@ -83,6 +95,11 @@ function flatten(entry) {
     const lines = readFileSync(file, "utf8").split("\n");
     const exports = [];
     const out = lines.map((text, i) => {
+      if (text.includes("import.meta") && dirname(file) !== dirname(entry)) {
+        fail(file, i, "import.meta outside the entry point's directory would change meaning");
+      }
+      // One file is checked as a whole or not at all: the entry's own line says which.
+      if (!isEntry && /^\/\/\s*@ts-check\s*$/.test(text)) return "";
       if (/^import\b/.test(text) && !/^import\s*\(/.test(text) && !/^import\.meta/.test(text)) {
         const m = text.match(IMPORT);
         if (!m) fail(file, i, "an import this script cannot read (one a line, a relative path)");
@@ -106,9 +123,6 @@ function flatten(entry) {
         if (!list) fail(file, i, "an export this script cannot read");
         for (const [local, as] of names(list[1])) exports.push([as, local]);
         return "";
-      }
-      if (text.includes("import.meta") && dirname(file) !== dirname(entry)) {
-        fail(file, i, "import.meta outside the entry point's directory would change meaning");
       }
       return text;
     });
@@ -144,7 +158,7 @@ function flatten(entry) {
     const consts = main.exports.map(([as, from]) => `const ${as} = ${from};`);
     parts.push(...consts, `export { ${main.exports.map(([as]) => as).join(", ")} };`);
   }
-  writeFileSync(entry, parts.join("\n"));
+  writeFileSync(entry, `${parts.join("\n")}\n`);
   return [...modules.keys()];
 }
 
@@ -170,11 +184,14 @@ const unused = (f) => inlined.has(resolve(dir, f)) && !needed.has(resolve(dir, f
 const under = (d) => readdirSync(join(dir, d), { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile())
   .map((e) => relative(dir, join(e.parentPath, e.name)));
-const gone = pkg.files.filter((f) => {
-  if (f.endsWith("/")) return under(f).every(unused);
-  if (f.endsWith(".d.ts")) return unused(f.replace(/\.d\.ts$/, ".js"));
-  return unused(f);
-});
+const goneCode = pkg.files.filter((f) => (f.endsWith("/") ? under(f).every(unused) : !f.endsWith(".d.ts") && unused(f)));
+// A module's types go with it, unless types that stay import them (index.d.ts imports codes.js's).
+const staying = pkg.files.filter((f) => f.endsWith(".d.ts") && !goneCode.includes(f.replace(/\.d\.ts$/, ".js")));
+const typesNeeded = closure(staying.map((f) => resolve(dir, f)), true);
+const goneTypes = pkg.files.filter(
+  (f) => f.endsWith(".d.ts") && goneCode.includes(f.replace(/\.d\.ts$/, ".js")) && !typesNeeded.has(resolve(dir, f.replace(/\.d\.ts$/, ".js"))),
+);
+const gone = [...goneCode, ...goneTypes];
 for (const f of gone) rmSync(join(dir, f), { recursive: true });
 for (const d of new Set(gone.map((f) => dirname(f)).filter((d) => d !== "."))) {
   if (readdirSync(join(dir, d)).length === 0) rmSync(join(dir, d), { recursive: true });

@@ -48,11 +48,20 @@ function lookupOf(config, ToolError) {
 const BUSY_MS = 0.2;
 
 /**
- * The engine's two stretches of a small step on the worker's clock (model reply → tool call, tool
- * reply → next model call: 0.060–0.070 and 0.095–0.105 ms in the probed agents, 2026-11-28 on
- * main e8cd083): the floor's `worked` row makes a bare worker busy that long before its answers.
+ * The engine's two stretches of a small step on the worker's clock, from the first build's probed
+ * agent with the store in memory and a read-only tool, in this round's run: model reply → tool
+ * call and tool reply → next model call, medians of steps 2-9, to 5 µs. The floor's `worked` row
+ * makes a bare worker busy that long before its answers, round by round.
  */
-const ENGINE_MS = [0.065, 0.1];
+function engineMs(agents) {
+  const probed = agents.find((a) => a.probed && a.config.name === CONFIGS[0].name);
+  const steps = probed.probes.at(-1).steps.slice(1, -1);
+  const median = (key) => {
+    const xs = steps.map((s) => s[key]).filter((x) => x !== null).sort((x, y) => x - y);
+    return Math.round(xs[Math.floor(xs.length / 2)] / 0.005) * 0.005;
+  };
+  return [median("beforeToolMs"), median("afterToolMs")];
+}
 
 async function agentOf({ Agent, ToolError }, build, config, probed, steps) {
   const kind = config.failing ? "failing" : config.large ? "large" : config.readOnly ? "ro" : "fx";
@@ -143,6 +152,8 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
     }
   }
   const floors = { roundTrips: [], strictPut: [], busyAfterPut: [], busyDuringPut: [], worked: [] };
+  /** The engine's time in each round (`engineMs`). */
+  const engines = [];
   const started = performance.now();
   for (let round = 0; round < warmup + runs; round++) {
     for (let i = 0; i < agents.length; i++) {
@@ -159,7 +170,8 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
       }
     }
     if (round >= warmup) {
-      const f = await floor(floorSamples, { busyMs: BUSY_MS, work: ENGINE_MS });
+      engines.push(engineMs(agents));
+      const f = await floor(floorSamples, { busyMs: BUSY_MS, work: engines.at(-1) });
       for (const key of Object.keys(floors)) floors[key].push(...f[key]);
     }
   }
@@ -171,7 +183,7 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
   }
   return {
     elapsedMs,
-    floor: { ...floors, busyMs: BUSY_MS, engineMs: ENGINE_MS },
+    floor: { ...floors, busyMs: BUSY_MS, engineMs: [0, 1].map((i) => engines.map((e) => e[i]).sort((x, y) => x - y)[Math.floor(engines.length / 2)].toFixed(3)) },
     agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps, overheads: a.overheads })),
     probes: probes.map((a) => ({ build: a.build, config: a.config.name, runs: a.probes })),
   };

@@ -56,7 +56,7 @@ for (const config of [...new Set(raw.agents.map((a) => a.config))]) {
 out.push("", "The floor, beside them (ms, median / p95):", "");
 out.push(row(["", "floor"]), row(["---", "---"]));
 out.push(row(["2 postMessage round trips", ms(summary(raw.floor.roundTrips))]));
-out.push(row([`2 round trips, the worker busy ${raw.floor.engineMs.join(" + ")} ms before its answers (the engine's time)`, ms(summary(raw.floor.worked))]));
+out.push(row([`2 round trips, the worker busy ${raw.floor.engineMs.join(" + ")} ms before its answers (the engine's in each round, median)`, ms(summary(raw.floor.worked))]));
 out.push(row(["2 round trips + one strict put", ms(summary(raw.floor.strictPut))]));
 out.push(row([`the same + ${raw.floor.busyMs} ms of work after the put's complete`, ms(summary(raw.floor.busyAfterPut))]));
 out.push(row([`the same + ${raw.floor.busyMs} ms of work while the put commits`, ms(summary(raw.floor.busyDuringPut))]));

@@ -2,7 +2,9 @@
 // self-contained function run wherever `run` sends it: this page (`pageRunner()`) or a tab, through
 // chrome.scripting.executeScript in an extension. These tools only turn its JSON into a tool's
 // answer, its warnings into context.warn, and its failures into ToolErrors with their plans.
-import { ToolError } from "../tool-error.js";
+// From the package's entry, not tool-error.js: the entry is one file with its own copy of
+// ToolError (scripts/flat-modules.mjs), and a page's \`instanceof ToolError\` must hold for these.
+import { ToolError } from "../index.js";
 import { domOp } from "./page-op.js";
 
 export { domOp };

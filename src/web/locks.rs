@@ -5,7 +5,8 @@
 //!   tabs (workers): two tabs running the same session queue behind each other instead of
 //!   interleaving their turns, and agents on other databases, which share nothing with them, do
 //!   not wait for them. Within one worker the per-session queue (`host/runs.rs`) already orders
-//!   runs; the lock orders workers.
+//!   runs; the lock orders workers. (Until 2026-11-28 the name was `keel:session:<session>`: a tab
+//!   still on a package from before and a tab on a newer one do not exclude each other.)
 //! - `keel:run:<id>` says the run is live. A run the store still marks `running` is cut off (a
 //!   terminated worker, a reload, a crash) exactly when nobody holds its lock: the browser releases
 //!   a context's locks when the context goes away. `unfinishedRuns` leaves out runs whose lock is

@@ -1,7 +1,7 @@
 // keel-agent/dom in an agent run (the page side of dom.test.mjs). The scripted model reads refs
 // out of the observations it is shown, as a model would: each step is a string or a function of
 // the prompt's text. Runs use the memory store.
-import { Agent } from "/pkg/index.js";
+import { Agent, ToolError } from "/pkg/index.js";
 import { domTools, pageRunner } from "/pkg/dom/index.js";
 
 import { act, answer } from "./steps.js";
@@ -169,7 +169,8 @@ export async function domToolsChecks() {
     await click.execute({ ref: "@e1" }, context);
     gone = "no error";
   } catch (e) {
-    gone = { name: e.name, code: e.code, message: e.message, recovery: e.recovery };
+    // `instanceof` the package entry's ToolError: keel-agent/dom throws that class, not a copy.
+    gone = { name: e.name, code: e.code, message: e.message, recovery: e.recovery, isToolError: e instanceof ToolError };
   }
   return {
     noRun: thrown(() => domTools({})),

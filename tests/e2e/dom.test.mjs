@@ -346,6 +346,7 @@ test("domTools checks its options; a runner that gives no answer (the frame went
   assert.equal(r.badNavigate, "TypeError: domTools: `navigate` must be a function or absent");
   assert.deepEqual(r.names, ["snapshot", "read"]);
   assert.equal(r.gone.name, "ToolError");
+  assert.equal(r.gone.isToolError, true, "a page's `instanceof ToolError` holds for keel-agent/dom's errors");
   assert.equal(r.gone.code, "FRAME_DETACHED");
   assert.match(r.gone.message, /The page gave no answer to `click`/);
   assert.match(r.gone.recovery[0], /`snapshot`/);

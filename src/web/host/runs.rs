@@ -152,8 +152,7 @@ impl WorkerHost {
             // Held until the run's future ends, after its last write. A fresh run's id is new, so
             // its lock is free unless another tab picked the same id. A store no other tab sees
             // (memory) needs no locks: no other tab can run its sessions or resume its runs.
-            let database = built.database.clone();
-            let live = match database {
+            let live = match built.database {
                 Some(_) => HeldLock::run_if_free(&run_id).await.map(Some),
                 None => Some(None),
             };
@@ -174,7 +173,7 @@ impl WorkerHost {
                 if let Some(before) = before {
                     before.0.cancelled().await;
                 }
-                match &database {
+                match &built.database {
                     Some(database) => Some(HeldLock::session(database, &session).await),
                     None => None,
                 }
