@@ -8,8 +8,10 @@
 // also loads, from A's origin, first load and cached: cold-floor.html, a bare module worker handed
 // an empty module (the floor of any engine in a worker: `empty`), and the same with keel's wasm
 // compiled beside it (`keel`); and cold-compile.html, the page's compile of keel's wasm alone
-// (`compile`).
-//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--floor] [--idle MS] [--json FILE]
+// (`compile`). Each load's import of keel-agent and the page's start → ready (less any --settle)
+// are printed too. With --settle MS, cold.html waits that long after the import before
+// `Agent.create`, so that create runs on a page done loading: keel's start apart from the page's.
+//   node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--floor] [--idle MS] [--settle MS] [--json FILE]
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -28,11 +30,13 @@ const { values: opts } = parseArgs({
     preload: { type: "boolean", default: false },
     floor: { type: "boolean", default: false },
     idle: { type: "string", default: "300" },
+    settle: { type: "string", default: "0" },
     json: { type: "string" },
   },
 });
 if (!opts.a || !opts.b) throw new Error("usage: node bench/browser/cold-ab.mjs --a DIR --b DIR [--loads N] [--probe] [--preload] [--idle MS]");
 const preloadPage = `/bench/browser/cold-preload.html?idle=${Number(opts.idle)}`;
+const coldPage = `/bench/browser/cold.html?settle=${Number(opts.settle)}`;
 const loads = Number(opts.loads);
 const errors = [];
 const FLOORS = { empty: "cold-floor.html?wasm=empty", keel: "cold-floor.html?wasm=keel", compile: "cold-compile.html" };
@@ -89,7 +93,7 @@ const load0 = loadavg();
 try {
   for (const side of Object.values(sides)) {
     side.warm = await browser.newContext();
-    await load(side.warm, `${side.server.url}/bench/browser/cold.html`);
+    await load(side.warm, `${side.server.url}${coldPage}`);
     if (opts.probe) await load(side.warm, `${side.server.url}/bench/browser/cold-probe.html`);
     if (opts.preload) await load(side.warm, `${side.server.url}${preloadPage}`);
     if (opts.floor && side === sides.a) for (const page of Object.values(FLOORS)) await load(side.warm, `${side.server.url}/bench/browser/${page}`);
@@ -97,14 +101,14 @@ try {
   for (let i = 0; i < loads; i++) {
     for (const side of Object.values(sides)) {
       const fresh = await browser.newContext();
-      const cold = await load(fresh, `${side.server.url}/bench/browser/cold.html`);
+      const cold = await load(fresh, `${side.server.url}${coldPage}`);
       side.first.push(cold.createMs);
       side.importFirst.push(cold.importMs);
       side.totalFirst.push(cold.sincePageStartMs);
       await fresh.close();
     }
     for (const side of Object.values(sides)) {
-      const cold = await load(side.warm, `${side.server.url}/bench/browser/cold.html`);
+      const cold = await load(side.warm, `${side.server.url}${coldPage}`);
       side.cached.push(cold.createMs);
       side.importCached.push(cold.importMs);
       side.totalCached.push(cold.sincePageStartMs);
@@ -143,7 +147,7 @@ try {
 }
 const load1 = loadavg();
 const round = (x) => Math.round(x * 10) / 10;
-const out = { loads, idleMs: opts.preload ? Number(opts.idle) : undefined, loadavgStart: load0.map(round), loadavgEnd: load1.map(round), sides: {} };
+const out = { loads, settleMs: Number(opts.settle), idleMs: opts.preload ? Number(opts.idle) : undefined, loadavgStart: load0.map(round), loadavgEnd: load1.map(round), sides: {} };
 for (const [name, side] of Object.entries(sides)) {
   const phaseMedians = (list) =>
     list.length ? Object.fromEntries(Object.keys(list[0]).map((k) => [k, summary(list.map((p) => p[k]).filter((x) => x !== undefined))?.median ?? null])) : null;
@@ -172,7 +176,7 @@ const pairs = (kind) => summary(sides.a[kind].map((x, i) => sides.b[kind][i] - x
 out.bMinusA = { first: pairs("first"), cached: pairs("cached"), importFirst: pairs("importFirst"), importCached: pairs("importCached"), totalFirst: pairs("totalFirst"), totalCached: pairs("totalCached") };
 if (opts.floor) out.floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: summary(floor[kind].first), cached: summary(floor[kind].cached) }]));
 if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
-process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind\n`);
+process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind${out.settleMs ? `, create ${out.settleMs} ms after the import` : ""}\n`);
 for (const [name, s] of Object.entries(out.sides)) {
   process.stdout.write(`${name} (${s.dir}): first median ${s.first.median} p95 ${s.first.p95}; cached median ${s.cached.median} p95 ${s.cached.p95}\n`);
   process.stdout.write(`  import of keel-agent before it: first median ${s.importFirst.median} p95 ${s.importFirst.p95}; cached median ${s.importCached.median} p95 ${s.importCached.p95}\n`);
