@@ -114,6 +114,53 @@ fn last_chars_at(s: &str, n: usize) -> usize {
     }
 }
 
+/// How many bytes `a` and `b` share at their start: eight at a time, then one at a time (a step's
+/// prompt is compared with the last one's, tens of KB, each model call: `web/js_model.rs`).
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let words = a.chunks_exact(8).zip(b.chunks_exact(8)).take_while(|(x, y)| word(x) == word(y)).count();
+    let at = words * 8;
+    at + a[at..].iter().zip(&b[at..]).take_while(|(x, y)| x == y).count()
+}
+
+/// How many bytes `a` and `b` share at their end, as [`common_prefix`] counts from the start.
+pub(crate) fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let words = a.rchunks_exact(8).zip(b.rchunks_exact(8)).take_while(|(x, y)| word(x) == word(y)).count();
+    let at = words * 8;
+    let (a, b) = (&a[..a.len() - at], &b[..b.len() - at]);
+    at + a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
+}
+
+/// Eight bytes as one word, to compare them at once.
+fn word(bytes: &[u8]) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(bytes);
+    u64::from_ne_bytes(word)
+}
+
+/// `text`'s length in UTF-16 code units, as JavaScript counts a string: one a char, two for a char
+/// past the Basic Multilingual Plane. In UTF-8 terms: its bytes, less its continuation bytes
+/// (`10xxxxxx`), plus its four-byte chars' first bytes (`11110xxx`), counted eight bytes at a time.
+pub(crate) fn utf16_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let chunks = bytes.chunks_exact(8);
+    let rest = chunks.remainder();
+    let mut units = bytes.len();
+    for chunk in chunks {
+        let w = word(chunk);
+        // Bit 7 of each byte: set where the byte's top bits are 10, and where they are 1111.
+        let continuation = w & !(w << 1) & HIGH_BITS;
+        let four_byte_start = w & (w << 1) & (w << 2) & (w << 3) & HIGH_BITS;
+        units = units + four_byte_start.count_ones() as usize - continuation.count_ones() as usize;
+    }
+    for &b in rest {
+        units = units + usize::from(b >= 0xF0) - usize::from(b & 0xC0 == 0x80);
+    }
+    units
+}
+
+/// The top bit of each of a word's eight bytes.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
 mod decimal;
 mod surrogates;
 pub(crate) use decimal::parse_decimal;

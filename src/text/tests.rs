@@ -168,6 +168,23 @@ mod props {
         }
 
         #[test]
+        fn common_ends_are_what_a_byte_walk_finds(a in text(), b in text(), shared in text()) {
+            // With a shared middle, so that the runs are long enough for the word steps.
+            let (x, y) = (format!("{shared}{a}{shared}"), format!("{shared}{b}{shared}"));
+            for (x, y) in [(a.as_bytes(), b.as_bytes()), (x.as_bytes(), y.as_bytes())] {
+                let prefix = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+                let suffix = x.iter().rev().zip(y.iter().rev()).take_while(|(p, q)| p == q).count();
+                prop_assert_eq!(common_prefix(x, y), prefix);
+                prop_assert_eq!(common_suffix(x, y), suffix);
+            }
+        }
+
+        #[test]
+        fn utf16_len_counts_as_javascript_does(text in text()) {
+            prop_assert_eq!(utf16_len(&text), text.encode_utf16().count());
+        }
+
+        #[test]
         fn cut_middle_keeping_keeps_exactly_keep_chars(text in text(), keep in 0usize..220) {
             let out = cut_middle_keeping(&text, keep);
             let len = text.chars().count();

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::engine::{Message, Model, ModelReply, ModelRequest, ReplySink};
 use crate::errors::{classify, ErrorCode, Origin, RawFailure};
+use crate::text::{common_prefix, common_suffix, utf16_len};
 
 use super::protocol::{Edit, Span, WorkerMessage};
 use super::rpc::{wrong_reply, AbortKind, PageReply, Rpc};
@@ -169,16 +170,16 @@ impl Edit {
     /// that middle; `None` when they share less than [`EDIT_MIN_KEPT`] units.
     fn between(before: &str, after: &str) -> Option<(Edit, String)> {
         let (b, a) = (before.as_bytes(), after.as_bytes());
-        let mut head = b.iter().zip(a).take_while(|(x, y)| x == y).count();
+        let mut head = common_prefix(b, a);
         while !after.is_char_boundary(head) {
             head -= 1;
         }
-        let room = b.len().min(a.len()) - head;
-        let mut tail = b.iter().rev().zip(a.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
+        // After the head: the tail does not overlap it.
+        let mut tail = common_suffix(&b[head..], &a[head..]);
         while !after.is_char_boundary(a.len() - tail) {
             tail -= 1;
         }
-        let units = |s: &str| s.encode_utf16().count();
+        let units = utf16_len;
         let (old, new) = (&before[head..b.len() - tail], &after[head..a.len() - tail]);
         let (head_units, tail_units) = (units(&after[..head]), units(&after[a.len() - tail..]));
         let mut edit = Edit { head: head_units as u32, tail: tail_units as u32, span: None };
@@ -214,8 +215,7 @@ fn shared_run(old: &str, new: &str) -> Option<(usize, usize, usize)> {
             continue;
         }
         let Some(from) = old.find(&new[at..end]) else { continue };
-        let mut len =
-            old.as_bytes()[from..].iter().zip(&new.as_bytes()[at..]).take_while(|(x, y)| x == y).count();
+        let mut len = common_prefix(&old.as_bytes()[from..], &new.as_bytes()[at..]);
         while !new.is_char_boundary(at + len) {
             len -= 1;
         }
