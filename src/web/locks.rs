@@ -38,8 +38,55 @@ pub fn live_run_ids(held: &[String]) -> Vec<String> {
     held.iter().filter_map(|name| name.strip_prefix(RUN_LOCK_PREFIX)).map(str::to_string).collect()
 }
 
+/// The Web Locks one store's runs hold: those of its IndexedDB database, which every tab and
+/// worker of the origin sees; none for a memory store, one worker's alone, whose runs share
+/// nothing with anyone.
+pub(crate) struct StoreLocks {
+    /// The database's name; `None` for a store no other tab or worker sees.
+    database: Option<String>,
+}
+
+impl StoreLocks {
+    /// The locks of the runs of IndexedDB database `name` (which exists only in the browser).
+    #[cfg(all(target_arch = "wasm32", feature = "browser"))]
+    pub(crate) fn database(name: &str) -> StoreLocks {
+        StoreLocks { database: Some(name.to_string()) }
+    }
+
+    /// No locks: the store is this worker's alone.
+    pub(crate) fn none() -> StoreLocks {
+        StoreLocks { database: None }
+    }
+
+    /// Waits for the lock of `session` of the database; at once without locks.
+    pub(crate) async fn session(&self, session: &str) -> HeldLock {
+        match &self.database {
+            Some(database) => HeldLock::session(database, session).await,
+            None => HeldLock::none(),
+        }
+    }
+
+    /// Takes the lock of run `run_id` if no one holds it; `None` when the run is live elsewhere.
+    /// Always free without locks.
+    pub(crate) async fn run_if_free(&self, run_id: &str) -> Option<HeldLock> {
+        match self.database {
+            Some(_) => HeldLock::run_if_free(run_id).await,
+            None => Some(HeldLock::none()),
+        }
+    }
+
+    /// The ids of the runs live in another tab or worker (their run locks are held); none
+    /// without locks.
+    pub(crate) async fn live_elsewhere(&self) -> Vec<String> {
+        match self.database {
+            Some(_) => live_run_ids(&held_lock_names().await),
+            None => Vec::new(),
+        }
+    }
+}
+
 #[cfg(all(target_arch = "wasm32", feature = "browser"))]
-pub(crate) use web::{held_lock_names, HeldLock};
+use web::{held_lock_names, HeldLock};
 
 /// Without Web Locks (native): nothing to hold.
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
@@ -47,20 +94,25 @@ pub(crate) struct HeldLock;
 
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
 impl HeldLock {
+    /// No lock.
+    fn none() -> HeldLock {
+        HeldLock
+    }
+
     /// Nothing to wait for natively.
-    pub(crate) async fn session(_database: &str, _session: &str) -> HeldLock {
+    async fn session(_database: &str, _session: &str) -> HeldLock {
         HeldLock
     }
 
     /// Always free natively.
-    pub(crate) async fn run_if_free(_run_id: &str) -> Option<HeldLock> {
+    async fn run_if_free(_run_id: &str) -> Option<HeldLock> {
         Some(HeldLock)
     }
 }
 
 /// No locks are held natively.
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]
-pub(crate) async fn held_lock_names() -> Vec<String> {
+async fn held_lock_names() -> Vec<String> {
     Vec::new()
 }
 
@@ -94,15 +146,20 @@ mod web {
     }
 
     impl HeldLock {
+        /// No lock: nothing to let go.
+        pub(super) fn none() -> HeldLock {
+            HeldLock { abort: None, release: None }
+        }
+
         /// Waits for the lock of `session` of `database`. Dropping the future while it waits
         /// withdraws the request.
-        pub(crate) async fn session(database: &str, session: &str) -> HeldLock {
+        pub(super) async fn session(database: &str, session: &str) -> HeldLock {
             let name = super::session_lock_name(database, session);
-            request(&name, false).await.unwrap_or(HeldLock { abort: None, release: None })
+            request(&name, false).await.unwrap_or_else(HeldLock::none)
         }
 
         /// Takes the run's lock if no one holds it; `None` when the run is live elsewhere.
-        pub(crate) async fn run_if_free(run_id: &str) -> Option<HeldLock> {
+        pub(super) async fn run_if_free(run_id: &str) -> Option<HeldLock> {
             request(&super::run_lock_name(run_id), true).await
         }
     }
@@ -110,8 +167,7 @@ mod web {
     /// Requests lock `name`: waiting for it, or only `if_available`. `None` only when it was not
     /// available; without the API, or if the request fails, the run goes on without the lock.
     async fn request(name: &str, if_available: bool) -> Option<HeldLock> {
-        let without = HeldLock { abort: None, release: None };
-        let Some(locks) = lock_manager() else { return Some(without) };
+        let Some(locks) = lock_manager() else { return Some(HeldLock::none()) };
         // `signal` and `ifAvailable` do not go together; an `ifAvailable` request never waits.
         let abort = if if_available { None } else { AbortController::new().ok() };
         let mut release = None;
@@ -158,7 +214,7 @@ mod web {
 
     /// The names of the locks held by any context of this origin (`navigator.locks.query()`);
     /// empty without the API.
-    pub(crate) async fn held_lock_names() -> Vec<String> {
+    pub(super) async fn held_lock_names() -> Vec<String> {
         let Some(locks) = lock_manager() else { return Vec::new() };
         let query = Reflect::get(&locks, &"query".into())
             .ok()

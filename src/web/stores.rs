@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::locks::StoreLocks;
 use super::queries::FailureLog;
 use super::redact_hook::PageRedactor;
 use super::rpc::Rpc;
@@ -16,18 +17,16 @@ use crate::errors::{KeelErrorCode, RawFailure};
 use crate::store::redact::{RedactSetting, Redactor};
 use crate::store::{IdbOptions, MemoryStore, Store, StoreChoice};
 
-/// The store the agent writes to, the same store as the page's queries read it, and the database
-/// other tabs and workers of the origin see it as.
+/// The store the agent writes to, the same store as the page's queries read it, and the Web Locks
+/// its runs hold.
 pub(crate) struct Stores {
     /// Where runs write.
     pub(crate) store: Rc<dyn Store>,
     /// The same store, as the page's queries read it.
     pub(crate) log: Rc<dyn FailureLog>,
-    /// The IndexedDB database's name. IndexedDB is the origin's: another tab's worker may run the
-    /// same session of the database or resume the same run, so runs hold Web Locks (`locks.rs`),
-    /// their session's named with the database. `None` for a memory store, this worker's alone:
-    /// its runs hold no locks, as nothing of theirs is shared and nothing elsewhere waits for them.
-    pub(crate) database: Option<String>,
+    /// IndexedDB is the origin's: another tab's worker may run the same session of the database or
+    /// resume the same run, so runs hold its locks. A memory store is this worker's alone: none.
+    pub(crate) locks: StoreLocks,
 }
 
 /// The store `config.store` asks for; a malformed setting is the page's mistake, reported as such.
@@ -64,7 +63,7 @@ pub(crate) fn invalid_config(message: String) -> RawFailure {
 
 fn memory() -> Stores {
     let store = Rc::new(MemoryStore::new());
-    Stores { store: store.clone(), log: store, database: None }
+    Stores { store: store.clone(), log: store, locks: StoreLocks::none() }
 }
 
 /// IndexedDB, opened now in the background: the first write waits for that open rather than
@@ -78,11 +77,11 @@ fn indexeddb(options: IdbOptions, spawn: &Spawner) -> Stores {
     if !IdbStore::available() {
         return memory();
     }
-    let database = Some(options.name.clone());
+    let locks = StoreLocks::database(&options.name);
     let store = Rc::new(IdbStore::new(options));
     let opening = store.clone();
     spawn(async move { drop(opening.open().await) }.boxed_local());
-    Stores { store: store.clone(), log: store, database }
+    Stores { store: store.clone(), log: store, locks }
 }
 
 #[cfg(not(all(target_arch = "wasm32", feature = "browser")))]

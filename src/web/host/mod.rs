@@ -13,6 +13,7 @@ use crate::errors::{FailureClass, KeelErrorCode, RawFailure};
 use crate::store::Store;
 use crate::tools::ToolSpec;
 
+use super::locks::StoreLocks;
 use super::model_source::{ModelSource, Opener};
 use super::models::{self, ModelContext};
 use super::openai::{platform_http, Http};
@@ -44,9 +45,8 @@ pub(crate) struct Built {
     pub(crate) agent: Agent,
     /// Where every run writes, and where resumed runs are read from.
     pub(crate) store: Rc<dyn Store>,
-    /// The IndexedDB database other tabs and workers see the store as, whose runs hold Web Locks;
-    /// `None` for a memory store ([`stores::Stores::database`]).
-    pub(crate) database: Option<String>,
+    /// The Web Locks the store's runs hold ([`stores::Stores::locks`]).
+    pub(crate) locks: StoreLocks,
     /// Time and waiting, for every run.
     pub(crate) clock: Rc<dyn Clock>,
     /// Randomness for every run's retry jitter.
@@ -302,7 +302,7 @@ impl WorkerHost {
         let tools = init.read_tools()?;
         let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         let redactor = stores::redactor_for(&init.config, &names, &self.rpc)?;
-        let stores::Stores { store, log, database } = stores::store_for(&init.config, &self.spawn)?;
+        let stores::Stores { store, log, locks } = stores::store_for(&init.config, &self.spawn)?;
         let timeouts = Rc::new(Timeouts::new(&tools, config.tool_timeout_ms));
         let agent = new_agent(tools, config)?;
         let agent = match redactor {
@@ -313,7 +313,7 @@ impl WorkerHost {
         Ok(Built {
             agent,
             store,
-            database,
+            locks,
             clock: self.clock.clone(),
             random: self.random.clone(),
             timeouts,

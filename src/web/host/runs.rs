@@ -24,7 +24,6 @@ use crate::errors::{KeelErrorCode, RawFailure};
 
 use super::WorkerHost;
 use crate::store::{RunRecord, RunStatus, SavedRun};
-use crate::web::locks::{held_lock_names, live_run_ids, HeldLock};
 use crate::web::protocol::{protocol_failure, CallDecision, Resume, Run, WorkerMessage};
 
 /// A latch that opens when a run ends, for the next run of its session to wait on. A
@@ -152,11 +151,7 @@ impl WorkerHost {
             // Held until the run's future ends, after its last write. A fresh run's id is new, so
             // its lock is free unless another tab picked the same id. A store no other tab sees
             // (memory) needs no locks: no other tab can run its sessions or resume its runs.
-            let live = match built.database {
-                Some(_) => HeldLock::run_if_free(&run_id).await.map(Some),
-                None => Some(None),
-            };
-            let Some(_live) = live else {
+            let Some(_live) = built.locks.run_if_free(&run_id).await else {
                 return match resume {
                     Some(_) => host.refuse_live(&run_id, "in another tab or worker"),
                     None => host.refuse(
@@ -173,13 +168,10 @@ impl WorkerHost {
                 if let Some(before) = before {
                     before.0.cancelled().await;
                 }
-                match &built.database {
-                    Some(database) => Some(HeldLock::session(database, &session).await),
-                    None => None,
-                }
+                built.locks.session(&session).await
             };
             let _lock = match select(pin!(ready), pin!(cancel.cancelled())).await {
-                futures_util::future::Either::Left((lock, _)) => lock,
+                futures_util::future::Either::Left((lock, _)) => Some(lock),
                 futures_util::future::Either::Right(_) => None,
             };
             let effects = built.effects_for(&host.rpc, &run_id);
@@ -236,9 +228,7 @@ impl WorkerHost {
         (self.spawn)(
             async move {
                 let found = match built.store.unfinished_runs().await {
-                    // A store no other tab sees has no runs live elsewhere.
-                    Ok(runs) if built.database.is_none() => Ok((runs, Vec::new())),
-                    Ok(runs) => Ok((runs, live_run_ids(&held_lock_names().await))),
+                    Ok(runs) => Ok((runs, built.locks.live_elsewhere().await)),
                     Err(e) => Err(RawFailure::coded(KeelErrorCode::StoreUnavailable, e.to_string())),
                 };
                 host.rpc.post(&reply(&host, found));
