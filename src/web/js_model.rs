@@ -179,17 +179,16 @@ impl Edit {
         while !after.is_char_boundary(a.len() - tail) {
             tail -= 1;
         }
-        let units = utf16_len;
         let (old, new) = (&before[head..b.len() - tail], &after[head..a.len() - tail]);
-        let (head_units, tail_units) = (units(&after[..head]), units(&after[a.len() - tail..]));
+        let (head_units, tail_units) = (utf16_len(&after[..head]), utf16_len(&after[a.len() - tail..]));
         let mut edit = Edit { head: head_units as u32, tail: tail_units as u32, span: None };
         let mut kept = head_units + tail_units;
         let mut middle = new.to_string();
         if let Some((from, at, len)) = shared_run(old, new) {
-            let from = head_units + units(&old[..from]);
-            let run = units(&new[at..at + len]);
+            let from = head_units + utf16_len(&old[..from]);
+            let run = utf16_len(&new[at..at + len]);
             edit.span =
-                Some(Span { at: units(&new[..at]) as u32, from: from as u32, to: (from + run) as u32 });
+                Some(Span { at: utf16_len(&new[..at]) as u32, from: from as u32, to: (from + run) as u32 });
             kept += run;
             middle = format!("{}{}", &new[..at], &new[at + len..]);
         }
