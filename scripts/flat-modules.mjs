@@ -20,6 +20,7 @@
 // PKG_DIR, as the entry does (checked).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { importClosure } from "./module-imports.mjs";
 
 const dir = resolve(process.argv[2] ?? "pkg");
 
@@ -56,32 +57,6 @@ function names(list) {
       const [name, as] = s.split(/\s+as\s+/);
       return [name, as ?? name];
     });
-}
-
-/**
- * `files` and every module they import (relative imports only), transitively. With `types`, the
- * files are declaration files, and what they import (`import type … from "./x.js"`, `export * from
- * "./x.js"`) is named as the module (`x.js`) and read as its declarations (`x.d.ts`).
- */
-function closure(files, types = false) {
-  const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const source = types ? file.replace(/\.js$/, ".d.ts") : file;
-    let text;
-    try {
-      text = readFileSync(source, "utf8");
-    } catch {
-      return;
-    }
-    const imports = types
-      ? [...text.matchAll(/^\s*(?:import|export)\b[^"';]*?from\s*"(\.{1,2}\/[^"]+)"/gm)].map((m) => m[1])
-      : text.split("\n").flatMap((line) => (line.match(IMPORT) ?? line.match(REEXPORT) ?? [])[2] ?? []);
-    for (const spec of imports) visit(resolve(dirname(file), spec.endsWith(".js") ? spec : `${spec}.js`));
-  };
-  files.forEach((f) => visit(types ? f.replace(/\.d\.ts$/, ".js") : f));
-  return seen;
 }
 
 /** Writes `entry` as one file, the modules it imports inlined. Returns their paths. */
@@ -178,20 +153,23 @@ const others = Object.entries(pkg.exports)
   .map(([, target]) => (typeof target === "string" ? target : target.default))
   .filter((target) => target.endsWith(".js"))
   .map((target) => resolve(dir, target));
-const needed = closure(others);
+const needed = importClosure(others);
 const unused = (f) => inlined.has(resolve(dir, f)) && !needed.has(resolve(dir, f));
 /** Every file under `d` (a `files` entry ending in "/"), relative to the package. */
 const under = (d) => readdirSync(join(dir, d), { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile())
   .map((e) => relative(dir, join(e.parentPath, e.name)));
-const goneCode = pkg.files.filter((f) => (f.endsWith("/") ? under(f).every(unused) : !f.endsWith(".d.ts") && unused(f)));
-// A module's types go with it, unless types that stay import them (index.d.ts imports codes.js's).
-const staying = pkg.files.filter((f) => f.endsWith(".d.ts") && !goneCode.includes(f.replace(/\.d\.ts$/, ".js")));
-const typesNeeded = closure(staying.map((f) => resolve(dir, f)), true);
-const goneTypes = pkg.files.filter(
-  (f) => f.endsWith(".d.ts") && goneCode.includes(f.replace(/\.d\.ts$/, ".js")) && !typesNeeded.has(resolve(dir, f.replace(/\.d\.ts$/, ".js"))),
+// A module's types go with it, unless the entry points' types import them (index.d.ts imports
+// codes.js's).
+const types = importClosure(
+  Object.values(pkg.exports).flatMap((target) => (typeof target === "string" ? [] : [resolve(dir, target.types)])),
+  (file) => file.replace(/\.js$/, ".d.ts"),
 );
-const gone = [...goneCode, ...goneTypes];
+const gone = pkg.files.filter((f) => {
+  if (f.endsWith("/")) return under(f).every(unused);
+  if (f.endsWith(".d.ts")) return unused(f.replace(/\.d\.ts$/, ".js")) && !types.has(resolve(dir, f));
+  return unused(f);
+});
 for (const f of gone) rmSync(join(dir, f), { recursive: true });
 for (const d of new Set(gone.map((f) => dirname(f)).filter((d) => d !== "."))) {
   if (readdirSync(join(dir, d)).length === 0) rmSync(join(dir, d), { recursive: true });

@@ -2,8 +2,9 @@
 // and brotli (quality 11, what a CDN would serve).
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
+import { importClosure } from "../../scripts/module-imports.mjs";
 
 function walk(path) {
   if (!statSync(path).isDirectory()) return [path];
@@ -24,22 +25,8 @@ function kind(file) {
  * `keel-agent/wllama`).
  */
 function loadedJs(pkgDir) {
-  const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const text = readFileSync(join(pkgDir, file), "utf8");
-    // Static `import … from "./x.js"`, `export … from "./x.js"` and `import "./x.js"` at a line's
-    // start (not JSDoc's `import("…")` types). A plain scan: it would miss a runtime `import()` or a
-    // list holding a quote in a comment; keel's package has neither (checked against TypeScript's
-    // `preProcessFile`, 2026-11-28).
-    for (const [, spec] of text.matchAll(/^\s*(?:import|export)\b[^"'`;]*?["'](\.{1,2}\/[^"']+\.js)["']/gm)) {
-      visit(relative(pkgDir, join(pkgDir, dirname(file), spec)));
-    }
-  };
-  visit("index.js");
-  visit("worker.js");
-  return seen;
+  const closure = importClosure([join(pkgDir, "index.js"), join(pkgDir, "worker.js")]);
+  return new Set([...closure].map((file) => relative(pkgDir, file)));
 }
 
 /** Every file in pkg/package.json's `files`, with its sizes; `loaded` totals what a browser fetches. */
