@@ -40,6 +40,17 @@ const coldPage = `/bench/browser/cold.html?settle=${Number(opts.settle)}`;
 const loads = Number(opts.loads);
 const errors = [];
 const FLOORS = { empty: "cold-floor.html?wasm=empty", keel: "cold-floor.html?wasm=keel", compile: "cold-compile.html" };
+/** What each cold.html load reports, timed apart: Agent.create → ready, the import before it, the page's start → ready. */
+const MEASURES = {
+  create: { field: "createMs", label: "Agent.create → ready" },
+  import: { field: "importMs", label: "import of keel-agent before it" },
+  total: { field: "sincePageStartMs", label: "the page's start → ready" },
+};
+const KINDS = ["first", "cached"];
+/** A measure's key in the output: `first`/`cached` for create (as before the others were timed), else e.g. `importFirst`. */
+const key = (measure, kind) => (measure === "create" ? kind : `${measure}${kind[0].toUpperCase()}${kind.slice(1)}`);
+/** One side's samples of `measure` over its loads of `kind`. */
+const samples = (side, measure, kind) => side.loads[kind].map((cold) => cold[MEASURES[measure].field]);
 const floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: [], cached: [] }]));
 
 async function load(context, url) {
@@ -86,7 +97,7 @@ function preloaded(side, cold) {
 
 const sides = {};
 for (const [name, dir] of [["a", opts.a], ["b", opts.b]]) {
-  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), first: [], cached: [], importFirst: [], importCached: [], totalFirst: [], totalCached: [], probeFirst: [], probeCached: [], preloadFirst: [], preloadCached: [], warmAtCreate: 0 };
+  sides[name] = { dir: resolve(dir), server: await serve(resolve(dir), { headers: HEADERS }), loads: { first: [], cached: [] }, probeFirst: [], probeCached: [], preloadFirst: [], preloadCached: [], warmAtCreate: 0 };
 }
 const browser = await launchChromium();
 const load0 = loadavg();
@@ -101,17 +112,11 @@ try {
   for (let i = 0; i < loads; i++) {
     for (const side of Object.values(sides)) {
       const fresh = await browser.newContext();
-      const cold = await load(fresh, `${side.server.url}${coldPage}`);
-      side.first.push(cold.createMs);
-      side.importFirst.push(cold.importMs);
-      side.totalFirst.push(cold.sincePageStartMs);
+      side.loads.first.push(await load(fresh, `${side.server.url}${coldPage}`));
       await fresh.close();
     }
     for (const side of Object.values(sides)) {
-      const cold = await load(side.warm, `${side.server.url}${coldPage}`);
-      side.cached.push(cold.createMs);
-      side.importCached.push(cold.importMs);
-      side.totalCached.push(cold.sincePageStartMs);
+      side.loads.cached.push(await load(side.warm, `${side.server.url}${coldPage}`));
     }
     if (opts.preload) {
       for (const side of Object.values(sides)) {
@@ -153,14 +158,9 @@ for (const [name, side] of Object.entries(sides)) {
     list.length ? Object.fromEntries(Object.keys(list[0]).map((k) => [k, summary(list.map((p) => p[k]).filter((x) => x !== undefined))?.median ?? null])) : null;
   out.sides[name] = {
     dir: side.dir,
-    first: summary(side.first),
-    cached: summary(side.cached),
-    firstMs: side.first,
-    cachedMs: side.cached,
-    importFirst: summary(side.importFirst),
-    importCached: summary(side.importCached),
-    totalFirst: summary(side.totalFirst),
-    totalCached: summary(side.totalCached),
+    ...Object.fromEntries(Object.entries(MEASURES).flatMap(([measure]) => KINDS.map((kind) => [key(measure, kind), summary(samples(side, measure, kind))]))),
+    firstMs: samples(side, "create", "first"),
+    cachedMs: samples(side, "create", "cached"),
     preloadFirst: opts.preload ? summary(side.preloadFirst) : undefined,
     preloadCached: opts.preload ? summary(side.preloadCached) : undefined,
     warmAtCreate: opts.preload ? side.warmAtCreate : undefined,
@@ -172,15 +172,19 @@ for (const [name, side] of Object.entries(sides)) {
 }
 // B − A per round (the two loads of a kind run back to back), so a change of the machine's load
 // between rounds falls out: the median and p95 of those differences.
-const pairs = (kind) => summary(sides.a[kind].map((x, i) => sides.b[kind][i] - x));
-out.bMinusA = { first: pairs("first"), cached: pairs("cached"), importFirst: pairs("importFirst"), importCached: pairs("importCached"), totalFirst: pairs("totalFirst"), totalCached: pairs("totalCached") };
+const pairs = (measure, kind) => {
+  const b = samples(sides.b, measure, kind);
+  return summary(samples(sides.a, measure, kind).map((x, i) => b[i] - x));
+};
+out.bMinusA = Object.fromEntries(Object.keys(MEASURES).flatMap((measure) => KINDS.map((kind) => [key(measure, kind), pairs(measure, kind)])));
 if (opts.floor) out.floor = Object.fromEntries(Object.keys(FLOORS).map((kind) => [kind, { first: summary(floor[kind].first), cached: summary(floor[kind].cached) }]));
 if (opts.json) writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`load average ${out.loadavgStart.join(" ")} -> ${out.loadavgEnd.join(" ")}, ${loads} loads per kind${out.settleMs ? `, create ${out.settleMs} ms after the import` : ""}\n`);
 for (const [name, s] of Object.entries(out.sides)) {
-  process.stdout.write(`${name} (${s.dir}): first median ${s.first.median} p95 ${s.first.p95}; cached median ${s.cached.median} p95 ${s.cached.p95}\n`);
-  process.stdout.write(`  import of keel-agent before it: first median ${s.importFirst.median} p95 ${s.importFirst.p95}; cached median ${s.importCached.median} p95 ${s.importCached.p95}\n`);
-  process.stdout.write(`  the page's start → ready: first median ${s.totalFirst.median} p95 ${s.totalFirst.p95}; cached median ${s.totalCached.median} p95 ${s.totalCached.p95}\n`);
+  for (const [measure, { label }] of Object.entries(MEASURES)) {
+    const [f, c] = KINDS.map((kind) => s[key(measure, kind)]);
+    process.stdout.write(`${measure === "create" ? `${name} (${s.dir})` : `  ${label}`}: first median ${f.median} p95 ${f.p95}; cached median ${c.median} p95 ${c.p95}\n`);
+  }
   if (s.preloadFirst) {
     process.stdout.write(
       `  after ${out.idleMs} ms idle (Agent.preload() at load where the build has it; the spare warm at create in ${s.warmAtCreate} of ${2 * loads} loads): ` +
@@ -190,9 +194,11 @@ for (const [name, s] of Object.entries(out.sides)) {
   if (s.phasesFirst) process.stdout.write(`  phases first:  ${JSON.stringify(s.phasesFirst, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
   if (s.phasesCached) process.stdout.write(`  phases cached: ${JSON.stringify(s.phasesCached, (k, v) => (typeof v === "number" ? round(v) : v))}\n`);
 }
-process.stdout.write(`b - a, paired by round: first median ${out.bMinusA.first.median} p95 ${out.bMinusA.first.p95}; cached median ${out.bMinusA.cached.median} p95 ${out.bMinusA.cached.p95}\n`);
-process.stdout.write(`b - a, the import, paired by round: first median ${out.bMinusA.importFirst.median} p95 ${out.bMinusA.importFirst.p95}; cached median ${out.bMinusA.importCached.median} p95 ${out.bMinusA.importCached.p95}\n`);
-process.stdout.write(`b - a, the page's start → ready, paired by round: first median ${out.bMinusA.totalFirst.median} p95 ${out.bMinusA.totalFirst.p95}; cached median ${out.bMinusA.totalCached.median} p95 ${out.bMinusA.totalCached.p95}\n`);
+for (const [measure, { label }] of Object.entries(MEASURES)) {
+  const [f, c] = KINDS.map((kind) => out.bMinusA[key(measure, kind)]);
+  const what = measure === "create" ? "" : `, ${label}`;
+  process.stdout.write(`b - a${what}, paired by round: first median ${f.median} p95 ${f.p95}; cached median ${c.median} p95 ${c.p95}\n`);
+}
 for (const [kind, f] of Object.entries(out.floor ?? {})) {
   process.stdout.write(`floor, ${kind}: first median ${f.first.median} p95 ${f.first.p95}; cached median ${f.cached.median} p95 ${f.cached.p95}\n`);
 }

@@ -12,6 +12,7 @@
 // transactions, requests and bytes each step writes, and times them on the worker's clock.
 // Measures; asserts nothing about speed.
 import { deleteDb, floor, instantLookup, instantModel, KEEP_ALL } from "./instant.js";
+import { summary } from "./stats.mjs";
 import { SCRIPTED, pageSteps, timedRun } from "./steps.js";
 
 export const CONFIGS = [
@@ -56,10 +57,7 @@ const BUSY_MS = 0.2;
 function engineMs(agents) {
   const probed = agents.find((a) => a.probed && a.config.name === CONFIGS[0].name);
   const steps = probed.probes.at(-1).steps.slice(1, -1);
-  const median = (key) => {
-    const xs = steps.map((s) => s[key]).filter((x) => x !== null).sort((x, y) => x - y);
-    return Math.round(xs[Math.floor(xs.length / 2)] / 0.005) * 0.005;
-  };
+  const median = (key) => Math.round(summary(steps.map((s) => s[key]).filter((x) => x !== null)).median / 0.005) * 0.005;
   return [median("beforeToolMs"), median("afterToolMs")];
 }
 
@@ -183,7 +181,7 @@ export async function benchCommit({ builds, runs = 40, warmup = 5, steps = 10, f
   }
   return {
     elapsedMs,
-    floor: { ...floors, busyMs: BUSY_MS, engineMs: [0, 1].map((i) => engines.map((e) => e[i]).sort((x, y) => x - y)[Math.floor(engines.length / 2)].toFixed(3)) },
+    floor: { ...floors, busyMs: BUSY_MS, engineMs: [0, 1].map((i) => summary(engines.map((e) => e[i])).median.toFixed(3)) },
     agents: agents.filter((a) => !a.probed).map((a) => ({ build: a.build, config: a.config.name, steps: a.steps, overheads: a.overheads })),
     probes: probes.map((a) => ({ build: a.build, config: a.config.name, runs: a.probes })),
   };
